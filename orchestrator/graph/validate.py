@@ -1,0 +1,205 @@
+"""Cross-resource validation: everything that needs more than one document to check.
+
+Pure: takes the loaded configuration, returns every problem found (never raises, never stops
+at the first), each placed where a user would fix it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+
+from orchestrator.graph.build import EnvironmentGraph
+from orchestrator.loading.config import Config
+from orchestrator.model import (
+    Environment,
+    Product,
+    PromotionFlow,
+    PromotionPolicy,
+    PromotionTemplate,
+    Resource,
+)
+from orchestrator.model.merge import merge
+from orchestrator.problems import Problem, sort_problems, suggest
+
+_KINDS: tuple[type[Resource], ...] = (
+    Environment,
+    Product,
+    PromotionTemplate,
+    PromotionFlow,
+    PromotionPolicy,
+)
+
+
+def validate(config: Config) -> list[Problem]:
+    """Every problem in ``config`` (duplicates, references, graphs, policies), sorted."""
+    problems: list[Problem] = [*_duplicates(config)]
+    envs = _Known(config.environments, config, Environment)
+    for flow in config.by_name(PromotionFlow).values():
+        problems.extend(check_flow(flow, envs))
+    for product in config.by_name(Product).values():
+        problems.extend(_check_product(product, config))
+    for policy in config.policies:
+        problems.extend(_check_policy_refs(policy, config))
+    problems.extend(_policy_conflicts(config))
+    return sort_problems(problems)
+
+
+def _duplicates(config: Config) -> Iterator[Problem]:
+    for kind in _KINDS:
+        first: dict[str, Resource] = {}
+        for res in config.of(kind):
+            if res.name in first:
+                yield Problem(
+                    res.where("metadata", "name"),
+                    f"duplicate {kind.KIND} {res.name!r} "
+                    f"(first defined at {first[res.name].where('metadata', 'name')})",
+                )
+            else:
+                first[res.name] = res
+
+
+class _Known(dict[str, object]):
+    """Names that may be referred to: those defined, plus those whose document failed to
+    load (already reported, so a reference to them is not a second, misleading error)."""
+
+    def __init__(self, defined: Mapping[str, object], config: Config, kind: type[Resource]):
+        super().__init__(defined)
+        self.broken = {name for k, name in config.broken if k == kind.KIND}
+
+    def missing(self, name: str) -> bool:
+        return name not in self and name not in self.broken
+
+
+def _unknown_env(name: str, envs: Mapping[str, object]) -> str:
+    return f"unknown environment {name!r}{suggest(name, envs)}"
+
+
+def check_flow(flow: PromotionFlow, envs: _Known) -> Iterator[Problem]:
+    """Names, dependencies, cycles and reachability of one flow."""
+    spec = flow.spec
+    trigger = spec.trigger
+    if envs.missing(trigger):
+        yield Problem(flow.where("spec", "trigger"), _unknown_env(trigger, envs))
+    in_flow = set(flow.environments)
+    seen: dict[str, int] = {}
+    for i, step in enumerate(spec.steps):
+        here = ("spec", "steps", i)
+        if step.environment in seen:
+            yield Problem(
+                flow.where(*here, "environment"),
+                f"environment {step.environment!r} appears twice in flow {flow.name!r} "
+                f"(also step {seen[step.environment] + 1}); list each environment once",
+            )
+        seen.setdefault(step.environment, i)
+        if envs.missing(step.environment):
+            yield Problem(flow.where(*here, "environment"), _unknown_env(step.environment, envs))
+        if step.environment == trigger and step.depends_on:
+            yield Problem(
+                flow.where(*here, "dependsOn"),
+                f"the trigger {trigger!r} cannot depend on other environments",
+            )
+        for j, dep in enumerate(step.depends_on):
+            if dep not in in_flow:
+                hint = suggest(dep, in_flow) or (
+                    " (a known environment, but not in this flow)" if dep in envs else ""
+                )
+                yield Problem(
+                    flow.where(*here, "dependsOn", j),
+                    f"dependsOn {dep!r} is not an environment of flow {flow.name!r}{hint}",
+                )
+    yield from _graph_problems(flow)
+
+
+def _graph_problems(flow: PromotionFlow) -> Iterator[Problem]:
+    graph = EnvironmentGraph.from_flow(flow)
+    graph.edges = [(a, b) for a, b in graph.edges if a in graph.nodes]
+    step_index: dict[str, int] = {}
+    for i, step in enumerate(flow.spec.steps):
+        step_index.setdefault(step.environment, i)
+    in_cycle: set[str] = set()
+    for cycle in graph.cycles():
+        in_cycle.update(cycle)
+        at = flow.where("spec", "steps", step_index.get(cycle[0], 0), "dependsOn")
+        yield Problem(at, "dependsOn cycle: " + " -> ".join(cycle))
+    trigger = flow.spec.trigger
+    if flow.spec.steps and not any(trigger in s.depends_on for s in flow.spec.steps):
+        yield Problem(
+            flow.where("spec", "trigger"),
+            f"trigger {trigger!r} is not in the flow: no step has it in dependsOn",
+        )
+    reachable = graph.reachable()
+    for node in graph.nodes:
+        if node in reachable or node in in_cycle or node not in step_index:
+            continue
+        yield Problem(
+            flow.where("spec", "steps", step_index[node], "environment"),
+            f"environment {node!r} is not reachable from trigger {trigger!r}: "
+            "give it a dependsOn on an environment of the flow",
+        )
+
+
+def _check_product(product: Product, config: Config) -> Iterator[Problem]:
+    spec = product.spec
+    flows = _Known(config.flows, config, PromotionFlow)
+    templates = _Known(config.templates, config, PromotionTemplate)
+    envs = _Known(config.environments, config, Environment)
+    flow = config.flows.get(spec.flow)
+    if flows.missing(spec.flow):
+        yield Problem(
+            product.where("spec", "flow"),
+            f"unknown PromotionFlow {spec.flow!r}{suggest(spec.flow, flows)}",
+        )
+    if templates.missing(spec.template):
+        yield Problem(
+            product.where("spec", "template"),
+            f"unknown PromotionTemplate {spec.template!r}{suggest(spec.template, templates)}",
+        )
+    seen: set[str] = set()
+    for i, app in enumerate(spec.applications):
+        at = product.where("spec", "applications", i, "environment")
+        if app.environment in seen:
+            yield Problem(at, f"application for {app.environment!r} is listed twice")
+        seen.add(app.environment)
+        if envs.missing(app.environment):
+            yield Problem(at, _unknown_env(app.environment, envs))
+        elif flow is not None and app.environment not in flow.environments:
+            yield Problem(
+                at, f"environment {app.environment!r} is not in flow {flow.name!r}; remove it"
+            )
+
+
+def _check_policy_refs(policy: PromotionPolicy, config: Config) -> Iterator[Problem]:
+    sel = policy.spec.selector
+    envs = _Known(config.environments, config, Environment)
+    products = _Known(config.products, config, Product)
+    for i, name in enumerate(sel.environments.names or []):
+        if envs.missing(name):
+            at = policy.where("spec", "selector", "environments", "names", i)
+            yield Problem(at, _unknown_env(name, envs))
+    for i, name in enumerate(sel.products or []):
+        if products.missing(name):
+            at = policy.where("spec", "selector", "products", i)
+            yield Problem(at, f"unknown product {name!r}{suggest(name, products)}")
+
+
+def _policy_conflicts(config: Config) -> Iterator[Problem]:
+    """Equal-priority policies that set one field differently for some environment."""
+    envs, flows, policies = config.environments, config.flows, config.policies
+    reported: set[tuple[str, str, str]] = set()
+    for product in config.by_name(Product).values():
+        flow = flows.get(product.spec.flow)
+        for env_name in flow.environments if flow else []:
+            env = envs.get(env_name)
+            if env is None:
+                continue
+            for c in merge(policies, product.name, env)[1]:
+                key = (c.first.name, c.second.name, c.unit)
+                if key in reported:
+                    continue
+                reported.add(key)
+                yield Problem(
+                    c.second.where("spec", "priority"),
+                    f"policies {c.first.name!r} and {c.second.name!r} both have priority "
+                    f"{c.second.spec.priority}, both apply to {product.name}/{env_name} and set "
+                    f"{c.unit!r} differently; give one a higher priority",
+                )

@@ -1,0 +1,68 @@
+"""Build the graph views the CLI shows: one per flow, or one product's flow with its apps
+and the gates each environment passes (after policy merging)."""
+
+from __future__ import annotations
+
+from urllib.parse import urlsplit
+
+from orchestrator.graph.build import EnvironmentGraph
+from orchestrator.graph.render import GraphView, NodeInfo
+from orchestrator.loading.config import Config
+from orchestrator.model import Product, PromotionFlow
+from orchestrator.model.duration import format_duration
+from orchestrator.model.merge import EffectivePolicy, merge
+
+
+def describe(policy: EffectivePolicy) -> list[str]:
+    """Short words for what happens in one environment, in execution order."""
+    out: list[str] = []
+    if policy.action != "commit":
+        out.append(policy.action)
+    if policy.gate("approval") is not None:
+        out.append("approval")
+    if policy.pre_action is not None:
+        out.append(f"pre {policy.pre_action.workflow_template}")
+    for kind in ("sync", "health"):
+        gate = policy.gate(kind)
+        if gate is not None:
+            out.append(f"{kind} {format_duration(gate.timeout)}")
+    soak = policy.gate("soak")
+    if soak is not None:
+        out.append(f"soak {format_duration(soak.duration)}")
+    for gate in policy.http_gates:
+        out.append(f"http {urlsplit(gate.body.url).netloc}")
+    if policy.post_action is not None:
+        out.append(f"post {policy.post_action.workflow_template}")
+    return out
+
+
+def flow_view(flow: PromotionFlow, config: Config) -> GraphView:
+    envs = config.environments
+    info = {n: NodeInfo(production=envs[n].production) for n in flow.environments if n in envs}
+    return GraphView(f"flow {flow.name}", EnvironmentGraph.from_flow(flow), info)
+
+
+def product_view(product: Product, flow: PromotionFlow, config: Config) -> GraphView:
+    envs, policies = config.environments, config.policies
+    trigger = flow.spec.trigger
+    info: dict[str, NodeInfo] = {}
+    for name in flow.environments:
+        env = envs.get(name)
+        if env is None:
+            continue
+        node = NodeInfo(production=env.production, app=product.application(name).argocd_app)
+        if name != trigger:
+            step = flow.step(name)
+            effective, _ = merge(policies, product.name, env, step.policy if step else None)
+            node.details = describe(effective)
+        info[name] = node
+    title = f"product {product.name} (flow {flow.name})"
+    return GraphView(title, EnvironmentGraph.from_flow(flow), info)
+
+
+def views(config: Config, product: str | None = None) -> list[GraphView]:
+    """All flows, or the named product's flow with its details."""
+    if product is None:
+        return [flow_view(f, config) for f in config.flows.values()]
+    found = config.products[product]
+    return [product_view(found, config.flows[found.spec.flow], config)]

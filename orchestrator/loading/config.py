@@ -1,0 +1,119 @@
+"""Find and load every promoflow resource under a configuration directory."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TypeVar
+
+from orchestrator.loading.documents import Broken, resource_from
+from orchestrator.loading.python_source import is_promoflow_python, load_python
+from orchestrator.loading.yaml_source import is_promoflow_yaml, read_documents
+from orchestrator.model import (
+    Environment,
+    Product,
+    PromotionFlow,
+    PromotionPolicy,
+    PromotionTemplate,
+    Resource,
+)
+from orchestrator.model.base import Position
+from orchestrator.problems import Problem
+
+_SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
+R = TypeVar("R", bound=Resource)
+
+
+@dataclass
+class Config:
+    """All resources found, in load order (duplicates kept: validation reports them)."""
+
+    resources: list[Resource] = field(default_factory=list)
+    broken: set[tuple[str, str]] = field(default_factory=set)
+    """(kind, name) of documents that failed to load: references to them are not "unknown"."""
+
+    def is_broken(self, kind: type[Resource], name: str) -> bool:
+        return (kind.KIND, name) in self.broken
+
+    def of(self, kind: type[R]) -> list[R]:
+        return [r for r in self.resources if isinstance(r, kind)]
+
+    def by_name(self, kind: type[R]) -> dict[str, R]:
+        """First definition of each name wins; later ones are reported as duplicates."""
+        out: dict[str, R] = {}
+        for r in self.of(kind):
+            out.setdefault(r.name, r)
+        return out
+
+    @property
+    def environments(self) -> dict[str, Environment]:
+        return self.by_name(Environment)
+
+    @property
+    def products(self) -> dict[str, Product]:
+        return self.by_name(Product)
+
+    @property
+    def templates(self) -> dict[str, PromotionTemplate]:
+        return self.by_name(PromotionTemplate)
+
+    @property
+    def flows(self) -> dict[str, PromotionFlow]:
+        return self.by_name(PromotionFlow)
+
+    @property
+    def policies(self) -> list[PromotionPolicy]:
+        return self.of(PromotionPolicy)
+
+
+def _files(root: Path) -> Iterator[Path]:
+    if root.is_file():
+        yield root
+        return
+    for dirpath, dirnames, filenames in os.walk(root):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        for name in sorted(filenames):
+            if name.endswith((".yaml", ".yml", ".py")) and not name.startswith("."):
+                yield Path(dirpath) / name
+
+
+def _display(path: Path) -> str:
+    """Paths relative to the working directory when possible: what editors can open."""
+    try:
+        return os.path.relpath(path)
+    except ValueError:
+        return str(path)
+
+
+def load_config(root: Path) -> tuple[Config, list[Problem]]:
+    """Load every resource under ``root`` (a directory or one file); never raises for input."""
+    config, problems = Config(), []
+    for path in _files(root):
+        display = _display(path)
+        try:
+            text = path.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError) as exc:
+            problems.append(Problem(Position(display), f"cannot read file: {exc}"))
+            continue
+        if path.suffix == ".py":
+            if is_promoflow_python(text):
+                found, failed = load_python(path, display, text)
+                config.resources.extend(found)
+                problems.extend(failed)
+            continue
+        if not is_promoflow_yaml(text):
+            continue
+        for item in read_documents(text, display):
+            if isinstance(item, Problem):
+                problems.append(item)
+                continue
+            result = resource_from(item.data, item.source)
+            if isinstance(result, Broken) and result.name:
+                config.broken.add((result.kind, result.name))
+            if isinstance(result, list):
+                problems.extend(result)
+            elif result is not None:
+                config.resources.append(result)
+    return config, problems

@@ -1,0 +1,134 @@
+"""Policy merging: which settings apply to one product's promotion into one environment.
+
+Every matching policy contributes; for each *unit* (``action``, ``preAction``, ``postAction``
+and each gate, keyed by kind or, for HTTP checks, by URL) the highest-priority policy that
+sets it wins, and a policy written on the flow step overrides them all. Two policies of equal
+priority that set one unit differently are a conflict: promoflow refuses to guess.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestrator.model.environment import Environment
+from orchestrator.model.policy import (
+    Action,
+    Gate,
+    PolicySpec,
+    PromotionPolicy,
+    WorkflowRef,
+)
+
+
+@dataclass(frozen=True)
+class Conflict:
+    """Two equally ranked policies disagree on ``unit`` for one environment."""
+
+    unit: str
+    environment: str
+    first: PromotionPolicy
+    second: PromotionPolicy
+
+
+@dataclass
+class EffectivePolicy:
+    """The merged outcome for one (product, environment), ready for the compiler."""
+
+    action: Action = "commit"
+    pre_action: WorkflowRef | None = None
+    post_action: WorkflowRef | None = None
+    gates: dict[str, Gate] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+    """unit -> name of the policy that decided it (``step`` for the flow step)."""
+
+    def gate(self, kind: str) -> Any:
+        found = self.gates.get(kind)
+        return found.body if found is not None else None
+
+    @property
+    def http_gates(self) -> list[Gate]:
+        return [g for key, g in self.gates.items() if key.startswith("http:")]
+
+
+def matches(policy: PromotionPolicy, product: str, environment: Environment) -> bool:
+    """True when ``policy``'s selector selects this product and environment."""
+    sel = policy.spec.selector
+    if sel.products is not None and product not in sel.products:
+        return False
+    env_sel = sel.environments
+    if env_sel.names is not None and environment.name not in env_sel.names:
+        return False
+    if env_sel.production is not None and env_sel.production != environment.spec.production:
+        return False
+    labels = environment.metadata.labels
+    return all(labels.get(k) == v for k, v in env_sel.match_labels.items())
+
+
+DISABLED = "disabled"
+"""Value of a gate unit switched off with ``disableGates`` (by a policy or a flow step)."""
+
+
+def units(spec: PolicySpec) -> dict[str, Any]:
+    """The units a spec sets, with comparable values; ``disableGates`` sets ``DISABLED``."""
+    out: dict[str, Any] = {f"gates.{kind}": DISABLED for kind in spec.disable_gates}
+    if spec.action is not None:
+        out["action"] = spec.action
+    if spec.pre_action is not None:
+        out["preAction"] = spec.pre_action
+    if spec.post_action is not None:
+        out["postAction"] = spec.post_action
+    for gate in spec.gates or []:
+        out[f"gates.{gate.key}"] = gate
+    return out
+
+
+def _same(a: Any, b: Any) -> bool:
+    dump = getattr(a, "model_dump", None)
+    return bool(dump() == b.model_dump()) if dump else bool(a == b)
+
+
+def merge(
+    policies: list[PromotionPolicy],
+    product: str,
+    environment: Environment,
+    step: PolicySpec | None = None,
+) -> tuple[EffectivePolicy, list[Conflict]]:
+    """Merge the policies that match; return the outcome and any equal-priority conflicts."""
+    matching = [p for p in policies if matches(p, product, environment)]
+    # Highest priority first; declaration order breaks ties only among agreeing policies.
+    matching.sort(key=lambda p: -p.spec.priority)
+    chosen: dict[str, tuple[Any, PromotionPolicy | None]] = {}
+    conflicts: list[Conflict] = []
+    for policy in matching:
+        for unit, value in units(policy.spec.policy).items():
+            held = chosen.get(unit)
+            if held is None:
+                chosen[unit] = (value, policy)
+                continue
+            holder = held[1]
+            same_rank = holder is not None and holder.spec.priority == policy.spec.priority
+            if same_rank and holder is not None and not _same(held[0], value):
+                conflicts.append(Conflict(unit, environment.name, holder, policy))
+    if step is not None:
+        for unit, value in units(step).items():
+            chosen[unit] = (value, None)
+    return _effective(chosen), conflicts
+
+
+def _effective(chosen: dict[str, tuple[Any, PromotionPolicy | None]]) -> EffectivePolicy:
+    result = EffectivePolicy()
+    http_off = chosen.get("gates.http", (None, None))[0] == DISABLED
+    for unit, (value, policy) in chosen.items():
+        result.sources[unit] = policy.name if policy is not None else "step"
+        if value == DISABLED or (http_off and unit.startswith("gates.http:")):
+            continue
+        if unit == "action":
+            result.action = value
+        elif unit == "preAction":
+            result.pre_action = value
+        elif unit == "postAction":
+            result.post_action = value
+        else:
+            result.gates[unit.removeprefix("gates.")] = value
+    return result

@@ -1,0 +1,134 @@
+"""PromotionPolicy: how promotions into matching environments behave (action, gates, hooks).
+
+A policy has a priority and a selector. For one (product, environment) every matching policy
+contributes; :mod:`orchestrator.model.merge` decides the outcome per field. The pieces here
+are plain data so the Python DSL, the YAML loader and the compiler share them.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+from typing import Any, ClassVar, Literal
+
+from pydantic import model_validator
+
+from orchestrator.model.base import Model, Resource
+from orchestrator.model.duration import Duration
+from orchestrator.model.names import Name
+
+Action = Literal["commit", "pull-request", "none"]
+GateKind = Literal["approval", "sync", "health", "soak", "http"]
+GATE_KINDS: tuple[GateKind, ...] = ("approval", "sync", "health", "soak", "http")
+
+DEFAULT_SYNC_TIMEOUT = timedelta(minutes=15)
+DEFAULT_HEALTH_TIMEOUT = timedelta(minutes=15)
+
+
+class WorkflowRef(Model):
+    """A user's own WorkflowTemplate run before or after the promote step."""
+
+    workflow_template: Name
+    cluster_scope: bool = False
+    entrypoint: str | None = None
+    parameters: dict[str, str] = {}
+
+
+class ApprovalGate(Model):
+    approvers: list[str] = []
+    timeout: Duration | None = None
+
+
+class SyncGate(Model):
+    timeout: Duration = DEFAULT_SYNC_TIMEOUT
+
+
+class HealthGate(Model):
+    timeout: Duration = DEFAULT_HEALTH_TIMEOUT
+
+
+class SoakGate(Model):
+    duration: Duration
+
+
+class HttpGate(Model):
+    url: str
+    expect_status: int = 200
+    jsonpath: str | None = None
+    equals: str | None = None
+    retries: int = 3
+    timeout: Duration = timedelta(minutes=5)
+
+    @model_validator(mode="after")
+    def _equals_needs_jsonpath(self) -> HttpGate:
+        if self.equals is not None and self.jsonpath is None:
+            raise ValueError("'equals' needs 'jsonpath': the value to compare with")
+        if not self.url.startswith(("http://", "https://")):
+            raise ValueError(f"url {self.url!r} must start with http:// or https://")
+        return self
+
+
+class Gate(Model):
+    """One gate, written as a one-key mapping: ``{soak: {duration: 30m}}``."""
+
+    approval: ApprovalGate | None = None
+    sync: SyncGate | None = None
+    health: HealthGate | None = None
+    soak: SoakGate | None = None
+    http: HttpGate | None = None
+
+    @model_validator(mode="after")
+    def _exactly_one(self) -> Gate:
+        set_kinds = [k for k in GATE_KINDS if getattr(self, k) is not None]
+        if len(set_kinds) != 1:
+            raise ValueError(
+                "a gate has exactly one of: " + ", ".join(GATE_KINDS) + f" (got {len(set_kinds)})"
+            )
+        return self
+
+    @property
+    def kind(self) -> GateKind:
+        return next(k for k in GATE_KINDS if getattr(self, k) is not None)
+
+    @property
+    def body(self) -> Any:
+        return getattr(self, self.kind)
+
+    @property
+    def key(self) -> str:
+        """Identity for merging: one gate per kind, except HTTP checks (one per URL)."""
+        return f"http:{self.http.url}" if self.http is not None else self.kind
+
+
+class PolicySpec(Model):
+    """The settings a policy (or a flow step) may set; ``None`` means "not set here"."""
+
+    action: Action | None = None
+    pre_action: WorkflowRef | None = None
+    post_action: WorkflowRef | None = None
+    gates: list[Gate] | None = None
+    disable_gates: list[GateKind] = []
+
+
+class EnvironmentSelector(Model):
+    names: list[Name] | None = None
+    production: bool | None = None
+    match_labels: dict[str, str] = {}
+
+
+class PolicySelector(Model):
+    """Which (product, environment) pairs a policy applies to; empty matches all."""
+
+    environments: EnvironmentSelector = EnvironmentSelector()
+    products: list[Name] | None = None
+
+
+class PromotionPolicySpec(Model):
+    priority: int = 0
+    selector: PolicySelector = PolicySelector()
+    policy: PolicySpec
+
+
+class PromotionPolicy(Resource):
+    KIND: ClassVar[str] = "PromotionPolicy"
+    kind: Literal["PromotionPolicy"] = "PromotionPolicy"
+    spec: PromotionPolicySpec

@@ -1,0 +1,90 @@
+"""Product: a set of apps promoted together, one Argo CD application per environment."""
+
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import field_validator
+
+from orchestrator.model.base import Model, Resource
+from orchestrator.model.names import Name
+from orchestrator.model.template import RelativeFile
+
+DEFAULT_APP_NAME = "{product}-{environment}"
+DEFAULT_PATH = "envs/{environment}/{product}"
+DEFAULT_BRANCH_TEMPLATE = "env/{environment}"
+
+
+def _check_placeholders(value: str) -> str:
+    try:
+        value.format(product="p", environment="e")
+    except (KeyError, IndexError, ValueError) as exc:
+        raise ValueError(
+            f"{value!r}: only {{product}} and {{environment}} may be used ({exc})"
+        ) from None
+    return value
+
+
+class Repo(Model):
+    """The GitOps repository the product's environment configuration lives in."""
+
+    url: str
+    branch: str = "main"
+    layout: Literal["directory", "branch"] = "directory"
+    branch_template: str = DEFAULT_BRANCH_TEMPLATE
+
+    @field_validator("branch_template")
+    @classmethod
+    def _check_branch_template(cls, value: str) -> str:
+        return _check_placeholders(value)
+
+
+class ApplicationRef(Model):
+    """Override of the defaults for one environment's Argo CD application."""
+
+    environment: Name
+    argocd_app: Name | None = None
+    path: RelativeFile | None = None
+    namespace: str | None = None
+
+
+class ResolvedApp(Model):
+    environment: str
+    argocd_app: str
+    path: str
+    branch: str
+
+
+class ProductSpec(Model):
+    repo: Repo
+    flow: Name
+    template: Name
+    app_name_template: str = DEFAULT_APP_NAME
+    path_template: str = DEFAULT_PATH
+    applications: list[ApplicationRef] = []
+
+    @field_validator("app_name_template", "path_template")
+    @classmethod
+    def _check_templates(cls, value: str) -> str:
+        return _check_placeholders(value)
+
+
+class Product(Resource):
+    KIND: ClassVar[str] = "Product"
+    kind: Literal["Product"] = "Product"
+    spec: ProductSpec
+
+    def application(self, environment: str) -> ResolvedApp:
+        """The Argo CD app, config path and branch for ``environment``, defaults applied."""
+        ref = next((a for a in self.spec.applications if a.environment == environment), None)
+        names = {"product": self.name, "environment": environment}
+        repo = self.spec.repo
+        branch = repo.branch_template if repo.layout == "branch" else repo.branch
+        return ResolvedApp(
+            environment=environment,
+            argocd_app=(ref.argocd_app if ref and ref.argocd_app else None)
+            or self.spec.app_name_template.format(**names),
+            path=(ref.path if ref and ref.path else None)
+            or self.spec.path_template.format(**names),
+            branch=branch.format(**names),
+        )

@@ -1,0 +1,1 @@
+"""In-cluster reporters: stream Argo CD application changes to sinks."""
