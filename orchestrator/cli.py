@@ -1,7 +1,8 @@
 """The ``promoflow`` command line: parse arguments, call the library, print.
 
 Exit codes: 0 success, 1 the configuration (or the operation) has problems, 2 usage errors.
-A user mistake never prints a traceback.
+A user mistake never prints a traceback. Commands import what they need lazily, so that
+``promoflow step ...`` inside a workflow pod starts fast.
 """
 
 from __future__ import annotations
@@ -9,16 +10,13 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import Annotated
 
 import typer
-from rich.console import Console
 
 from orchestrator import __version__
-
-if TYPE_CHECKING:
-    from orchestrator.loading import Config
-    from orchestrator.model import Resource
+from orchestrator.commands import argo
+from orchestrator.commands.common import ConfigOption, check_product, load_valid, out
 
 app = typer.Typer(
     name="promoflow",
@@ -27,18 +25,6 @@ app = typer.Typer(
     pretty_exceptions_enable=False,
     add_completion=False,
 )
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-out = Console(highlight=False, soft_wrap=True)
-
-ConfigOption = Annotated[
-    Path,
-    typer.Option(
-        "--config",
-        "-c",
-        envvar="PROMOFLOW_CONFIG",
-        help="Configuration directory or file (default: current directory).",
-    ),
-]
 
 
 def _version(value: bool) -> None:
@@ -57,35 +43,16 @@ def _root(
     """promoflow: GitOps promotions on Argo Workflows and Argo CD."""
 
 
-def load_valid(config: Path) -> Config:
-    """Load and validate; print problems and exit 1 if there are any."""
-    from orchestrator.graph import validate
-    from orchestrator.loading import load_config
-    from orchestrator.problems import sort_problems
-
-    if not config.exists():
-        raise typer.BadParameter(f"{config} does not exist", param_hint="--config")
-    loaded, problems = load_config(config)
-    problems = sort_problems([*problems, *validate(loaded)])
-    if problems:
-        for problem in problems:
-            err.print(str(problem), markup=False)
-        raise typer.Exit(1)
-    return loaded
-
-
 @app.command("validate")
 def validate_cmd(config: ConfigOption = Path(".")) -> None:
     """Check the configuration; print FILE:LINE:COL: error: ... for each problem."""
-    loaded = load_valid(config)
-    counts = ", ".join(f"{len(loaded.of(cls))} {cls.KIND}" for cls in _kinds() if loaded.of(cls))
-    out.print(f"valid: {counts or 'no resources'}", markup=False)
-
-
-def _kinds() -> list[type[Resource]]:
     from orchestrator.model import RESOURCE_KINDS
 
-    return list(RESOURCE_KINDS.values())
+    loaded = load_valid(config)
+    counts = ", ".join(
+        f"{len(loaded.of(cls))} {cls.KIND}" for cls in RESOURCE_KINDS.values() if loaded.of(cls)
+    )
+    out.print(f"valid: {counts or 'no resources'}", markup=False)
 
 
 @app.command("graph")
@@ -101,18 +68,14 @@ def graph_cmd(
     """Show the environment graph of every flow (or of one product)."""
     from orchestrator.graph.render import FORMATS, render
     from orchestrator.graph.views import views
-    from orchestrator.problems import suggest
 
     if fmt not in FORMATS:
         raise typer.BadParameter(
             f"unknown format {fmt!r}; one of: {', '.join(FORMATS)}", param_hint="--format"
         )
     loaded = load_valid(config)
-    if product is not None and product not in loaded.products:
-        raise typer.BadParameter(
-            f"unknown product {product!r}{suggest(product, loaded.products)}",
-            param_hint="--product",
-        )
+    if product is not None:
+        check_product(loaded, product)
     sys.stdout.write(render(views(loaded, product), fmt))
 
 
@@ -133,6 +96,13 @@ def schema_cmd(
         )
     schema = kind_schema(kind) if kind else combined_schema()
     sys.stdout.write(json.dumps(schema, indent=2, sort_keys=True) + "\n")
+
+
+app.command("compile")(argo.compile_cmd)
+app.command("apply")(argo.apply_cmd)
+app.command("promote")(argo.promote_cmd)
+app.command("runs")(argo.runs_cmd)
+app.command("status")(argo.status_cmd)
 
 
 def main() -> None:

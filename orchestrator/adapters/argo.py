@@ -1,0 +1,185 @@
+"""The Argo Server, through Hera's WorkflowsService: apply templates, submit and read runs.
+
+Requests and answers cross this seam as plain dicts (the Kubernetes JSON shapes), so the
+rest of promoflow never handles Hera's wire models. Errors become :class:`ArgoError` with a
+message fit for a terminal: the server's reason, never the token.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from typing import Any, TypeVar
+
+import requests
+from hera.exceptions import AlreadyExists, HeraException, NotFound, Unauthorized
+from hera.workflows.models import (
+    Workflow as WorkflowModel,
+)
+from hera.workflows.models import (
+    WorkflowCreateRequest,
+    WorkflowSetRequest,
+    WorkflowTemplateCreateRequest,
+    WorkflowTemplateUpdateRequest,
+)
+from hera.workflows.models import (
+    WorkflowTemplate as WorkflowTemplateModel,
+)
+from hera.workflows.service import WorkflowsService
+
+from orchestrator.settings import ArgoSettings
+
+T = TypeVar("T")
+Manifest = dict[str, Any]
+
+
+class ArgoError(Exception):
+    """A request to the Argo Server failed; the message says why, without credentials."""
+
+
+class AlreadyRunning(ArgoError):
+    """A workflow of that name exists: the same promotion was submitted before."""
+
+
+def _plain(model: Any) -> Manifest:
+    data: Manifest = json.loads(model.json(by_alias=True, exclude_none=True))
+    return data
+
+
+class ArgoClient:
+    """Thin, typed wrapper over WorkflowsService for what promoflow needs."""
+
+    def __init__(self, settings: ArgoSettings, session: requests.Session | None = None) -> None:
+        if not settings.server:
+            raise ArgoError("no Argo Server configured: set ARGO_SERVER or pass --argo-server")
+        self.settings = settings
+        self.namespace = settings.namespace
+        self.service = WorkflowsService(
+            host=settings.base_url.rstrip("/") + "/",
+            token=settings.authorization,
+            verify_ssl=not settings.insecure_skip_verify,
+            namespace=settings.namespace,
+            session=session,
+        )
+
+    def _call(self, what: str, fn: Callable[[], T], keep: tuple[type[Exception], ...] = ()) -> T:
+        """Run one request, turning failures into :class:`ArgoError` (except ``keep``)."""
+        try:
+            return fn()
+        except keep:
+            raise
+        except Unauthorized:
+            raise ArgoError(
+                f"{what}: the Argo Server refused the credentials (check ARGO_TOKEN)"
+            ) from None
+        except NotFound as exc:
+            raise ArgoError(f"{what}: not found ({_reason(exc)})") from None
+        except HeraException as exc:
+            raise ArgoError(f"{what}: {_reason(exc)}") from None
+        except requests.RequestException as exc:
+            raise ArgoError(
+                f"{what}: cannot reach the Argo Server at {self.settings.base_url} "
+                f"({type(exc).__name__})"
+            ) from None
+
+    def apply_template(self, manifest: Manifest) -> str:
+        """Create or update a WorkflowTemplate; returns "created", "updated" or "unchanged"."""
+        name = manifest["metadata"]["name"]
+        what = f"WorkflowTemplate {name}"
+        try:
+            current = self._call(
+                what,
+                lambda: self.service.get_workflow_template(name, namespace=self.namespace),
+                keep=(NotFound,),
+            )
+        except NotFound:
+            model = WorkflowTemplateModel.model_validate(manifest)
+            req = WorkflowTemplateCreateRequest(template=model, namespace=self.namespace)
+            self._call(
+                what, lambda: self.service.create_workflow_template(req, namespace=self.namespace)
+            )
+            return "created"
+        existing = _plain(current)
+        if existing.get("spec") == manifest.get("spec") and _same_meta(existing, manifest):
+            return "unchanged"
+        updated = json.loads(json.dumps(manifest))
+        updated["metadata"]["resourceVersion"] = existing["metadata"].get("resourceVersion")
+        model = WorkflowTemplateModel.model_validate(updated)
+        upd = WorkflowTemplateUpdateRequest(name=name, namespace=self.namespace, template=model)
+        self._call(
+            what, lambda: self.service.update_workflow_template(name, upd, namespace=self.namespace)
+        )
+        return "updated"
+
+    def create_workflow(self, manifest: Manifest) -> Manifest:
+        """Submit a Workflow; :class:`AlreadyRunning` if one of that name exists."""
+        name = manifest["metadata"].get("name", "")
+        model = WorkflowModel.model_validate(manifest)
+        req = WorkflowCreateRequest(workflow=model, namespace=self.namespace)
+        try:
+            created = self._call(
+                f"Workflow {name}",
+                lambda: self.service.create_workflow(req, namespace=self.namespace),
+                keep=(AlreadyExists,),
+            )
+        except AlreadyExists:
+            raise AlreadyRunning(f"promotion {name} was already submitted") from None
+        return _plain(created)
+
+    def get_workflow(self, name: str) -> Manifest:
+        return _plain(
+            self._call(
+                f"Workflow {name}",
+                lambda: self.service.get_workflow(name, namespace=self.namespace),
+            )
+        )
+
+    def list_workflows(self, label_selector: str | None = None) -> list[Manifest]:
+        found = self._call(
+            "list workflows",
+            lambda: self.service.list_workflows(
+                namespace=self.namespace, label_selector=label_selector
+            ),
+        )
+        return [_plain(w) for w in found.items or []]
+
+    def set_node(
+        self,
+        workflow: str,
+        node_selector: str,
+        *,
+        phase: str | None = None,
+        message: str | None = None,
+        output_parameters: dict[str, str] | None = None,
+    ) -> Manifest:
+        """Set a suspended node's outputs/phase/message (how approvals are answered)."""
+        req = WorkflowSetRequest(
+            name=workflow,
+            namespace=self.namespace,
+            node_field_selector=node_selector,
+            phase=phase,
+            message=message,
+            output_parameters=json.dumps(output_parameters) if output_parameters else None,
+        )
+        return _plain(
+            self._call(
+                f"Workflow {workflow}",
+                lambda: self.service.set_workflow(workflow, req, namespace=self.namespace),
+            )
+        )
+
+    def ui_link(self, name: str) -> str:
+        return self.settings.ui_link(name)
+
+
+def _reason(exc: Exception) -> str:
+    text = str(exc)
+    marker = "with message: `"
+    if marker in text:
+        text = text.split(marker, 1)[1].rstrip("`")
+    return text
+
+
+def _same_meta(a: Manifest, b: Manifest) -> bool:
+    keys = ("labels", "annotations")
+    return all(a["metadata"].get(k) == b["metadata"].get(k) for k in keys)

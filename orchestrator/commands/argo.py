@@ -1,0 +1,244 @@
+"""Commands that produce Argo objects or talk to the Argo Server.
+
+``compile`` needs no cluster; ``apply``, ``promote``, ``runs`` and ``status`` read the Argo
+Server connection as the argo CLI does (ARGO_SERVER, ARGO_TOKEN, ARGO_NAMESPACE, ...), with
+``--argo-server URL`` to override the address.
+"""
+
+from __future__ import annotations
+
+import getpass
+import os
+import sys
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+from rich.table import Table
+
+from orchestrator.commands.common import (
+    ConfigOption,
+    check_product,
+    err,
+    fail,
+    load_valid,
+    out,
+)
+
+if TYPE_CHECKING:
+    from orchestrator.adapters.argo import ArgoClient
+
+ProductOption = Annotated[str, typer.Option("--product", "-p", help="Product to promote.")]
+ArgoServerOption = Annotated[
+    str | None,
+    typer.Option(
+        "--argo-server",
+        help="Argo Server URL (https://host:port) or host:port; default: $ARGO_SERVER.",
+        show_default=False,
+    ),
+]
+NamespaceOption = Annotated[
+    str | None, typer.Option("--namespace", "-n", help="Default: $ARGO_NAMESPACE or argo.")
+]
+
+
+def _client(argo_server: str | None, namespace: str | None) -> ArgoClient:
+    from orchestrator.adapters.argo import ArgoClient, ArgoError
+    from orchestrator.settings import ArgoSettings
+
+    settings = ArgoSettings()
+    if argo_server:
+        settings.server = argo_server
+    if namespace:
+        settings.namespace = namespace
+    try:
+        return ArgoClient(settings)
+    except ArgoError as exc:
+        fail(str(exc), 2)
+
+
+def _requester(requested_by: str | None) -> str:
+    if requested_by:
+        return requested_by
+    try:
+        return os.environ.get("PROMOFLOW_REQUESTED_BY") or getpass.getuser()
+    except (KeyError, OSError):
+        return ""
+
+
+def compile_cmd(
+    config: ConfigOption = Path("."),
+    product: Annotated[
+        str | None, typer.Option("--product", "-p", help="One product (default: all).")
+    ] = None,
+    version: Annotated[
+        str | None, typer.Option("--version", "-v", help="Also emit the promotion Workflow.")
+    ] = None,
+    source_commit: Annotated[str, typer.Option(help="Commit the version was built from.")] = "",
+    requested_by: Annotated[str | None, typer.Option(help="Who asks (default: $USER).")] = None,
+    request_id: Annotated[str, typer.Option(help="Makes a repeated promotion a new run.")] = "",
+    library: Annotated[
+        bool, typer.Option("--library", help="Include the reusable step templates.")
+    ] = False,
+    output: Annotated[
+        Path | None, typer.Option("--output", "-o", help="Write one file per object here.")
+    ] = None,
+) -> None:
+    """Compile flows into Argo WorkflowTemplates (and a promotion Workflow with --version)."""
+    from orchestrator.compiler import CompileError, PromotionRequest, compile_product
+    from orchestrator.compiler.compile import dump_all, library_templates, to_yaml
+
+    loaded = load_valid(config)
+    if product is not None:
+        check_product(loaded, product)
+    if version is not None and product is None:
+        raise typer.BadParameter("--version needs --product", param_hint="--version")
+    manifests = library_templates() if library else []
+    try:
+        for name in [product] if product else sorted(loaded.products):
+            request = None
+            if version is not None:
+                request = PromotionRequest(
+                    name, version, source_commit, _requester(requested_by), request_id
+                )
+            manifests += compile_product(loaded, name, request=request).manifests()
+    except CompileError as exc:
+        fail(str(exc))
+    if output is None:
+        sys.stdout.write(dump_all(manifests))
+        return
+    output.mkdir(parents=True, exist_ok=True)
+    for manifest in manifests:
+        path = output / f"{manifest['metadata']['name']}.yaml"
+        path.write_text(to_yaml(manifest))
+        out.print(f"wrote {path}", markup=False)
+
+
+def apply_cmd(
+    config: ConfigOption = Path("."),
+    product: Annotated[
+        str | None, typer.Option("--product", "-p", help="One product (default: all).")
+    ] = None,
+    argo_server: ArgoServerOption = None,
+    namespace: NamespaceOption = None,
+) -> None:
+    """Create or update the step templates and the products' WorkflowTemplates."""
+    from orchestrator.adapters.argo import ArgoError
+    from orchestrator.compiler import CompileError, compile_product
+    from orchestrator.compiler.compile import library_templates
+
+    loaded = load_valid(config)
+    if product is not None:
+        check_product(loaded, product)
+    try:
+        manifests = library_templates()
+        for name in [product] if product else sorted(loaded.products):
+            manifests.append(compile_product(loaded, name).template)
+    except CompileError as exc:
+        fail(str(exc))
+    client = _client(argo_server, namespace)
+    try:
+        for manifest in manifests:
+            result = client.apply_template(manifest)
+            out.print(f"workflowtemplate/{manifest['metadata']['name']} {result}", markup=False)
+    except ArgoError as exc:
+        fail(str(exc))
+
+
+def promote_cmd(
+    product: ProductOption,
+    version: Annotated[str, typer.Option("--version", "-v", help="Version to promote.")],
+    config: ConfigOption = Path("."),
+    source_commit: Annotated[str, typer.Option(help="Commit the version was built from.")] = "",
+    requested_by: Annotated[str | None, typer.Option(help="Who asks (default: $USER).")] = None,
+    request_id: Annotated[str, typer.Option(help="Makes a repeated promotion a new run.")] = "",
+    argo_server: ArgoServerOption = None,
+    namespace: NamespaceOption = None,
+    dry_run: Annotated[
+        bool, typer.Option("--dry-run", help="Print the Workflow instead of submitting it.")
+    ] = False,
+) -> None:
+    """Start a promotion on the cluster: submit its Workflow and print the run's UI link."""
+    from orchestrator.adapters.argo import AlreadyRunning, ArgoError
+    from orchestrator.compiler import CompileError, PromotionRequest, compile_product
+    from orchestrator.compiler.compile import to_yaml
+
+    loaded = load_valid(config)
+    check_product(loaded, product)
+    if not version.strip():
+        raise typer.BadParameter("the version cannot be empty", param_hint="--version")
+    request = PromotionRequest(
+        product, version, source_commit, _requester(requested_by), request_id
+    )
+    try:
+        workflow = compile_product(loaded, product, request=request).workflow
+    except CompileError as exc:
+        fail(str(exc))
+    assert workflow is not None
+    if dry_run:
+        sys.stdout.write(to_yaml(workflow))
+        return
+    client = _client(argo_server, namespace)
+    name = workflow["metadata"]["name"]
+    try:
+        client.create_workflow(workflow)
+    except AlreadyRunning:
+        out.print(f"{name} already running (same product, version and request)", markup=False)
+        out.print(client.ui_link(name), markup=False)
+        return
+    except ArgoError as exc:
+        hint = "; run `promoflow apply` to install the templates" if "not found" in str(exc) else ""
+        fail(f"{exc}{hint}")
+    out.print(f"{name} submitted", markup=False)
+    out.print(client.ui_link(name), markup=False)
+
+
+def runs_cmd(
+    product: Annotated[str | None, typer.Option("--product", "-p")] = None,
+    argo_server: ArgoServerOption = None,
+    namespace: NamespaceOption = None,
+) -> None:
+    """List promotion runs (newest first)."""
+    from orchestrator.adapters.argo import ArgoError
+    from orchestrator.runs import summarize
+
+    selector = "promoflow.dev/product" + (f"={product}" if product else "")
+    client = _client(argo_server, namespace)
+    try:
+        runs = [summarize(w) for w in client.list_workflows(selector)]
+    except ArgoError as exc:
+        fail(str(exc))
+    runs.sort(key=lambda r: r.started or "~", reverse=True)
+    table = Table("RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED", box=None)
+    for run in runs:
+        table.add_row(run.name, run.product, run.version, run.phase, run.started, run.finished)
+    out.print(table)
+    if not runs:
+        err.print("no promotion runs found")
+
+
+def status_cmd(
+    run: Annotated[str, typer.Argument(help="Run (workflow) name.")],
+    argo_server: ArgoServerOption = None,
+    namespace: NamespaceOption = None,
+) -> None:
+    """Show one run: its phase and what happened in each environment."""
+    from orchestrator.adapters.argo import ArgoError
+    from orchestrator.runs import summarize
+
+    client = _client(argo_server, namespace)
+    try:
+        summary = summarize(client.get_workflow(run))
+    except ArgoError as exc:
+        fail(str(exc))
+    out.print(
+        f"{summary.name}: {summary.product} {summary.version} — {summary.phase}"
+        + (f" ({summary.message})" if summary.message else ""),
+        markup=False,
+    )
+    table = Table("ENVIRONMENT", "STEP", "PHASE", "MESSAGE", box=None)
+    for env, nodes in summary.environments().items():
+        for node in nodes:
+            table.add_row(env, node.kind, node.phase, node.message)
+    out.print(table)
+    out.print(client.ui_link(summary.name), markup=False)

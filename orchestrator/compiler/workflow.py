@@ -1,0 +1,312 @@
+"""Lay a resolved product plan out as Argo objects with Hera.
+
+One WorkflowTemplate per product holds the DAG (installed by ``promoflow apply``); each
+promotion is a small Workflow that references it with the run's parameters. Per target
+environment the DAG runs, where the merged policy asks for them:
+
+    approve -> pre -> deploy -> [merge] -> sync -> soak -> check... -> post
+
+Every link uses ``.Succeeded`` so a failed, rejected or skipped step stops its own chain and
+its dependants only (``failFast: false`` keeps independent environments going).
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import timedelta
+
+from hera.workflows import DAG, Parameter, Step, Steps, Task, Workflow, WorkflowTemplate
+from hera.workflows.models import TemplateRef, WorkflowTemplateRef
+
+from orchestrator.compiler import names
+from orchestrator.compiler.library import template_name
+from orchestrator.compiler.plan import CompileError, EnvironmentPlan, ProductPlan
+from orchestrator.model.duration import format_duration
+from orchestrator.model.policy import WorkflowRef
+from orchestrator.settings import StepSettings
+
+WORKFLOW_PARAMETERS = ("product", "version", "source-commit", "requested-by")
+DEADLINE_MARGIN = timedelta(minutes=1)
+DEFAULT_APPROVAL_TIMEOUT = "7d"
+
+
+@dataclass(frozen=True)
+class PromotionRequest:
+    """What a promotion run is asked to do; identifies the run (see names.workflow_name)."""
+
+    product: str
+    version: str
+    source_commit: str = ""
+    requested_by: str = ""
+    request_id: str = ""
+
+    @property
+    def run_name(self) -> str:
+        return names.workflow_name(
+            self.product, self.version, self.request_id or self.source_commit
+        )
+
+
+def _ref(settings: StepSettings, step: str) -> TemplateRef:
+    return TemplateRef(name=template_name(settings, step), template=step)
+
+
+def _user_ref(ref: WorkflowRef) -> TemplateRef:
+    return TemplateRef(
+        name=ref.workflow_template,
+        template=ref.entrypoint or "main",
+        cluster_scope=ref.cluster_scope or None,
+    )
+
+
+class _Chain:
+    """Tasks of one environment, each depending on the one before it."""
+
+    def __init__(self, env: EnvironmentPlan, entry: str | None) -> None:
+        self.env = env
+        self.previous: str | None = None
+        self.entry = entry
+        self.when: str | None = None
+        self.names: list[str] = []
+
+    def add(self, name: str, ref: TemplateRef, arguments: dict[str, str]) -> Task:
+        depends = f"{self.previous}.Succeeded" if self.previous else self.entry
+        task = Task(
+            name=name,
+            template_ref=ref,
+            depends=depends,
+            when=self.when,
+            arguments={k: arguments[k] for k in sorted(arguments)} or None,
+        )
+        self.when = None
+        self.previous = name
+        self.names.append(name)
+        return task
+
+
+def _output(task: str, name: str) -> str:
+    return f"{{{{tasks.{task}.outputs.parameters.{name}}}}}"
+
+
+def _entry(deps: tuple[str, ...], last: dict[str, str]) -> str | None:
+    return " && ".join(f"{last[d]}.Succeeded" for d in deps) or None
+
+
+def _files_param(plan: ProductPlan) -> str:
+    files = [
+        {"file": rule.file, **({"paths": list(rule.paths)} if rule.paths else {})}
+        for rule in plan.template.spec.files
+    ]
+    return json.dumps(files, separators=(",", ":"), sort_keys=True)
+
+
+def _environment_tasks(
+    plan: ProductPlan,
+    env: EnvironmentPlan,
+    last: dict[str, str],
+    commits: dict[str, str],
+    settings: StepSettings,
+) -> None:
+    """Add ``env``'s tasks to the DAG in context; record its last task and commit output."""
+    n, policy = env.environment, env.policy
+    chain = _Chain(env, _entry(env.depends_on, last))
+    approval = policy.gate("approval")
+    if approval is not None:
+        chain.add(
+            names.task("approve", n),
+            _ref(settings, "approval"),
+            {
+                "environment": n,
+                "approvers": ",".join(approval.approvers),
+                "timeout": format_duration(approval.timeout)
+                if approval.timeout
+                else DEFAULT_APPROVAL_TIMEOUT,
+            },
+        )
+        chain.when = f"{_output(chain.previous or '', 'approve')} == YES"
+    if policy.pre_action is not None:
+        chain.add(names.task("pre", n), _user_ref(policy.pre_action), policy.pre_action.parameters)
+    commit = ""
+    if policy.action != "none":
+        deploy = names.task("deploy", n)
+        chain.add(deploy, _ref(settings, "promote"), _promote_args(plan, env, commits))
+        commit = _output(deploy, "commit")
+        if policy.action == "pull-request":
+            merge = names.task("merge", n)
+            chain.add(
+                merge,
+                _ref(settings, "wait-merge"),
+                {"environment": n, "pull-request": _output(deploy, "pull-request")},
+            )
+            commit = _output(merge, "commit")
+        _wait_task(chain, env, commit, settings)
+    soak = policy.gate("soak")
+    if soak is not None:
+        chain.add(
+            names.task("soak", n),
+            _ref(settings, "soak"),
+            {"environment": n, "duration": format_duration(soak.duration)},
+        )
+    checks = policy.http_gates
+    for i, gate in enumerate(checks, start=1):
+        http = gate.http
+        assert http is not None
+        chain.add(
+            names.task("check", n, i if len(checks) > 1 else None),
+            _ref(settings, "http-check"),
+            {
+                "environment": n,
+                "url": http.url,
+                "expect-status": str(http.expect_status),
+                "jsonpath": http.jsonpath or "",
+                "equals": http.equals or "",
+                "retries": str(http.retries),
+                "deadline-seconds": str(int((http.timeout + DEADLINE_MARGIN).total_seconds())),
+            },
+        )
+    if policy.post_action is not None:
+        chain.add(
+            names.task("post", n), _user_ref(policy.post_action), policy.post_action.parameters
+        )
+    if chain.previous is None:
+        raise CompileError(f"environment {n!r} has nothing to do (action none and no gates)")
+    last[n] = chain.previous
+    commits[n] = commit
+
+
+def _wait_task(chain: _Chain, env: EnvironmentPlan, commit: str, settings: StepSettings) -> None:
+    sync, health = env.policy.gate("sync"), env.policy.gate("health")
+    if sync is None and health is None:
+        return
+    sync_timeout = sync.timeout if sync else timedelta(0)
+    health_timeout = health.timeout if health else timedelta(0)
+    deadline = sync_timeout + health_timeout + DEADLINE_MARGIN
+    chain.add(
+        names.task("sync", env.environment),
+        _ref(settings, "wait-argocd"),
+        {
+            "environment": env.environment,
+            "apps": env.app.argocd_app,
+            "revision": commit,
+            "sync-timeout": format_duration(sync_timeout) if sync else "15m",
+            "health-timeout": format_duration(health_timeout) if health else "0s",
+            "health": "true" if health else "false",
+            "deadline-seconds": str(int(deadline.total_seconds())),
+        },
+    )
+
+
+def _promote_args(
+    plan: ProductPlan, env: EnvironmentPlan, commits: dict[str, str]
+) -> dict[str, str]:
+    repo = plan.product.spec.repo
+    version = plan.template.spec.version_source
+    source = env.source
+    return {
+        "product": plan.product.name,
+        "environment": env.environment,
+        "source-environment": source or "",
+        "source-commit": commits.get(source, "")
+        if source
+        else "{{workflow.parameters.source-commit}}",
+        "version": "{{workflow.parameters.version}}",
+        "repo": repo.url,
+        "branch": env.app.branch,
+        "source-branch": env.source_app.branch if env.source_app else "",
+        "source-path": env.source_app.path if env.source_app else "",
+        "target-path": env.app.path,
+        "files": _files_param(plan),
+        "version-file": version.file if version else "",
+        "version-path": version.path if version else "",
+        "action": env.policy.action,
+        "requested-by": "{{workflow.parameters.requested-by}}",
+        "lock": names.repo_lock(repo.url, env.app.branch),
+    }
+
+
+def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTemplate:
+    """The product's WorkflowTemplate: the DAG of every environment plus the exit handler."""
+    product, flow = plan.product, plan.flow
+    with WorkflowTemplate(
+        name=names.product_template(settings.template_prefix, product.name),
+        entrypoint="promote",
+        on_exit="report",
+        service_account_name=settings.service_account,
+        labels={
+            "app.kubernetes.io/part-of": "promoflow",
+            "promoflow.dev/product": product.name,
+            "promoflow.dev/flow": flow.name,
+        },
+        annotations={
+            "workflows.argoproj.io/description": f"Promotes {product.name} along flow "
+            f"{flow.name}: {plan.route()}",
+        },
+        arguments=[Parameter(name=p, value="") for p in WORKFLOW_PARAMETERS],
+    ) as wt:
+        last: dict[str, str] = {}
+        commits: dict[str, str] = {}
+        with DAG(name="promote", fail_fast=False):
+            for env in plan.environments:
+                _environment_tasks(plan, env, last, commits, settings)
+        with Steps(name="report"):
+            Step(
+                name="notify",
+                template_ref=_ref(settings, "notify"),
+                arguments={
+                    "product": product.name,
+                    "version": "{{workflow.parameters.version}}",
+                    "flow": flow.name,
+                    "status": "{{workflow.status}}",
+                    "failures": "{{workflow.failures}}",
+                    "run": "{{workflow.name}}",
+                    "requested-by": "{{workflow.parameters.requested-by}}",
+                },
+            )
+    _check_unique_tasks(wt)
+    return wt
+
+
+def _check_unique_tasks(wt: WorkflowTemplate) -> None:
+    seen: set[str] = set()
+    for template in wt.templates or []:
+        for task in getattr(template, "tasks", None) or []:
+            if task.name in seen:
+                raise CompileError(
+                    f"two DAG tasks would both be named {task.name!r}; rename an environment"
+                )
+            seen.add(task.name)
+
+
+def promotion_workflow(
+    plan: ProductPlan, request: PromotionRequest, settings: StepSettings
+) -> Workflow:
+    """The Workflow that runs one promotion: a reference to the product template plus the
+    run's parameters, labels for filtering and the title/description the UI shows."""
+    product, flow = plan.product, plan.flow
+    path = plan.route()
+    by = f" · requested by {request.requested_by}" if request.requested_by else ""
+    values = {
+        "product": product.name,
+        "version": request.version,
+        "source-commit": request.source_commit,
+        "requested-by": request.requested_by,
+    }
+    return Workflow(
+        name=request.run_name,
+        labels={
+            "app.kubernetes.io/part-of": "promoflow",
+            "promoflow.dev/product": product.name,
+            "promoflow.dev/version": names.label_value(request.version),
+            "promoflow.dev/flow": flow.name,
+        },
+        annotations={
+            "promoflow.dev/version": request.version,
+            "workflows.argoproj.io/title": f"{product.name} {request.version}",
+            "workflows.argoproj.io/description": f"{path}{by}",
+        },
+        workflow_template_ref=WorkflowTemplateRef(
+            name=names.product_template(settings.template_prefix, product.name)
+        ),
+        arguments=[Parameter(name=p, value=values[p]) for p in WORKFLOW_PARAMETERS],
+    )

@@ -1,0 +1,99 @@
+"""Summaries of promotion runs (Argo Workflow objects) for the CLI: pure functions.
+
+A Workflow's status lists nodes by id; people think in environments and steps. Task names
+carry both (``deploy-prod-eu``), so a run can be shown as "what happened where".
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+STEP_KINDS = ("approve", "pre", "deploy", "merge", "sync", "soak", "check", "post")
+LABEL = "promoflow.dev/"
+_STEP_NODES = ("Pod", "Suspend", "Skipped", "Retry")
+
+
+@dataclass(frozen=True)
+class NodeState:
+    task: str
+    kind: str
+    environment: str
+    phase: str
+    message: str = ""
+    started: str = ""
+    finished: str = ""
+    outputs: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    name: str
+    product: str
+    version: str
+    flow: str
+    phase: str
+    started: str
+    finished: str
+    message: str
+    nodes: tuple[NodeState, ...] = ()
+
+    def environments(self) -> dict[str, list[NodeState]]:
+        out: dict[str, list[NodeState]] = {}
+        for node in self.nodes:
+            out.setdefault(node.environment, []).append(node)
+        return out
+
+
+def split_task(task: str, environments: list[str] | None = None) -> tuple[str, str] | None:
+    """``deploy-prod-eu`` -> ``("deploy", "prod-eu")``; ``check-prod-eu-2`` -> check, prod-eu."""
+    kind, _, rest = task.partition("-")
+    if kind not in STEP_KINDS or not rest:
+        return None
+    if kind == "check" and environments is not None and rest not in environments:
+        head, _, index = rest.rpartition("-")
+        if index.isdigit() and head in environments:
+            return kind, head
+    return kind, rest
+
+
+def summarize(workflow: dict[str, Any]) -> RunSummary:
+    meta = workflow.get("metadata", {})
+    labels = meta.get("labels", {}) or {}
+    annotations = meta.get("annotations", {}) or {}
+    status = workflow.get("status", {}) or {}
+    nodes = []
+    for node in (status.get("nodes") or {}).values():
+        display = node.get("displayName", "")
+        parsed = split_task(display)
+        # Retried steps show as a Retry node with one "name(N)" child per attempt.
+        if parsed is None or display.endswith(")") or node.get("type") not in _STEP_NODES:
+            continue
+        outputs = {
+            p["name"]: str(p.get("value", ""))
+            for p in (node.get("outputs", {}) or {}).get("parameters", []) or []
+        }
+        nodes.append(
+            NodeState(
+                task=node["displayName"],
+                kind=parsed[0],
+                environment=parsed[1],
+                phase=node.get("phase", ""),
+                message=node.get("message", ""),
+                started=node.get("startedAt", "") or "",
+                finished=node.get("finishedAt", "") or "",
+                outputs=outputs,
+            )
+        )
+    nodes.sort(key=lambda n: (n.started or "~", STEP_KINDS.index(n.kind), n.task))
+    return RunSummary(
+        name=meta.get("name", ""),
+        product=labels.get(f"{LABEL}product", ""),
+        version=annotations.get(f"{LABEL}version", labels.get(f"{LABEL}version", "")),
+        flow=labels.get(f"{LABEL}flow", ""),
+        phase=status.get("phase", "") or "Pending",
+        started=status.get("startedAt", "") or "",
+        finished=status.get("finishedAt", "") or "",
+        message=status.get("message", "") or "",
+        nodes=tuple(nodes),
+    )

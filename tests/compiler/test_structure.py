@@ -1,0 +1,159 @@
+"""What the compiled DAG means: edges, gates, parameters and reliability settings."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from orchestrator.compiler import CompileError, compile_product, plan_product
+from orchestrator.compiler.names import workflow_name
+from orchestrator.graph.build import EnvironmentGraph
+from orchestrator.runs import split_task
+from tests.compiler.helpers import CONFIGS, SCENARIOS, SETTINGS, compiled, dag_tasks, load
+
+
+def _env_of(task: str) -> str:
+    parsed = split_task(task)
+    assert parsed is not None, task
+    kind, env = parsed
+    return re.sub(r"-\d+$", "", env) if kind == "check" else env
+
+
+@pytest.mark.parametrize(("scenario", "path", "product"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_dag_depends_equal_flow_edges(scenario: str, path: Path, product: str) -> None:
+    config = load(path)
+    flow = config.flows[config.products[product].spec.flow]
+    expected = set(EnvironmentGraph.from_flow(flow).edges)
+    edges = set()
+    for task in dag_tasks(compiled(path, product)[0]):
+        for term in re.findall(r"([\w-]+)\.Succeeded", task.get("depends", "")):
+            src, dst = _env_of(term), _env_of(task["name"])
+            if src != dst:
+                edges.add((src, dst))
+    assert edges == expected
+
+
+@pytest.mark.parametrize(("scenario", "path", "product"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_every_link_requires_success(scenario: str, path: Path, product: str) -> None:
+    template = compiled(path, product)[0]
+    dag = next(t for t in template["spec"]["templates"] if t["name"] == "promote")["dag"]
+    assert dag["failFast"] is False  # one failing environment must not stop the others
+    for task in dag["tasks"]:
+        if "depends" in task:
+            terms = task["depends"].split(" && ")
+            assert all(t.endswith(".Succeeded") for t in terms), task["depends"]
+
+
+def test_approval_nodes_exactly_where_policies_demand() -> None:
+    _, path, _ = SCENARIOS[0]
+    config = load(path)
+    for product in ("shop", "checkout"):
+        tasks = [t["name"] for t in dag_tasks(compiled(path, product)[0])]
+        approvals = {_env_of(t) for t in tasks if t.startswith("approve-")}
+        production = {n for n, e in config.environments.items() if e.spec.production}
+        assert approvals == production == {"prod-eu", "prod-us"}
+
+
+def test_task_after_approval_runs_only_on_yes() -> None:
+    tasks = {t["name"]: t for t in dag_tasks(compiled(CONFIGS / "pull-request", "app")[0])}
+    assert (
+        tasks["deploy-prod"]["when"] == "{{tasks.approve-prod.outputs.parameters.approve}} == YES"
+    )
+    approve = {p["name"]: p["value"] for p in tasks["approve-prod"]["arguments"]["parameters"]}
+    assert approve == {"environment": "prod", "approvers": "group:release", "timeout": "2h"}
+
+
+def test_pull_request_waits_for_merge_commit() -> None:
+    tasks = {t["name"]: t for t in dag_tasks(compiled(CONFIGS / "pull-request", "app")[0])}
+    sync = {p["name"]: p["value"] for p in tasks["sync-prod"]["arguments"]["parameters"]}
+    assert sync["revision"] == "{{tasks.merge-prod.outputs.parameters.commit}}"
+    assert sync["deadline-seconds"] == str(20 * 60 + 10 * 60 + 60)
+    assert [t for t in tasks if t.startswith("check-prod")] == ["check-prod-1", "check-prod-2"]
+
+
+def test_no_gates_means_no_wait_step() -> None:
+    names = [t["name"] for t in dag_tasks(compiled(CONFIGS / "no-gates", "app")[0])]
+    assert names == ["deploy-dev", "deploy-staging"]
+
+
+def test_promote_parameters_are_resolved_for_the_run() -> None:
+    _, path, _ = SCENARIOS[0]
+    tasks = {t["name"]: t for t in dag_tasks(compiled(path, "shop")[0])}
+    params = {p["name"]: p["value"] for p in tasks["deploy-prod-eu"]["arguments"]["parameters"]}
+    assert params["source-environment"] == "staging"
+    assert params["source-path"] == "envs/staging/shop"
+    assert params["target-path"] == "regions/eu/shop"  # the product's override
+    assert params["source-commit"] == "{{tasks.deploy-staging.outputs.parameters.commit}}"
+    assert params["repo"] == "https://git.example.com/acme/gitops.git"
+    trigger = {p["name"]: p["value"] for p in tasks["deploy-dev"]["arguments"]["parameters"]}
+    assert trigger["source-environment"] == ""
+    assert trigger["version-path"] == "image.tag"
+
+
+def test_same_branch_shares_one_mutex() -> None:
+    _, path, _ = SCENARIOS[0]
+    locks = set()
+    for product in ("shop", "checkout"):
+        for task in dag_tasks(compiled(path, product)[0]):
+            if task["name"].startswith("deploy-"):
+                params = {p["name"]: p["value"] for p in task["arguments"]["parameters"]}
+                locks.add(params["lock"])
+    assert len(locks) == 1  # both products push to the same repository branch
+
+
+def test_exit_handler_reports_status() -> None:
+    template = compiled(CONFIGS / "no-gates", "app")[0]
+    assert template["spec"]["onExit"] == "report"
+    report = next(t for t in template["spec"]["templates"] if t["name"] == "report")
+    step = report["steps"][0][0]
+    values = {p["name"]: p["value"] for p in step["arguments"]["parameters"]}
+    assert values["status"] == "{{workflow.status}}"
+    assert step["templateRef"] == {"name": "promoflow-notify", "template": "notify"}
+
+
+def test_workflow_labels_title_and_reference() -> None:
+    workflow = compiled(SCENARIOS[0][1], "shop")[1]
+    meta = workflow["metadata"]
+    assert meta["labels"]["promoflow.dev/product"] == "shop"
+    assert meta["labels"]["promoflow.dev/version"] == "1.4.2"
+    assert meta["labels"]["promoflow.dev/flow"] == "standard"
+    assert meta["annotations"]["workflows.argoproj.io/title"] == "shop 1.4.2"
+    assert (
+        "dev → staging → prod-eu, prod-us"
+        in meta["annotations"]["workflows.argoproj.io/description"]
+    )
+    assert workflow["spec"]["workflowTemplateRef"] == {"name": "promoflow-shop"}
+
+
+def test_workflow_names_identify_the_request() -> None:
+    a = workflow_name("shop", "1.4.2", "r1")
+    assert a == workflow_name("shop", "1.4.2", "r1")
+    assert a != workflow_name("shop", "1.4.2", "r2")
+    assert a != workflow_name("shop", "1.4.3", "r1")
+    long = workflow_name("a-very-long-product-name", "2026.11.22-build.123456789+sha.deadbeef", "")
+    assert len(long) <= 63 and re.fullmatch(r"[a-z0-9]([-a-z0-9]*[a-z0-9])?", long)
+
+
+def test_version_label_is_sanitised_but_annotation_exact() -> None:
+    config = load(CONFIGS / "no-gates")
+    from orchestrator.compiler import PromotionRequest
+
+    req = PromotionRequest("app", "1.0.0+build/7", "", "", "")
+    workflow = compile_product(config, "app", SETTINGS, req).workflow
+    assert workflow is not None
+    assert workflow["metadata"]["labels"]["promoflow.dev/version"] == "1.0.0_build_7"
+    assert workflow["metadata"]["annotations"]["promoflow.dev/version"] == "1.0.0+build/7"
+
+
+def test_plan_orders_environments_topologically() -> None:
+    plan = plan_product(load(CONFIGS / "diamond"), "app")
+    order = [e.environment for e in plan.environments]
+    assert order.index("prod") > order.index("qa") and order.index("prod") > order.index("perf")
+    assert plan.environment("prod").source == "qa"  # first dependency is the copy source
+
+
+def test_unknown_product_is_a_compile_error() -> None:
+    with pytest.raises(CompileError, match="unknown product 'nope'"):
+        plan_product(load(CONFIGS / "diamond"), "nope")
