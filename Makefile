@@ -13,7 +13,9 @@ $(STAMP): pyproject.toml constraints.txt
 	touch $(STAMP)
 
 demo: $(STAMP)
-	$(BIN)/promoflow demo
+	$(BIN)/promoflow validate -c environments
+	$(BIN)/promoflow graph -c environments
+	$(BIN)/promoflow graph -c environments --product shop
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q
