@@ -66,11 +66,11 @@ class EnvironmentGraph:
                     heapq.heappush(ready, (rank.get(nxt, len(rank)), nxt))
         return order
 
-    def reachable(self) -> set[str]:
-        """Nodes reachable from the trigger (the trigger included)."""
+    def reachable(self, *also_from: str) -> set[str]:
+        """Nodes reachable from the trigger (the trigger included), or from ``also_from``."""
         succ = self.successors()
-        seen = {self.trigger}
-        stack = [self.trigger]
+        seen = {self.trigger, *also_from}
+        stack = list(seen)
         while stack:
             for nxt in succ.get(stack.pop(), []):
                 if nxt not in seen:

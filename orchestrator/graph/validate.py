@@ -127,7 +127,12 @@ def _graph_problems(flow: PromotionFlow) -> Iterator[Problem]:
             flow.where("spec", "trigger"),
             f"trigger {trigger!r} is not in the flow: no step has it in dependsOn",
         )
-    reachable = graph.reachable()
+    # A step whose dependsOn was already reported (unknown name, cycle) is not reported again
+    # as unreachable, nor are the steps after it: one mistake, one error.
+    reported = {
+        s.environment for s in flow.spec.steps if any(d not in graph.nodes for d in s.depends_on)
+    }
+    reachable = graph.reachable(*reported, *in_cycle)
     for node in graph.nodes:
         if node in reachable or node in in_cycle or node not in step_index:
             continue

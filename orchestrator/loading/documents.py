@@ -31,6 +31,8 @@ def resource_from(data: Any, source: SourceMap) -> Resource | list[Problem] | No
         ]
     api_version = data.get("apiVersion")
     if api_version is None:
+        if str(data.get("kind")) not in RESOURCE_KINDS:
+            return None  # e.g. Helm values in a file that also holds promoflow documents
         return [Problem(source.origin, f"missing apiVersion (expected {API_VERSION!r})")]
     if not str(api_version).startswith(f"{API_GROUP}/"):
         return None
@@ -53,7 +55,8 @@ def resource_from(data: Any, source: SourceMap) -> Resource | list[Problem] | No
             )
         ]
     try:
-        resource = cls.model_validate(data)
+        # camelCase only, as the JSON Schema says: "pre_action" is an unknown field in YAML.
+        resource = cls.model_validate(data, by_alias=True, by_name=False)
     except ValidationError as exc:
         metadata = data.get("metadata")
         name = metadata.get("name") if isinstance(metadata, dict) else None

@@ -17,10 +17,10 @@ import traceback
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
+from pydantic import BaseModel, ValidationError
 
 from orchestrator.model import Resource
-from orchestrator.model.base import Position, SourceMap
+from orchestrator.model.base import Model, Position, SourceMap
 from orchestrator.model.errors import problems_from
 from orchestrator.problems import Problem
 
@@ -69,16 +69,20 @@ def _failure(exc: BaseException, path: Path, display: str) -> list[Problem]:
         return [Problem(Position(display, exc.lineno, exc.offset or 1), f"{exc.msg}")]
     where = Position(display, line, 1)
     if isinstance(exc, ValidationError):
-        root = _model_for(exc)
-        if root is not None:
-            return problems_from(exc, root, SourceMap(where))
-    return [Problem(where, f"{type(exc).__name__}: {exc}")]
+        return problems_from(exc, _model_for(exc), SourceMap(where))
+    message = " ".join(str(exc).split())  # one line per problem, whatever the exception says
+    return [Problem(where, f"{type(exc).__name__}: {message}" if message else type(exc).__name__)]
 
 
-def _model_for(exc: ValidationError) -> type[Resource] | None:
-    from orchestrator.model import RESOURCE_KINDS
-
-    return RESOURCE_KINDS.get(exc.title)
+def _model_for(exc: ValidationError) -> type[BaseModel]:
+    """The model that failed (a resource, or a part such as a step policy), by its title."""
+    pending: list[type[BaseModel]] = [Model]
+    while pending:
+        cls = pending.pop()
+        if cls.__name__ == exc.title:
+            return cls
+        pending.extend(cls.__subclasses__())
+    return BaseModel
 
 
 def load_python(path: Path, display: str, text: str) -> tuple[list[Resource], list[Problem]]:
@@ -93,7 +97,7 @@ def load_python(path: Path, display: str, text: str) -> tuple[list[Resource], li
     sys.modules[name] = module
     try:
         spec.loader.exec_module(module)
-    except Exception as exc:
+    except (Exception, SystemExit) as exc:  # sys.exit() in a config module is a problem too
         return [], _failure(exc, path, display)
     finally:
         sys.modules.pop(name, None)

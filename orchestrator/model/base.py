@@ -87,6 +87,12 @@ class Resource(Model):
     metadata: Metadata
     _source: SourceMap | None = PrivateAttr(default=None)
 
+    def __eq__(self, other: object) -> bool:
+        """Same kind and data, wherever each was defined (``_source`` is not compared)."""
+        if not isinstance(other, BaseModel):
+            return NotImplemented
+        return type(self) is type(other) and self.__dict__ == other.__dict__
+
     @property
     def name(self) -> str:
         return self.metadata.name

@@ -84,6 +84,9 @@ def units(spec: PolicySpec) -> dict[str, Any]:
 
 
 def _same(a: Any, b: Any) -> bool:
+    """Equal settings; a gate and ``DISABLED`` (or any two types) are never the same."""
+    if type(a) is not type(b):
+        return False
     dump = getattr(a, "model_dump", None)
     return bool(dump() == b.model_dump()) if dump else bool(a == b)
 
@@ -116,12 +119,22 @@ def merge(
     return _effective(chosen), conflicts
 
 
+def _rank(policy: PromotionPolicy | None) -> float:
+    """How strongly a setting holds: the flow step (``None``) outranks every policy."""
+    return float("inf") if policy is None else policy.spec.priority
+
+
 def _effective(chosen: dict[str, tuple[Any, PromotionPolicy | None]]) -> EffectivePolicy:
     result = EffectivePolicy()
-    http_off = chosen.get("gates.http", (None, None))[0] == DISABLED
+    http_value, http_source = chosen.get("gates.http", (None, None))
+    http_off = http_value == DISABLED
     for unit, (value, policy) in chosen.items():
         result.sources[unit] = policy.name if policy is not None else "step"
-        if value == DISABLED or (http_off and unit.startswith("gates.http:")):
+        if value == DISABLED:
+            continue
+        # ``disableGates: [http]`` drops the HTTP checks of equal or lower rank only: a check
+        # set by a higher-priority policy or by the flow step still applies.
+        if http_off and unit.startswith("gates.http:") and _rank(policy) <= _rank(http_source):
             continue
         if unit == "action":
             result.action = value

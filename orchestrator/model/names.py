@@ -10,9 +10,10 @@ from __future__ import annotations
 import re
 from typing import Annotated
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, WithJsonSchema
 
-_LABEL = re.compile(r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$")
+LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
+_LABEL = re.compile(LABEL_PATTERN)
 MAX_LABEL = 63
 
 
@@ -30,5 +31,10 @@ def check_dns_label(value: str) -> str:
     return value
 
 
-Name = Annotated[str, AfterValidator(check_dns_label)]
+Name = Annotated[
+    str,
+    AfterValidator(check_dns_label),
+    # The same rule in the JSON Schema, so editors flag a bad name as promoflow would.
+    WithJsonSchema({"type": "string", "pattern": LABEL_PATTERN, "maxLength": MAX_LABEL}),
+]
 """A resource or environment name: a DNS-1123 label."""

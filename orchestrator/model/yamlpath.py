@@ -54,6 +54,8 @@ def format_yaml_path(parts: tuple[PathPart, ...]) -> str:
         if isinstance(part, int):
             out += f"[{part}]"
             continue
-        key = f'"{part}"' if not re.fullmatch(r"[A-Za-z0-9_\-/]+", part) else part
+        key = part
+        if not re.fullmatch(r"[A-Za-z0-9_\-/]+", part):
+            key = f"'{part}'" if '"' in part else f'"{part}"'
         out += f".{key}" if out else key
     return out
