@@ -8,6 +8,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from orchestrator import globs
 from orchestrator.loading.documents import Broken, resource_from
 from orchestrator.loading.python_source import is_promoflow_python, load_python
 from orchestrator.loading.yaml_source import is_promoflow_yaml, read_documents
@@ -22,7 +23,7 @@ from orchestrator.model import (
 from orchestrator.model.base import Position
 from orchestrator.problems import Problem
 
-_SKIP_DIRS = {"node_modules", "__pycache__", "venv"}
+_SKIP_DIRS = {"node_modules", "__pycache__", "venv", "site-packages"}
 R = TypeVar("R", bound=Resource)
 
 
@@ -68,14 +69,51 @@ class Config:
         return self.of(PromotionPolicy)
 
 
+IGNORE_FILE = ".promoflowignore"
+
+
+def ignore_patterns(root: Path) -> list[str]:
+    """Patterns from ``.promoflowignore`` at the configuration root (gitignore-like:
+    ``name`` matches at any depth, ``dir/sub`` from the root, a trailing ``/`` only dirs)."""
+    path = root / IGNORE_FILE
+    if not path.is_file():
+        return []
+    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
+
+
+def ignored(rel: str, is_dir: bool, patterns: list[str]) -> bool:
+    for pattern in patterns:
+        if pattern.endswith("/"):
+            if not is_dir:
+                continue
+            pattern = pattern.rstrip("/")
+        anchored = "/" in pattern
+        target = rel if anchored else rel.rsplit("/", 1)[-1]
+        if globs.match(pattern.lstrip("/"), target):
+            return True
+    return False
+
+
 def _files(root: Path) -> Iterator[Path]:
     if root.is_file():
         yield root
         return
+    patterns = ignore_patterns(root)
     for dirpath, dirnames, filenames in os.walk(root):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith(".") and d not in _SKIP_DIRS)
+        base = Path(dirpath).relative_to(root).as_posix()
+        prefix = "" if base == "." else f"{base}/"
+        dirnames[:] = sorted(
+            d
+            for d in dirnames
+            if not d.startswith(".")
+            and d not in _SKIP_DIRS
+            and not ignored(f"{prefix}{d}", True, patterns)
+        )
         for name in sorted(filenames):
-            if name.endswith((".yaml", ".yml", ".py")) and not name.startswith("."):
+            if not name.endswith((".yaml", ".yml", ".py")) or name.startswith("."):
+                continue
+            if not ignored(f"{prefix}{name}", False, patterns):
                 yield Path(dirpath) / name
 
 

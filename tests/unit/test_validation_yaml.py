@@ -284,3 +284,13 @@ def test_file_that_is_not_utf8(ws: Workspace) -> None:
     problems = ws.problems()
     assert len(problems) == 1
     assert problems[0].startswith("env.yaml:1:1: error: cannot read file: 'utf-8' codec")
+
+
+def test_promoflowignore_skips_listed_paths(ws: Workspace) -> None:
+    broken = "apiVersion: promoflow.dev/v1alpha1\nkind: Environment\nmetadata: {name: Bad_Name}\n"
+    ws.write("vendor/env.yaml", broken)
+    ws.write("deep/tests/env.yaml", broken)
+    ws.write("deep/keep.yaml", broken)
+    ws.write(".promoflowignore", "# comment\nvendor/\ntests\n")
+    problems = ws.problems()
+    assert [p.split(":")[0] for p in problems] == ["deep/keep.yaml"]
