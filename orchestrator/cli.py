@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from orchestrator import __version__
-from orchestrator.commands import argo
+from orchestrator.commands import argo, step
 from orchestrator.commands.common import ConfigOption, check_product, load_valid, out
 
 app = typer.Typer(
@@ -103,6 +103,7 @@ app.command("apply")(argo.apply_cmd)
 app.command("promote")(argo.promote_cmd)
 app.command("runs")(argo.runs_cmd)
 app.command("status")(argo.status_cmd)
+app.add_typer(step.step_app, name="step")
 
 
 def main() -> None:

@@ -90,7 +90,9 @@ HTTP_INPUTS = _args(
 )
 MERGE_INPUTS = _args(
     ("environment", None),
-    ("pull-request", None),
+    ("pull-request", ""),
+    ("commit", ""),
+    ("repo", None),
     ("timeout", "24h"),
 )
 
@@ -160,7 +162,15 @@ def _container(
         image=settings.step_image,
         image_pull_policy=settings.image_pull_policy,
         command=["promoflow"],
-        args=["step", step, *_flags(inputs), "--outputs", OUTPUTS_DIR],
+        args=[
+            "step",
+            step,
+            *_flags(inputs),
+            "--run",
+            "{{workflow.name}}",
+            "--outputs",
+            OUTPUTS_DIR,
+        ],
         env=[*_env(settings), *(env or [])],
         inputs=_params(inputs),
         outputs=[_output(o) for o in outputs],

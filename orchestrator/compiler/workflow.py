@@ -137,7 +137,12 @@ def _environment_tasks(
             chain.add(
                 merge,
                 _ref(settings, "wait-merge"),
-                {"environment": n, "pull-request": _output(deploy, "pull-request")},
+                {
+                    "environment": n,
+                    "pull-request": _output(deploy, "pull-request"),
+                    "commit": commit,
+                    "repo": plan.product.spec.repo.url,
+                },
             )
             commit = _output(merge, "commit")
         _wait_task(chain, env, commit, settings)

@@ -1,0 +1,274 @@
+"""Git remotes for the promote step: fetch little, build commits in memory, push safely.
+
+Fetching uses the git CLI because libgit2 cannot make partial clones: a shallow
+``--filter=blob:none`` fetch brings one commit's trees and no file contents, and only the
+blobs a promotion reads are fetched afterwards, in one batch. Everything else (reading
+trees and blobs, writing the new tree, the commit, the push) goes through pygit2 in
+process. A bare repository can be kept in a cache directory between runs, so a warm
+promotion only fetches what changed since the last one.
+
+Credentials never appear in a URL, an argument list or a message: the git CLI gets them as
+an ``http.extraHeader`` through ``GIT_CONFIG_*`` variables, pygit2 through callbacks, and
+every error text is scrubbed of them.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import os
+import subprocess
+import tempfile
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from pathlib import Path
+from urllib.parse import urlsplit, urlunsplit
+
+import pygit2
+from pygit2.enums import FileMode
+
+REMOTE = "origin"
+DEFAULT_TIMEOUT = 300
+
+
+class GitError(Exception):
+    """A git operation failed; ``transient`` says whether trying again may help."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+class PushRejected(GitError):
+    """The remote branch moved since it was fetched (someone else pushed first)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, transient=True)
+
+
+@dataclass(frozen=True)
+class Credentials:
+    """HTTPS token (with an optional user name) or an SSH private key file."""
+
+    username: str = "git"
+    token: str = field(default="", repr=False)
+    ssh_key: str | None = None
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> Credentials:
+        env = dict(os.environ if env is None else env)
+        return cls(
+            username=env.get("GIT_USERNAME", "") or "git",
+            token=env.get("GIT_TOKEN", ""),
+            ssh_key=env.get("GIT_SSH_KEY") or None,
+        )
+
+    def secrets(self) -> list[str]:
+        return [s for s in (self.token,) if s]
+
+
+def split_credentials(url: str, creds: Credentials) -> tuple[str, Credentials]:
+    """Move ``user:token@`` out of a URL into credentials; the URL is what gets printed."""
+    parts = urlsplit(url)
+    if parts.password or (parts.username and parts.scheme in ("http", "https")):
+        host = parts.hostname or ""
+        netloc = f"{host}:{parts.port}" if parts.port else host
+        clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
+        token = parts.password or creds.token
+        username = parts.username if parts.password else creds.username
+        if not parts.password and parts.username:
+            token, username = parts.username, creds.username
+        return clean, Credentials(username or "git", token, creds.ssh_key)
+    return url, creds
+
+
+class GitRemote:
+    """One remote repository and the bare local repository that mirrors what we need."""
+
+    def __init__(
+        self, url: str, credentials: Credentials | None = None, cache_dir: Path | None = None
+    ) -> None:
+        self.url, self.credentials = split_credentials(url, credentials or Credentials())
+        self._tmp: tempfile.TemporaryDirectory[str] | None = None
+        if cache_dir is not None:
+            key = hashlib.sha256(self.url.encode()).hexdigest()[:16]
+            self.path = Path(cache_dir) / f"{key}.git"
+        else:
+            self._tmp = tempfile.TemporaryDirectory(prefix="promoflow-git-")
+            self.path = Path(self._tmp.name) / "repo.git"
+        self.repo = self._open()
+
+    def close(self) -> None:
+        self.repo.free()
+        if self._tmp is not None:
+            self._tmp.cleanup()
+
+    def __enter__(self) -> GitRemote:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    # -- local repository -------------------------------------------------------------
+
+    def _open(self) -> pygit2.Repository:
+        if not (self.path / "HEAD").exists():
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+            pygit2.init_repository(str(self.path), bare=True)
+        repo = pygit2.Repository(str(self.path))
+        config = repo.config
+        if REMOTE in repo.remotes.names():
+            repo.remotes.set_url(REMOTE, self.url)
+        else:
+            repo.remotes.create(REMOTE, self.url, "+refs/heads/*:refs/remotes/origin/*")
+        config[f"remote.{REMOTE}.promisor"] = True
+        config[f"remote.{REMOTE}.partialclonefilter"] = "blob:none"
+        config["core.logAllRefUpdates"] = False
+        config["gc.auto"] = 0
+        return repo
+
+    # -- the git CLI, for partial fetches ----------------------------------------------
+
+    def _env(self) -> dict[str, str]:
+        env = {
+            k: v
+            for k, v in os.environ.items()
+            if not k.startswith(("GIT_CONFIG", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX"))
+        }
+        env.update(
+            GIT_TERMINAL_PROMPT="0",
+            GIT_ASKPASS="/bin/false",
+            SSH_ASKPASS="/bin/false",
+            GIT_CONFIG_NOSYSTEM="1",
+            LC_ALL="C",
+        )
+        settings = {"protocol.version": "2", "fetch.negotiationAlgorithm": "noop"}
+        creds = self.credentials
+        if creds.token:
+            pair = base64.b64encode(f"{creds.username}:{creds.token}".encode()).decode()
+            settings["http.extraHeader"] = f"Authorization: Basic {pair}"
+        if creds.ssh_key:
+            env["GIT_SSH_COMMAND"] = (
+                f"ssh -i {creds.ssh_key} -o IdentitiesOnly=yes -o BatchMode=yes "
+                "-o StrictHostKeyChecking=accept-new"
+            )
+        env["GIT_CONFIG_COUNT"] = str(len(settings))
+        for i, (key, value) in enumerate(settings.items()):
+            env[f"GIT_CONFIG_KEY_{i}"] = key
+            env[f"GIT_CONFIG_VALUE_{i}"] = value
+        return env
+
+    def scrub(self, text: str) -> str:
+        for secret in self.credentials.secrets():
+            text = text.replace(secret, "***")
+            text = text.replace(
+                base64.b64encode(f"{self.credentials.username}:{secret}".encode()).decode(), "***"
+            )
+        return text
+
+    def _git(self, *args: str, stdin: str | None = None) -> str:
+        try:
+            result = subprocess.run(
+                ["git", "--git-dir", str(self.path), *args],
+                input=stdin,
+                capture_output=True,
+                text=True,
+                env=self._env(),
+                timeout=DEFAULT_TIMEOUT,
+                check=False,
+            )
+        except subprocess.TimeoutExpired:
+            raise GitError(f"git {args[0]} timed out against {self.url}", transient=True) from None
+        if result.returncode != 0:
+            raise classify(self.scrub(result.stderr.strip()), self.url)
+        return result.stdout
+
+    def fetch_branch(self, branch: str) -> pygit2.Commit:
+        """Fetch the tip of ``branch`` (one commit, its trees, no blobs); return it."""
+        ref = f"refs/remotes/{REMOTE}/{branch}"
+        self._git(
+            "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
+            "--no-write-fetch-head", REMOTE, f"+refs/heads/{branch}:{ref}",
+        )  # fmt: skip
+        return self.repo.revparse_single(ref).peel(pygit2.Commit)
+
+    def fetch_commit(self, sha: str) -> pygit2.Commit:
+        """Make commit ``sha`` (and its trees) available, fetching it if needed."""
+        commit = self._lookup_commit(sha)
+        if commit is None:
+            self._git(
+                "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
+                "--no-write-fetch-head", REMOTE, sha,
+            )  # fmt: skip
+            commit = self._lookup_commit(sha)
+        if commit is None:
+            raise GitError(f"commit {sha} not found in {self.url}")
+        return commit
+
+    def _lookup_commit(self, sha: str) -> pygit2.Commit | None:
+        try:
+            obj = self.repo.revparse_single(sha)
+        except (KeyError, ValueError, pygit2.GitError):
+            return None
+        return obj.peel(pygit2.Commit) if obj.type == pygit2.enums.ObjectType.COMMIT else None
+
+    def ensure_blobs(self, oids: Iterable[pygit2.Oid]) -> None:
+        """Fetch every blob in ``oids`` that is not local yet, in one request."""
+        missing = sorted({str(o) for o in oids if o not in self.repo.odb})
+        if not missing:
+            return
+        self._git(
+            "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
+            "--recurse-submodules=no", "--filter=blob:none", "--stdin", REMOTE,
+            stdin="\n".join(missing) + "\n",
+        )  # fmt: skip
+
+    # -- pygit2: trees, commits, push ----------------------------------------------------
+
+    def push(self, commit: pygit2.Oid, branch: str) -> None:
+        """Push ``commit`` to ``branch`` without force; :class:`PushRejected` if it moved."""
+        rejected: list[str] = []
+
+        class Callbacks(pygit2.RemoteCallbacks):
+            def push_update_reference(self, refname: str, message: str | None) -> None:
+                if message:
+                    rejected.append(message)
+
+        creds = self.credentials
+        callbacks = Callbacks(credentials=_pygit2_credentials(creds))
+        try:
+            self.repo.remotes[REMOTE].push([f"{commit}:refs/heads/{branch}"], callbacks=callbacks)
+        except pygit2.GitError as exc:
+            message = self.scrub(str(exc))
+            lowered = message.lower()
+            if "non-fastforward" in lowered or "not present locally" in lowered:
+                raise PushRejected(f"push to {branch} rejected: the branch moved") from None
+            raise classify(message, self.url) from None
+        if rejected:
+            raise PushRejected(f"push to {branch} rejected: {self.scrub(rejected[0])}")
+
+
+def _pygit2_credentials(creds: Credentials) -> pygit2.UserPass | pygit2.Keypair | None:
+    if creds.ssh_key:
+        return pygit2.Keypair("git", f"{creds.ssh_key}.pub", creds.ssh_key, "")
+    if creds.token:
+        return pygit2.UserPass(creds.username, creds.token)
+    return None
+
+
+def classify(message: str, url: str) -> GitError:
+    """A git failure as the user should read it, with ``transient`` where retrying helps."""
+    lowered = message.lower()
+    if any(s in lowered for s in ("authentication", "401", "403", "could not read username")):
+        return GitError(f"authentication to {url} failed: check GIT_TOKEN (or GIT_SSH_KEY)")
+    if any(s in lowered for s in ("not found", "does not appear to be a git repository", "404")):
+        return GitError(f"repository {url} not found (or no access): {message}")
+    unreachable = ("could not resolve", "connection refused", "failed to connect", "timed out")
+    if any(s in lowered for s in unreachable):
+        return GitError(f"cannot reach {url}: {message}", transient=True)
+    server_error = any(f"http {c}" in lowered or f" {c} " in lowered for c in (500, 502, 503, 504))
+    return GitError(f"git failed for {url}: {message}", transient=server_error)
+
+
+def blob_mode(mode: int) -> bool:
+    return mode in (FileMode.BLOB, FileMode.BLOB_EXECUTABLE, FileMode.LINK)

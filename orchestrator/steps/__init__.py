@@ -1,0 +1,1 @@
+"""Step programs run inside workflow pods (``promoflow step NAME ...``), one module each."""

@@ -1,0 +1,54 @@
+"""Commit messages of promotions, from a sandboxed Jinja2 template.
+
+The default message names product, version, source and target environment and the run, and
+ends with trailers (``Promoted-From:``, ``Promotion-Run:``, ``Jira-Issues:``) that tools can
+parse from ``git log``. A team can supply its own template (PROMOFLOW_COMMIT_TEMPLATE); the
+sandbox keeps a template from reaching anything but the values given to it.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from jinja2 import StrictUndefined, TemplateError
+from jinja2.sandbox import SandboxedEnvironment
+
+DEFAULT_TEMPLATE = """\
+Promote {{ product }} {{ version or "(current version)" }} to {{ environment }}
+
+{% if source_environment -%}
+Copy {{ files | join(", ") }} from {{ source_environment }} to {{ environment }}.
+{%- else -%}
+Set {{ version_path }} in {{ version_file }} to {{ version }}.
+{%- endif %}
+
+Promoted-From: {{ source_environment or "-" }}{{ ("@" ~ source_commit[:12]) if source_commit }}
+Promotion-Run: {{ run or "-" }}
+{% if requested_by %}Requested-By: {{ requested_by }}
+{% endif %}{% if jira_keys %}Jira-Issues: {{ jira_keys | join(", ") }}
+{% endif %}"""
+
+_JIRA_KEY = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-[1-9][0-9]*\b")
+
+
+class MessageError(ValueError):
+    """The commit message template is invalid or uses an unknown variable."""
+
+
+def jira_keys(messages: Iterable[str]) -> list[str]:
+    """Jira issue keys (``SHOP-123``) mentioned in ``messages``, first mention first."""
+    return list(dict.fromkeys(k for m in messages for k in _JIRA_KEY.findall(m)))
+
+
+def render(context: dict[str, Any], template: str | None = None) -> str:
+    env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+    try:
+        text = env.from_string(template or DEFAULT_TEMPLATE).render(**context)
+    except TemplateError as exc:
+        raise MessageError(f"commit message template: {exc}") from None
+    text = text.strip() + "\n"
+    if not text.strip():
+        raise MessageError("commit message template produced an empty message")
+    return text

@@ -1,0 +1,343 @@
+"""The promote step: move a product's promoted values from one environment to the next.
+
+One attempt reads the source environment's files at the pinned source commit, edits the
+target environment's files (YAML paths in place, whole files by blob id), writes a new tree
+and a commit whose parent is the branch tip just fetched, and pushes it. If the push is
+rejected because another promotion got there first, the tip is fetched again and the same
+edit is re-applied on top of it, with jittered backoff, a bounded number of times: never a
+force push, never a lost commit. If the target already holds the promoted values, nothing
+is committed and the current head is reported (the step is idempotent).
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from typing import Any
+
+import pygit2
+from tenacity import (
+    RetryError,
+    Retrying,
+    retry_if_exception_type,
+    stop_after_attempt,
+    wait_random_exponential,
+)
+
+from orchestrator import globs
+from orchestrator.adapters.git import GitRemote, PushRejected
+from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
+from orchestrator.model.template import is_glob
+from orchestrator.steps import message
+from orchestrator.steps.request import PromoteRequest
+from orchestrator.yamledit import Value, YamlEditError, edit, read
+
+MAX_ATTEMPTS = 8
+
+
+class PromoteError(Exception):
+    """The promotion cannot be done as asked (a terminal error: retrying will not help)."""
+
+
+@dataclass(frozen=True)
+class Identity:
+    name: str = "promoflow"
+    email: str = "promoflow@users.noreply.promoflow.dev"
+
+    @classmethod
+    def from_env(cls) -> Identity:
+        return cls(
+            os.environ.get("PROMOFLOW_GIT_AUTHOR_NAME") or cls.name,
+            os.environ.get("PROMOFLOW_GIT_AUTHOR_EMAIL") or cls.email,
+        )
+
+    def signature(self) -> pygit2.Signature:
+        return pygit2.Signature(self.name, self.email)
+
+
+@dataclass
+class PromoteResult:
+    commit: str
+    changed: bool
+    files: list[str] = field(default_factory=list)
+    attempts: int = 1
+    branch: str = ""
+
+    def as_json(self) -> dict[str, Any]:
+        return {"commit": self.commit, "changed": self.changed, "files": self.files}
+
+
+@dataclass
+class Plan:
+    """The edit of one attempt: tree changes and the files they touch (for the message)."""
+
+    changes: Changes
+    files: list[str]
+    source_commit: pygit2.Commit | None
+    values: list[tuple[str, str, str, str]] = field(default_factory=list)
+    """(file, YAML path, old value, new value) of every edited value, for reviewers."""
+
+
+def _blob(remote: GitRemote, oid: pygit2.Oid) -> str:
+    data = remote.repo[oid].peel(pygit2.Blob).data
+    try:
+        return bytes(data).decode("utf-8")
+    except UnicodeDecodeError:
+        raise PromoteError(f"file with id {oid} is not UTF-8 text") from None
+
+
+def _join(*parts: str | None) -> str:
+    return "/".join(p.strip("/") for p in parts if p and p.strip("/"))
+
+
+class _Edit:
+    """Collects the changes of one attempt against one target tip."""
+
+    def __init__(self, remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> None:
+        self.remote, self.request, self.tip = remote, request, tip
+        repo = remote.repo
+        self.target = list_files(repo, subtree(repo, tip.tree, request.target_path))
+        self.changes: Changes = {}
+        self.texts: dict[str, str] = {}
+        self.values: list[tuple[str, str, str, str]] = []
+
+    def target_path(self, rel: str) -> str:
+        return _join(self.request.target_path, rel)
+
+    def put(self, rel: str, entry: Entry | None) -> None:
+        current = self.target.get(rel)
+        if entry is None and current is None:
+            return
+        if entry is not None and current == entry:
+            return
+        self.changes[self.target_path(rel)] = entry
+
+    def target_text(self, rel: str) -> str:
+        if rel in self.texts:
+            return self.texts[rel]
+        entry = self.target.get(rel)
+        if entry is None:
+            raise PromoteError(
+                f"{self.target_path(rel)} does not exist on {self.request.branch}: "
+                "create it in the target environment first"
+            )
+        return _blob(self.remote, entry.oid)
+
+    def set_text(self, rel: str, text: str) -> None:
+        self.texts[rel] = text
+        oid = self.remote.repo.create_blob(text.encode("utf-8"))
+        mode = self.target[rel].mode if rel in self.target else pygit2.enums.FileMode.BLOB
+        self.put(rel, Entry(oid, mode))
+
+
+def _source(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> pygit2.Commit:
+    if request.source_commit:
+        return remote.fetch_commit(request.source_commit)
+    branch = request.source_branch or request.branch
+    return tip if branch == request.branch else remote.fetch_branch(branch)
+
+
+def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan:
+    """Compute the tree changes that promote ``request`` on top of ``tip``."""
+    repo = remote.repo
+    work = _Edit(remote, request, tip)
+    source_commit = None if request.is_trigger else _source(remote, request, tip)
+    source: dict[str, Entry] = {}
+    if source_commit is not None:
+        source_tree = subtree(repo, source_commit.tree, request.source_path or "")
+        if source_tree is None:
+            raise PromoteError(
+                f"{request.source_path} not found in {request.source_environment} "
+                f"at {str(source_commit.id)[:12]}"
+            )
+        source = list_files(repo, source_tree)
+    needed = _needed_blobs(request, source, work.target)
+    remote.ensure_blobs(needed)
+    if request.is_trigger:
+        _set_version(work, request)
+    else:
+        _check_version(remote, request, source)
+        for rule in request.files:
+            if rule.whole_file:
+                _copy_files(work, rule.file, source)
+            else:
+                _copy_values(remote, work, rule.file, rule.paths, source)
+    files = sorted({p for p in work.changes})
+    return Plan(work.changes, files, source_commit, work.values)
+
+
+def _needed_blobs(
+    request: PromoteRequest, source: dict[str, Entry], target: dict[str, Entry]
+) -> list[pygit2.Oid]:
+    """Every blob this promotion reads or copies: fetched in one request."""
+    names: set[str] = set()
+    for rule in request.files:
+        if rule.whole_file:
+            names.update(p for p in source if globs.match(rule.file, p))
+        else:
+            names.add(rule.file)
+    if request.version_file:
+        names.add(request.version_file)
+    wanted = [source[n].oid for n in names if n in source]
+    wanted += [target[n].oid for n in names if n in target and not _whole(request, n)]
+    return wanted
+
+
+def _whole(request: PromoteRequest, name: str) -> bool:
+    return any(r.whole_file and globs.match(r.file, name) for r in request.files)
+
+
+def _set_version(work: _Edit, request: PromoteRequest) -> None:
+    if not request.version:
+        raise PromoteError("the trigger environment needs --version (the version to promote)")
+    if not request.version_file or not request.version_path:
+        raise PromoteError(
+            f"template of {request.product} has no versionSource: cannot set a version"
+        )
+    rel = request.version_file
+    text = work.target_text(rel)
+    name = work.target_path(rel)
+    try:
+        old = _scalar_text(text, request.version_path, name)
+        new = edit(text, {request.version_path: Value(request.version)}, name)
+    except YamlEditError as exc:
+        raise PromoteError(str(exc)) from None
+    if new != text:
+        work.set_text(rel, new)
+        work.values.append((rel, request.version_path, old, request.version))
+
+
+def _scalar_text(text: str, path: str, name: str) -> str:
+    try:
+        return str(read(text, path, name).data)
+    except YamlEditError:
+        return "(absent)"
+
+
+def _check_version(remote: GitRemote, request: PromoteRequest, source: dict[str, Entry]) -> None:
+    """Refuse to promote from an environment that does not hold the requested version."""
+    if not request.version or not request.version_file or not request.version_path:
+        return
+    entry = source.get(request.version_file)
+    if entry is None:
+        return
+    name = _join(request.source_path, request.version_file)
+    try:
+        held = read(_blob(remote, entry.oid), request.version_path, name).data
+    except YamlEditError as exc:
+        raise PromoteError(str(exc)) from None
+    if str(held) != request.version:
+        raise PromoteError(
+            f"{request.source_environment} holds version {held} ({name}), not "
+            f"{request.version}: promote {request.version} into it first"
+        )
+
+
+def _copy_files(work: _Edit, pattern: str, source: dict[str, Entry]) -> None:
+    matched = {p: e for p, e in source.items() if globs.match(pattern, p)}
+    if not matched and not is_glob(pattern):
+        raise PromoteError(
+            f"{_join(work.request.source_path, pattern)} not found in "
+            f"{work.request.source_environment}"
+        )
+    for rel, entry in matched.items():
+        work.put(rel, entry)
+    for rel in [p for p in work.target if globs.match(pattern, p) and p not in matched]:
+        work.put(rel, None)  # deleted in the source, so deleted in the target
+
+
+def _copy_values(
+    remote: GitRemote, work: _Edit, file: str, paths: list[str], source: dict[str, Entry]
+) -> None:
+    entry = source.get(file)
+    source_name = _join(work.request.source_path, file)
+    if entry is None:
+        raise PromoteError(f"{source_name} not found in {work.request.source_environment}")
+    source_text = _blob(remote, entry.oid)
+    try:
+        values = {path: read(source_text, path, source_name) for path in paths}
+        text = work.target_text(file)
+        target_name = work.target_path(file)
+        before = {path: _scalar_text(text, path, target_name) for path in paths}
+        new = edit(text, values, target_name)
+    except YamlEditError as exc:
+        raise PromoteError(str(exc)) from None
+    if new != text:
+        work.set_text(file, new)
+        for path, value in values.items():
+            if before[path] != str(value.data):
+                work.values.append((file, path, before[path], str(value.data)))
+
+
+def commit_message(request: PromoteRequest, result: Plan, template: str | None) -> str:
+    source = result.source_commit
+    return message.render(
+        {
+            "product": request.product,
+            "version": request.version or "",
+            "environment": request.environment,
+            "source_environment": request.source_environment or "",
+            "source_commit": str(source.id) if source is not None else request.source_commit or "",
+            "run": request.run or "",
+            "requested_by": request.requested_by or "",
+            "files": [f.removeprefix(_join(request.target_path) + "/") for f in result.files],
+            "version_file": request.version_file or "",
+            "version_path": request.version_path or "",
+            "jira_keys": message.jira_keys([source.message] if source is not None else []),
+        },
+        template,
+    )
+
+
+def attempt(
+    remote: GitRemote,
+    request: PromoteRequest,
+    identity: Identity,
+    template: str | None = None,
+    branch: str | None = None,
+) -> PromoteResult:
+    """One fetch-edit-commit-push round; raises PushRejected if the branch moved."""
+    target_branch = branch or request.branch
+    tip = remote.fetch_branch(request.branch)
+    edit_plan = plan(remote, request, tip)
+    repo = remote.repo
+    tree = write_tree(repo, tip.tree, edit_plan.changes)
+    if tree == tip.tree.id:
+        return PromoteResult(str(tip.id), False, [], branch=target_branch)
+    sig = identity.signature()
+    text = commit_message(request, edit_plan, template)
+    oid = repo.create_commit(None, sig, sig, text, tree, [tip.id])
+    remote.push(oid, target_branch)
+    if target_branch == request.branch:
+        repo.references.create(f"refs/remotes/origin/{target_branch}", oid, force=True)
+    return PromoteResult(str(oid), True, edit_plan.files, branch=target_branch)
+
+
+def promote(
+    remote: GitRemote,
+    request: PromoteRequest,
+    identity: Identity | None = None,
+    template: str | None = None,
+    max_attempts: int = MAX_ATTEMPTS,
+    max_wait: float = 5.0,
+) -> PromoteResult:
+    """Promote with retries on rejected pushes (fetch the new tip, re-apply, push again)."""
+    identity = identity or Identity.from_env()
+    retrying = Retrying(
+        stop=stop_after_attempt(max_attempts),
+        wait=wait_random_exponential(multiplier=0.1, max=max_wait),
+        retry=retry_if_exception_type(PushRejected),
+        reraise=False,
+    )
+    try:
+        for n, try_ in enumerate(retrying, start=1):
+            with try_:
+                result = attempt(remote, request, identity, template)
+                result.attempts = n
+                return result
+    except RetryError:
+        raise PushRejected(
+            f"push to {request.branch} was rejected {max_attempts} times: "
+            "other promotions kept moving the branch; try again"
+        ) from None
+    raise AssertionError("unreachable")

@@ -1,0 +1,269 @@
+"""Edit values inside YAML files so that a reviewer's diff shows only the promoted values.
+
+A scalar is replaced in the original text, at the position ruamel.yaml reports for it, in
+the quoting style the target file already uses (when that style can hold the new value):
+comments, key order, indentation and every other byte stay as they were. Only edits that
+text replacement cannot express (a missing key, a whole mapping or list) go through a
+ruamel.yaml round trip. Every result is re-parsed and compared with the intended data
+before it is returned, so a promotion never writes a file that means something else.
+"""
+
+from __future__ import annotations
+
+import copy
+import io
+import json
+from dataclasses import dataclass
+from typing import Any, Literal
+
+import yaml
+from ruamel.yaml import YAML
+from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.error import YAMLError as RuamelError
+
+from orchestrator.model.yamlpath import PathPart, format_yaml_path, parse_yaml_path
+
+Style = Literal["plain", "single", "double", "other"]
+Path = tuple[PathPart, ...]
+
+
+class YamlEditError(ValueError):
+    """A file cannot be read or edited as asked; the message names the file and path."""
+
+
+@dataclass(frozen=True)
+class Value:
+    """A value read from a file: its data and, for scalars, how it was written."""
+
+    data: Any
+    token: str | None = None
+    style: Style = "other"
+
+
+@dataclass(frozen=True)
+class _Span:
+    start: int
+    end: int
+    style: Style
+
+
+def _rt() -> YAML:
+    rt = YAML(typ="rt")
+    rt.preserve_quotes = True
+    return rt
+
+
+def _load_rt(text: str, name: str) -> Any:
+    try:
+        return _rt().load(text)
+    except RuamelError as exc:
+        raise YamlEditError(f"{name}: invalid YAML ({type(exc).__name__}: {exc})") from None
+
+
+def _safe(text: str, name: str) -> Any:
+    try:
+        return yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        raise YamlEditError(f"{name}: invalid YAML ({exc})") from None
+
+
+def _walk(root: Any, path: Path, name: str) -> tuple[Any, PathPart]:
+    """The collection holding ``path``'s last part; raises when an ancestor is missing."""
+    node = root
+    for i, part in enumerate(path[:-1]):
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            missing = format_yaml_path(path[: i + 1])
+            raise YamlEditError(f"{name}: YAML path {missing!r} not found") from None
+    return node, path[-1]
+
+
+def _offset(text: str, line: int, col: int) -> int:
+    starts = [0]
+    for i, ch in enumerate(text):
+        if ch == "\n":
+            starts.append(i + 1)
+    return starts[line] + col
+
+
+def _span(text: str, start: int, flow: bool) -> _Span | None:
+    """Extent of the scalar token starting at ``start``; ``None`` for styles we don't edit."""
+    first = text[start : start + 1]
+    if first == '"':
+        i = start + 1
+        while i < len(text) and text[i] != '"':
+            if text[i] == "\n":
+                return None
+            i += 2 if text[i] == "\\" else 1
+        return _Span(start, i + 1, "double") if i < len(text) else None
+    if first == "'":
+        i = start + 1
+        while i < len(text):
+            if text[i] == "\n":
+                return None
+            if text[i] == "'":
+                if text[i + 1 : i + 2] == "'":
+                    i += 2
+                    continue
+                return _Span(start, i + 1, "single")
+            i += 1
+        return None
+    if not first or first in "|>&!*\n":
+        return None
+    end = text.find("\n", start)
+    end = len(text) if end == -1 else end
+    stops = [text.find(" #", start, end)]
+    if flow:
+        stops += [text.find(c, start, end) for c in ",]}"]
+    found = [s for s in stops if s != -1]
+    end = min(found) if found else end
+    return _Span(start, len(text[start:end].rstrip()) + start, "plain")
+
+
+def _locate(text: str, root: Any, path: Path, name: str) -> _Span | None:
+    parent, last = _walk(root, path, name)
+    try:
+        if isinstance(parent, CommentedMap):
+            if last not in parent:
+                return None
+            line, col = parent.lc.value(last)
+        elif isinstance(parent, CommentedSeq) and isinstance(last, int) and last < len(parent):
+            line, col = parent.lc.item(last)
+        else:
+            return None
+    except (KeyError, TypeError):
+        return None
+    flow = bool(parent.fa.flow_style())
+    return _span(text, _offset(text, line, col), flow)
+
+
+def read(text: str, path: str, name: str = "<yaml>") -> Value:
+    """The value at ``path`` (``image.tag``); :class:`YamlEditError` if it is absent."""
+    parts = parse_yaml_path(path)
+    root = _load_rt(text, name)
+    data = _safe(text, name)
+    try:
+        for part in parts:
+            data = data[part]
+    except (KeyError, IndexError, TypeError):
+        raise YamlEditError(f"{name}: YAML path {path!r} not found") from None
+    if isinstance(data, dict | list):
+        return Value(data)
+    span = _locate(text, root, parts, name)
+    if span is None:
+        return Value(data)
+    return Value(data, text[span.start : span.end], span.style)
+
+
+def _scalar_yaml(token: str) -> Any:
+    try:
+        return yaml.safe_load(f"k: {token}\n")["k"]
+    except (yaml.YAMLError, TypeError, KeyError):
+        return _Invalid
+
+
+class _Invalid:
+    """Marker: a token that does not parse as a scalar value."""
+
+
+def render(value: Value, style: Style) -> str | None:
+    """``value`` written in ``style`` if that style can hold it exactly, else ``None``."""
+    data = value.data
+    if isinstance(data, dict | list):
+        return None
+    if not isinstance(data, str):
+        token = value.token if value.token is not None else json.dumps(data)
+        return token if _same(_scalar_yaml(token), data) else None
+    candidates = {
+        "plain": data,
+        "single": "'" + data.replace("'", "''") + "'",
+        "double": json.dumps(data, ensure_ascii=False),
+    }
+    text = candidates.get(style)
+    if text is not None and "\n" not in text and _same(_scalar_yaml(text), data):
+        return text
+    return None
+
+
+def _same(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _set(data: Any, path: Path, value: Any) -> None:
+    node = data
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = value
+
+
+def edit(text: str, updates: dict[str, Value], name: str = "<yaml>") -> str:
+    """Set each YAML path to its value; returns the new text (unchanged bytes elsewhere)."""
+    parsed = {path: parse_yaml_path(path) for path in updates}
+    expected = _safe(text, name)
+    if not isinstance(expected, dict):
+        raise YamlEditError(f"{name}: the document must be a mapping")
+    structural: dict[str, Value] = {}
+    replacements: list[tuple[_Span, str]] = []
+    root = _load_rt(text, name)
+    for path, value in updates.items():
+        parts = parsed[path]
+        _ensure_parents(expected, parts, name)
+        _set(expected, parts, copy.deepcopy(value.data))
+        span = _locate(text, root, parts, name)
+        token = render(value, span.style) if span else None
+        if token is None and span is not None:
+            token = render(value, "double") if isinstance(value.data, str) else None
+        if span is None or token is None:
+            structural[path] = value
+        else:
+            replacements.append((span, token))
+    for span, token in sorted(replacements, key=lambda r: r[0].start, reverse=True):
+        text = text[: span.start] + token + text[span.end :]
+    if structural:
+        text = _round_trip(text, {parsed[p]: v for p, v in structural.items()}, name)
+    if _safe(text, name) != expected:
+        raise YamlEditError(f"{name}: the edit did not produce the intended values")
+    return text
+
+
+def _ensure_parents(data: Any, path: Path, name: str) -> None:
+    node = data
+    for part in path[:-1]:
+        if isinstance(node, dict) and part not in node:
+            node[part] = {}
+        try:
+            node = node[part]
+        except (KeyError, IndexError, TypeError):
+            raise YamlEditError(
+                f"{name}: cannot set {format_yaml_path(path)!r}: a parent is not a mapping"
+            ) from None
+
+
+def _round_trip(text: str, updates: dict[Path, Value], name: str) -> str:
+    """Structural edits (new keys, whole subtrees) through ruamel.yaml's round trip."""
+    rt = _rt()
+    rt.width = 4096
+    rt.indent(mapping=2, sequence=_sequence_indent(text), offset=_sequence_indent(text) - 2)
+    root = _load_rt(text, name)
+    for path, value in updates.items():
+        node = root
+        for part in path[:-1]:
+            if isinstance(node, CommentedMap) and part not in node:
+                node[part] = CommentedMap()
+            node = node[part]
+        node[path[-1]] = copy.deepcopy(value.data)
+    out = io.StringIO()
+    rt.dump(root, out)
+    return out.getvalue()
+
+
+def _sequence_indent(text: str) -> int:
+    """2 when list items sit under their key (``key:\\n- a``), 4 when indented past it."""
+    lines = text.splitlines()
+    for i, line in enumerate(lines[1:], start=1):
+        stripped = line.lstrip()
+        if stripped.startswith("- ") and lines[i - 1].rstrip().endswith(":"):
+            key_indent = len(lines[i - 1]) - len(lines[i - 1].lstrip())
+            return 4 if len(line) - len(stripped) > key_indent else 2
+    return 2
