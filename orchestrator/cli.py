@@ -107,8 +107,10 @@ app.add_typer(step.step_app, name="step")
 
 
 def main() -> None:
-    """Console-script entry point."""
-    app()
+    """Entry point (see orchestrator.entry, which the console script uses)."""
+    from orchestrator.entry import main as entry
+
+    entry()
 
 
 if __name__ == "__main__":

@@ -167,6 +167,12 @@ class GitRemote:
         return text
 
     def _git(self, *args: str, stdin: str | None = None) -> str:
+        result = self._run(*args, stdin=stdin)
+        if result.returncode != 0:
+            raise classify(self.scrub(result.stderr.strip()), self.url)
+        return result.stdout
+
+    def _run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
         try:
             result = subprocess.run(
                 ["git", "--git-dir", str(self.path), *args],
@@ -179,9 +185,7 @@ class GitRemote:
             )
         except subprocess.TimeoutExpired:
             raise GitError(f"git {args[0]} timed out against {self.url}", transient=True) from None
-        if result.returncode != 0:
-            raise classify(self.scrub(result.stderr.strip()), self.url)
-        return result.stdout
+        return result
 
     def fetch_branch(self, branch: str) -> pygit2.Commit:
         """Fetch the tip of ``branch`` (one commit, its trees, no blobs); return it."""
@@ -223,37 +227,23 @@ class GitRemote:
             stdin="\n".join(missing) + "\n",
         )  # fmt: skip
 
-    # -- pygit2: trees, commits, push ----------------------------------------------------
+    # -- push -----------------------------------------------------------------------------
 
     def push(self, commit: pygit2.Oid, branch: str) -> None:
-        """Push ``commit`` to ``branch`` without force; :class:`PushRejected` if it moved."""
-        rejected: list[str] = []
+        """Push ``commit`` to ``branch`` without force; :class:`PushRejected` if it moved.
 
-        class Callbacks(pygit2.RemoteCallbacks):
-            def push_update_reference(self, refname: str, message: str | None) -> None:
-                if message:
-                    rejected.append(message)
-
-        creds = self.credentials
-        callbacks = Callbacks(credentials=_pygit2_credentials(creds))
-        try:
-            self.repo.remotes[REMOTE].push([f"{commit}:refs/heads/{branch}"], callbacks=callbacks)
-        except pygit2.GitError as exc:
-            message = self.scrub(str(exc))
-            lowered = message.lower()
-            if "non-fastforward" in lowered or "not present locally" in lowered:
-                raise PushRejected(f"push to {branch} rejected: the branch moved") from None
-            raise classify(message, self.url) from None
-        if rejected:
-            raise PushRejected(f"push to {branch} rejected: {self.scrub(rejected[0])}")
-
-
-def _pygit2_credentials(creds: Credentials) -> pygit2.UserPass | pygit2.Keypair | None:
-    if creds.ssh_key:
-        return pygit2.Keypair("git", f"{creds.ssh_key}.pub", creds.ssh_key, "")
-    if creds.token:
-        return pygit2.UserPass(creds.username, creds.token)
-    return None
+        The git CLI pushes: libgit2's push walks the parents of the remote tip, which a
+        shallow repository does not have. The server checks the old value of the ref, so a
+        concurrent writer's commit is never overwritten.
+        """
+        result = self._run("push", "--porcelain", REMOTE, f"{commit}:refs/heads/{branch}")
+        if result.returncode == 0:
+            return
+        text = f"{result.stdout}\n{result.stderr}".lower()
+        markers = ("[rejected]", "fetch first", "non-fast-forward", "stale info", "cannot lock")
+        if any(m in text for m in (*markers, "failed to update ref", "[remote rejected]")):
+            raise PushRejected(f"push to {branch} rejected: the branch moved")
+        raise classify(self.scrub(result.stderr.strip()), self.url)
 
 
 def classify(message: str, url: str) -> GitError:

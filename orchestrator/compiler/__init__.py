@@ -1,9 +1,40 @@
 """Compile promotion flows into Argo objects (the only package, with adapters/argo, that
-imports Hera)."""
+imports Hera).
 
-from orchestrator.compiler.compile import CompiledProduct, compile_product, library_templates
-from orchestrator.compiler.plan import CompileError, plan_product
-from orchestrator.compiler.workflow import PromotionRequest
+Names are resolved lazily: step programs import the pure parts (``names``, ``plan``) and
+must not pay for importing Hera's models (most of a second) at every pod start.
+"""
+
+from __future__ import annotations
+
+from importlib import import_module
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from orchestrator.compiler.compile import (
+        CompiledProduct,
+        compile_product,
+        library_templates,
+    )
+    from orchestrator.compiler.plan import CompileError, plan_product
+    from orchestrator.compiler.workflow import PromotionRequest
+
+_EXPORTS = {
+    "CompileError": "orchestrator.compiler.plan",
+    "CompiledProduct": "orchestrator.compiler.compile",
+    "PromotionRequest": "orchestrator.compiler.workflow",
+    "compile_product": "orchestrator.compiler.compile",
+    "library_templates": "orchestrator.compiler.compile",
+    "plan_product": "orchestrator.compiler.plan",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _EXPORTS.get(name)
+    if module is None:
+        raise AttributeError(f"module 'orchestrator.compiler' has no attribute {name!r}")
+    return getattr(import_module(module), name)
+
 
 __all__ = [
     "CompileError",

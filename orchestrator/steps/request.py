@@ -9,14 +9,15 @@ both paths produce an equal :class:`PromoteRequest`, which is what the step acts
 from __future__ import annotations
 
 import json
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from orchestrator.compiler.names import repo_lock
-from orchestrator.compiler.plan import CompileError, plan_product
-from orchestrator.loading.config import Config
 from orchestrator.model.template import FileRule
+
+if TYPE_CHECKING:
+    from orchestrator.loading.config import Config
 
 
 class RequestError(ValueError):
@@ -95,6 +96,8 @@ def request_from_config(
     run: str | None = None,
 ) -> PromoteRequest:
     """Resolve a request from the configuration, as the compiler does for a workflow."""
+    from orchestrator.compiler.plan import CompileError, plan_product
+
     try:
         plan = plan_product(config, product)
     except CompileError as exc:

@@ -1,0 +1,193 @@
+"""Benchmark: one promotion on a large repository, promoflow vs the git CLI recipes.
+
+A repository of N files (50,000 by default, plus a run at 5,000) and 1,000 commits is
+generated with ``git fast-import`` and served by a local ``git http-backend``. Each variant
+promotes ``shop`` from dev to staging (copy image.tag), whole process, timed end to end:
+
+  (a) the common script: git clone --depth 1, edit, git commit, git push
+  (b) the best git CLI recipe: shallow, --filter=blob:none, --sparse clone of only the two
+      environment directories, edit, commit, push
+  promoflow cold: `promoflow step promote` with no cache
+  promoflow warm: the same with a cache directory kept between runs
+
+Targets: cold <= (b) and >= 10x faster than (a); warm >= 3x faster than (b); promoflow at
+5,000 vs 50,000 files grows by less than 50%.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+from rich.console import Console
+
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+
+console = Console(highlight=False)
+ENV = {
+    **os.environ,
+    "GIT_AUTHOR_NAME": "bench",
+    "GIT_AUTHOR_EMAIL": "bench@example.com",
+    "GIT_COMMITTER_NAME": "bench",
+    "GIT_COMMITTER_EMAIL": "bench@example.com",
+    "GIT_TERMINAL_PROMPT": "0",
+}
+PROMOFLOW = str(Path(sys.executable).with_name("promoflow"))
+VALUES = '# {env} values for shop\nimage:\n  repository: ghcr.io/acme/shop\n  tag: "{tag}"\n'
+
+
+def _data(text: str) -> bytes:
+    raw = text.encode()
+    return b"data %d\n" % len(raw) + raw + b"\n"
+
+
+def generate(bare: Path, files: int, commits: int = 1000) -> None:
+    """fast-import stream: one big commit, then small commits touching random files."""
+    rng = random.Random(7)
+    paths = [f"services/svc{i // 100:04d}/file{i % 100:02d}.yaml" for i in range(files - 2)]
+    chunks: list[bytes] = [b"commit refs/heads/main\n", b"committer bench <b@e> 1700000000 +0000\n"]
+    chunks.append(_data("initial import"))
+    for i, path in enumerate(paths):
+        chunks.append(f"M 100644 inline {path}\n".encode())
+        chunks.append(_data(f"name: svc-{i}\nreplicas: {i % 5 + 1}\nnote: {'x' * 120}\n"))
+    for env in ("dev", "staging"):
+        chunks.append(f"M 100644 inline envs/{env}/shop/values.yaml\n".encode())
+        chunks.append(_data(VALUES.format(env=env, tag="1.0.0")))
+    for n in range(1, commits):
+        chunks.append(b"commit refs/heads/main\n")
+        chunks.append(f"committer bench <b@e> {1700000000 + n} +0000\n".encode())
+        chunks.append(_data(f"change {n}"))
+        for path in rng.sample(paths, 3):
+            chunks.append(f"M 100644 inline {path}\n".encode())
+            chunks.append(_data(f"name: changed-{n}\nreplicas: {n % 7}\n"))
+    subprocess.run(
+        ["git", "--git-dir", str(bare), "fast-import", "--quiet"],
+        input=b"".join(chunks), check=True, env=ENV,
+    )  # fmt: skip
+    subprocess.run(["git", "--git-dir", str(bare), "gc", "--quiet"], check=True, env=ENV)
+
+
+def set_dev_version(url: str, tag: str, scratch: Path) -> None:
+    """Move dev to a new version (setup, not timed) so every promotion has work to do."""
+    work = scratch / f"setup-{tag}"
+    _git("clone", "--quiet", "--depth=1", "--filter=blob:none", "--sparse", url, str(work))
+    _git("-C", str(work), "sparse-checkout", "set", "envs/dev")
+    (work / "envs/dev/shop/values.yaml").write_text(VALUES.format(env="dev", tag=tag))
+    _git("-C", str(work), "commit", "--quiet", "-am", f"dev {tag}")
+    _git("-C", str(work), "push", "--quiet", "origin", "main")
+    shutil.rmtree(work)
+
+
+def _git(*args: str) -> None:
+    subprocess.run(["git", *args], check=True, env=ENV, capture_output=True)
+
+
+def _edit_staging(work: Path) -> None:
+    dev = (work / "envs/dev/shop/values.yaml").read_text()
+    tag = dev.split('tag: "')[1].split('"')[0]
+    (work / "envs/staging/shop/values.yaml").write_text(VALUES.format(env="staging", tag=tag))
+
+
+def recipe_a(url: str, scratch: Path) -> None:
+    work = scratch / "a"
+    _git("clone", "--quiet", "--depth=1", url, str(work))
+    _edit_staging(work)
+    _git("-C", str(work), "commit", "--quiet", "-am", "promote shop to staging")
+    _git("-C", str(work), "push", "--quiet", "origin", "HEAD:main")
+    shutil.rmtree(work)
+
+
+def recipe_b(url: str, scratch: Path) -> None:
+    work = scratch / "b"
+    _git("clone", "--quiet", "--depth=1", "--filter=blob:none", "--sparse", url, str(work))
+    _git("-C", str(work), "sparse-checkout", "set", "envs/dev/shop", "envs/staging/shop")
+    _edit_staging(work)
+    _git("-C", str(work), "commit", "--quiet", "-am", "promote shop to staging")
+    _git("-C", str(work), "push", "--quiet", "origin", "HEAD:main")
+    shutil.rmtree(work)
+
+
+def promoflow(url: str, cache: Path | None) -> None:
+    files = json.dumps([{"file": "values.yaml", "paths": ["image.tag"]}])
+    args = [
+        PROMOFLOW, "step", "promote", "--product", "shop", "--to", "staging", "--from", "dev",
+        "--repo", url, "--branch", "main", "--source-path", "envs/dev/shop",
+        "--target-path", "envs/staging/shop", "--files", files,
+    ]  # fmt: skip
+    if cache is not None:
+        args += ["--cache-dir", str(cache)]
+    result = subprocess.run(args, env=ENV, capture_output=True, text=True, check=False)
+    if result.returncode != 0 or '"changed": true' not in result.stdout:
+        raise SystemExit(f"promoflow failed: {result.stdout}{result.stderr}")
+
+
+def timed(label: str, url: str, scratch: Path, run: Callable[[], None], repeats: int) -> float:
+    times = []
+    for i in range(repeats):
+        set_dev_version(url, f"{label}-{i}-{time.time_ns()}", scratch)
+        start = time.perf_counter()
+        run()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times)
+
+
+def measure(files: int, scratch: Path, with_a: bool) -> dict[str, float]:
+    root = scratch / f"srv-{files}"
+    root.mkdir()
+    bare = init_bare_repo(root / "gitops.git")
+    with console.status(f"generating {files:,} files x 1,000 commits"):
+        generate(bare, files)
+    results: dict[str, float] = {}
+    with GitHttpServer(root) as server:
+        url = server.repo_url("gitops")
+        cache = scratch / f"cache-{files}"
+        runs: list[tuple[str, Callable[[], None], int]] = [
+            ("b", lambda: recipe_b(url, scratch), 3),
+            ("cold", lambda: promoflow(url, None), 3),
+        ]
+        if with_a:
+            runs.insert(0, ("a", lambda: recipe_a(url, scratch), 1))
+        for label, run, repeats in runs:
+            with console.status(f"{files:,} files: timing {label}"):
+                results[label] = timed(label, url, scratch, run, repeats)
+        set_dev_version(url, f"warmup-{time.time_ns()}", scratch)
+        promoflow(url, cache)  # fills the cache, as the first run on a workflow volume would
+        with console.status(f"{files:,} files: timing warm"):
+            results["warm"] = timed("warm", url, scratch, lambda: promoflow(url, cache), 3)
+    return results
+
+
+def main() -> None:
+    large = int(os.environ.get("BENCH_FILES", "50000"))
+    small = large // 10
+    with tempfile.TemporaryDirectory(prefix="promoflow-bench-") as tmp:
+        scratch = Path(tmp)
+        big = measure(large, scratch, with_a=True)
+        little = measure(small, scratch, with_a=False)
+    a, b, cold, warm = big["a"], big["b"], big["cold"], big["warm"]
+    console.print(f"{large:,} files, 1,000 commits (median of 3; (a) once):")
+    console.print(f"  (a) clone --depth 1 + commit + push     {a:7.2f} s")
+    console.print(f"  (b) shallow blob-less sparse clone       {b:7.2f} s")
+    console.print(f"  promoflow cold                           {cold:7.2f} s")
+    console.print(f"  promoflow warm (cache kept)              {warm:7.2f} s")
+    console.print(f"ratios: (a)/cold = {a / cold:5.1f} (target >= 10)")
+    console.print(f"        (b)/cold = {b / cold:5.2f} (target >= 1)")
+    console.print(f"        (b)/warm = {b / warm:5.2f} (target >= 3)")
+    growth = big["cold"] / little["cold"]
+    console.print(
+        f"scaling: cold at {small:,} files {little['cold']:.2f} s, at {large:,} {cold:.2f} s "
+        f"-> x{growth:.2f} (target < 1.5)"
+    )
+
+
+if __name__ == "__main__":
+    main()
