@@ -18,3 +18,7 @@ def main() -> None:
     from orchestrator.cli import app
 
     app()
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,117 @@
+"""A fake Argo Server over real HTTP: the REST endpoints promoflow uses, answered in the
+shapes of ../shared/refdata/argo-workflows/openapi-swagger.json.
+
+Objects are validated against the upstream JSON Schema on create and update (400 with the
+reason, nothing stored), names conflict with 409, missing objects are 404, and a configured
+token is required as ``Authorization: Bearer TOKEN`` (401 otherwise).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from orchestrator.simulator.serve import ServerThread
+from tests.fakes.argo_store import ApiError, Obj, Store
+from tests.support.argo_schema import schema_errors
+
+ROUTES = {
+    "/api/v1/workflow-templates/{namespace}": ("GET", "POST"),
+    "/api/v1/workflow-templates/{namespace}/{name}": ("GET", "PUT", "DELETE"),
+    "/api/v1/workflows/{namespace}": ("GET", "POST"),
+    "/api/v1/workflows/{namespace}/{name}": ("GET", "DELETE"),
+    "/api/v1/workflows/{namespace}/{name}/set": ("PUT",),
+}
+
+
+@dataclass
+class FakeArgoServer:
+    token: str | None = None
+    base_href: str = ""
+    """Path prefix, as when the Argo Server sits behind a proxy (ARGO_BASE_HREF)."""
+    store: Store = field(default_factory=Store)
+    requests: list[tuple[str, str, int]] = field(default_factory=list)
+    _thread: ServerThread | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._thread is not None
+        return self._thread.url
+
+    def __enter__(self) -> FakeArgoServer:
+        self._thread = ServerThread(self.app()).start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._thread is not None:
+            self._thread.stop()
+
+    def app(self) -> Starlette:
+        prefix = "/" + self.base_href.strip("/") if self.base_href.strip("/") else ""
+        routes = [Route(prefix + path, self._handle, methods=list(m)) for path, m in ROUTES.items()]
+        return Starlette(routes=routes)
+
+    async def _handle(self, request: Request) -> JSONResponse:
+        try:
+            self._authorize(request)
+            body: Any = await request.json() if request.method in ("POST", "PUT") else {}
+            result, status = self._dispatch(request, body), 200
+            response = JSONResponse(result, status_code=status)
+        except ApiError as exc:
+            response = JSONResponse(exc.body(), status_code=exc.status)
+        except ValueError:
+            response = JSONResponse({"code": 3, "message": "invalid JSON body"}, 400)
+        self.requests.append((request.method, request.url.path, response.status_code))
+        return response
+
+    def _authorize(self, request: Request) -> None:
+        if self.token is None:
+            return
+        if request.headers.get("authorization") != f"Bearer {self.token}":
+            raise ApiError(401, 16, "token not valid. see https://argo-workflows.readthedocs.io")
+
+    def _dispatch(self, request: Request, body: Obj) -> Obj:
+        params = request.path_params
+        ns, name = params["namespace"], params.get("name")
+        path, method = request.url.path, request.method
+        kind = "WorkflowTemplate" if "/workflow-templates/" in path else "Workflow"
+        selector = request.query_params.get("listOptions.labelSelector")
+        store = self.store
+        if path.endswith("/set"):
+            assert name is not None
+            return store.set_nodes(ns, name, body)
+        if method == "GET" and name is None:
+            items = store.list(kind, ns, selector)
+            return {"metadata": {"resourceVersion": str(store.version)}, "items": items}
+        if method == "GET":
+            assert name is not None
+            return store.get(kind, ns, name)
+        if method == "DELETE":
+            assert name is not None
+            store.delete(kind, ns, name)
+            return {}
+        obj = body.get("template" if kind == "WorkflowTemplate" else "workflow")
+        if not isinstance(obj, dict):
+            raise ApiError(400, 3, f"the request body has no {kind.lower()}")
+        errors = schema_errors({"apiVersion": "argoproj.io/v1alpha1", "kind": kind, **obj}, kind)
+        if errors:
+            raise ApiError(400, 3, f"{kind} is invalid: {errors[0]}")
+        if method == "PUT":
+            assert name is not None
+            return store.update(kind, ns, name, obj)
+        ref = (obj.get("spec") or {}).get("workflowTemplateRef") or {}
+        if kind == "Workflow" and ref.get("name") and not ref.get("clusterScope"):
+            try:
+                store.get("WorkflowTemplate", ns, ref["name"])
+            except ApiError:
+                raise ApiError(
+                    400, 3, f'workflowtemplates.argoproj.io "{ref["name"]}" not found'
+                ) from None
+        if body.get("serverDryRun"):
+            return obj
+        return store.create(kind, ns, obj)
