@@ -150,3 +150,22 @@ def test_token_is_required(server: FakeArgoServer) -> None:
     assert response_errors(WF, "GET", 401, response.json()) == []
     wrong = httpx.get(f"{server.url}/api/v1/workflows/argo", headers={"Authorization": "Bearer x"})
     assert wrong.status_code == 401
+
+
+def test_submit_from_template(http: httpx.Client) -> None:
+    body = {
+        "namespace": "argo",
+        "resourceKind": "WorkflowTemplate",
+        "resourceName": "promoflow-shop",
+        "submitOptions": {"parameters": ["version=1.2.3"], "labels": "promoflow.dev/product=shop"},
+    }
+    created = check(
+        "/api/v1/workflows/{namespace}/submit", "POST",
+        http.post("/api/v1/workflows/argo/submit", json=body),
+    )  # fmt: skip
+    assert created["metadata"]["name"].startswith("promoflow-shop-")
+    assert created["spec"]["workflowTemplateRef"] == {"name": "promoflow-shop"}
+    assert created["spec"]["arguments"]["parameters"] == [{"name": "version", "value": "1.2.3"}]
+    assert created["metadata"]["labels"] == {"promoflow.dev/product": "shop"}
+    missing = http.post("/api/v1/workflows/argo/submit", json={**body, "resourceName": "nope"})
+    assert missing.status_code == 404

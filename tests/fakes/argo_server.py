@@ -25,6 +25,7 @@ ROUTES = {
     "/api/v1/workflow-templates/{namespace}/{name}": ("GET", "PUT", "DELETE"),
     "/api/v1/workflows/{namespace}": ("GET", "POST"),
     "/api/v1/workflows/{namespace}/{name}": ("GET", "DELETE"),
+    "/api/v1/workflows/{namespace}/submit": ("POST",),
     "/api/v1/workflows/{namespace}/{name}/set": ("PUT",),
 }
 
@@ -75,6 +76,32 @@ class FakeArgoServer:
         if request.headers.get("authorization") != f"Bearer {self.token}":
             raise ApiError(401, 16, "token not valid. see https://argo-workflows.readthedocs.io")
 
+    def _from_template(self, namespace: str, body: Obj) -> Obj:
+        """``submit``: a Workflow from a WorkflowTemplate, as ``argo submit --from`` does."""
+        if body.get("resourceKind") != "WorkflowTemplate":
+            raise ApiError(400, 3, "resourceKind must be WorkflowTemplate")
+        name = str(body.get("resourceName", ""))
+        self.store.get("WorkflowTemplate", namespace, name)
+        options = body.get("submitOptions") or {}
+        labels = dict(
+            pair.split("=", 1)
+            for pair in str(options.get("labels") or "").split(",")
+            if "=" in pair
+        )
+        params = [
+            {"name": k, "value": v}
+            for k, v in (p.split("=", 1) for p in options.get("parameters") or [])
+        ]
+        meta: Obj = {"labels": labels}
+        if options.get("name"):
+            meta["name"] = options["name"]
+        else:
+            meta["generateName"] = options.get("generateName") or f"{name}-"
+        spec: Obj = {"workflowTemplateRef": {"name": name}}
+        if params:
+            spec["arguments"] = {"parameters": params}
+        return {"metadata": meta, "spec": spec}
+
     def _dispatch(self, request: Request, body: Obj) -> Obj:
         params = request.path_params
         ns, name = params["namespace"], params.get("name")
@@ -85,6 +112,8 @@ class FakeArgoServer:
         if path.endswith("/set"):
             assert name is not None
             return store.set_nodes(ns, name, body)
+        if path.endswith("/submit"):
+            body = {"workflow": self._from_template(ns, body)}
         if method == "GET" and name is None:
             items = store.list(kind, ns, selector)
             return {"metadata": {"resourceVersion": str(store.version)}, "items": items}
