@@ -103,6 +103,7 @@ app.command("apply")(argo.apply_cmd)
 app.command("promote")(argo.promote_cmd)
 app.command("runs")(argo.runs_cmd)
 app.command("status")(argo.status_cmd)
+app.command("diff")(argo.diff_cmd)
 app.add_typer(step.step_app, name="step")
 
 

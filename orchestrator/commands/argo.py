@@ -242,3 +242,42 @@ def status_cmd(
             table.add_row(env, node.kind, node.phase, node.message)
     out.print(table)
     out.print(client.ui_link(summary.name), markup=False)
+
+
+def diff_cmd(
+    product: ProductOption,
+    to: Annotated[str, typer.Option("--to", help="Target environment.")],
+    config: ConfigOption = Path("."),
+    source: Annotated[str | None, typer.Option("--from", help="Source environment.")] = None,
+    version: Annotated[str | None, typer.Option("--version", "-v", help="Version to set.")] = None,
+    repo: Annotated[
+        str | None, typer.Option(help="Repository URL (overrides the product's).")
+    ] = None,
+) -> None:
+    """Show the exact diff a promotion would commit, without committing anything."""
+    from orchestrator.adapters.git import Credentials, GitError, GitRemote
+    from orchestrator.steps.diff import promotion_diff
+    from orchestrator.steps.promote import PromoteError
+    from orchestrator.steps.request import RequestError, request_from_config
+
+    loaded = load_valid(config)
+    check_product(loaded, product)
+    try:
+        request = request_from_config(loaded, product, to, source=source, version=version)
+    except RequestError as exc:
+        raise typer.BadParameter(str(exc)) from None
+    if repo:
+        request = request.model_copy(update={"repo": repo})
+    try:
+        with GitRemote(request.repo, Credentials.from_env()) as remote:
+            tip, diffs = promotion_diff(remote, request)
+    except PromoteError as exc:
+        fail(str(exc))
+    except GitError as exc:
+        fail(str(exc))
+    if not diffs:
+        out.print(f"{product}: {to} already holds the promoted values (at {tip[:12]})")
+        return
+    for item in diffs:
+        sys.stdout.write(item.text)
+    err.print(f"{len(diffs)} file(s) would change on {request.branch} (at {tip[:12]})")
