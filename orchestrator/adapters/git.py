@@ -19,15 +19,20 @@ import hashlib
 import os
 import subprocess
 import tempfile
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
+import httpx
 import pygit2
 from pygit2.enums import FileMode
 
+from orchestrator.adapters import gitwire
+
 REMOTE = "origin"
+T = TypeVar("T")
 DEFAULT_TIMEOUT = 300
 
 
@@ -97,8 +102,21 @@ class GitRemote:
             self._tmp = tempfile.TemporaryDirectory(prefix="promoflow-git-")
             self.path = Path(self._tmp.name) / "repo.git"
         self.repo = self._open()
+        self.wire: gitwire.SmartHttp | None = None
+        transport = os.environ.get("PROMOFLOW_GIT_TRANSPORT", "native")
+        if self.url.startswith(("http://", "https://")) and transport != "cli":
+            self.wire = gitwire.SmartHttp(self.url, self._authorization())
+
+    def _authorization(self) -> str | None:
+        creds = self.credentials
+        if not creds.token:
+            return None
+        pair = base64.b64encode(f"{creds.username}:{creds.token}".encode()).decode()
+        return f"Basic {pair}"
 
     def close(self) -> None:
+        if self.wire is not None:
+            self.wire.close()
         self.repo.free()
         if self._tmp is not None:
             self._tmp.cleanup()
@@ -142,11 +160,11 @@ class GitRemote:
             GIT_CONFIG_NOSYSTEM="1",
             LC_ALL="C",
         )
-        settings = {"protocol.version": "2", "fetch.negotiationAlgorithm": "noop"}
+        settings = {"protocol.version": "2"}
         creds = self.credentials
-        if creds.token:
-            pair = base64.b64encode(f"{creds.username}:{creds.token}".encode()).decode()
-            settings["http.extraHeader"] = f"Authorization: Basic {pair}"
+        authorization = self._authorization()
+        if authorization:
+            settings["http.extraHeader"] = f"Authorization: {authorization}"
         if creds.ssh_key:
             env["GIT_SSH_COMMAND"] = (
                 f"ssh -i {creds.ssh_key} -o IdentitiesOnly=yes -o BatchMode=yes "
@@ -190,6 +208,8 @@ class GitRemote:
     def fetch_branch(self, branch: str) -> pygit2.Commit:
         """Fetch the tip of ``branch`` (one commit, its trees, no blobs); return it."""
         ref = f"refs/remotes/{REMOTE}/{branch}"
+        if self.wire is not None:
+            return self._wire_fetch_branch(branch, ref)
         self._git(
             "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
             "--no-write-fetch-head", REMOTE, f"+refs/heads/{branch}:{ref}",
@@ -199,6 +219,9 @@ class GitRemote:
     def fetch_commit(self, sha: str) -> pygit2.Commit:
         """Make commit ``sha`` (and its trees) available, fetching it if needed."""
         commit = self._lookup_commit(sha)
+        if commit is None and self.wire is not None:
+            self._wire(lambda w: self._wire_store(w, [sha], [], depth=1, blobless=True))
+            commit = self._lookup_commit(sha)
         if commit is None:
             self._git(
                 "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
@@ -221,7 +244,11 @@ class GitRemote:
         missing = sorted({str(o) for o in oids if o not in self.repo.odb})
         if not missing:
             return
+        if self.wire is not None:
+            self._wire(lambda w: self._wire_store(w, missing, [], depth=None, blobless=False))
+            return
         self._git(
+            "-c", "fetch.negotiationAlgorithm=noop",  # we want exactly these objects
             "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
             "--recurse-submodules=no", "--filter=blob:none", "--stdin", REMOTE,
             stdin="\n".join(missing) + "\n",
@@ -229,13 +256,70 @@ class GitRemote:
 
     # -- push -----------------------------------------------------------------------------
 
-    def push(self, commit: pygit2.Oid, branch: str) -> None:
+    # -- the native transport (gitwire) -------------------------------------------------
+
+    def _wire(self, call: Callable[[gitwire.SmartHttp], T]) -> T:
+        assert self.wire is not None
+        try:
+            return call(self.wire)
+        except gitwire.RefUpdateRejected as exc:
+            raise PushRejected(f"push rejected: {self.scrub(str(exc))}") from None
+        except gitwire.WireError as exc:
+            if exc.status in (401, 403):
+                raise GitError(
+                    f"authentication to {self.url} failed: check GIT_TOKEN (or GIT_SSH_KEY)"
+                ) from None
+            if exc.status == 404:
+                raise GitError(f"repository {self.url} not found (or no access)") from None
+            transient = exc.status is not None and exc.status >= 500
+            raise GitError(f"git failed for {self.url}: {exc}", transient=transient) from None
+        except httpx.HTTPError as exc:
+            raise GitError(
+                f"cannot reach {self.url} ({type(exc).__name__})", transient=True
+            ) from None
+
+    def _wire_store(
+        self, wire: gitwire.SmartHttp, wants: list[str], haves: list[str], *,
+        depth: int | None, blobless: bool,
+    ) -> None:  # fmt: skip
+        pack, shallow = wire.fetch(wants, haves, depth, blobless)
+        gitwire.add_shallow(self.repo, shallow)
+        gitwire.store(self.repo, pack)
+
+    def _wire_fetch_branch(self, branch: str, ref: str) -> pygit2.Commit:
+        refs = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}"))
+        tip = refs.get(f"refs/heads/{branch}")
+        if tip is None:
+            raise GitError(f"branch {branch!r} not found in {self.url}")
+        if self._lookup_commit(tip) is None:
+            known = self.repo.references.get(ref)
+            haves = [str(known.target)] if known is not None else []
+            self._wire(lambda w: self._wire_store(w, [tip], haves, depth=1, blobless=True))
+        self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
+        return self.repo[tip].peel(pygit2.Commit)
+
+    def push(self, commit: pygit2.Oid, branch: str, old: pygit2.Oid | None) -> None:
         """Push ``commit`` to ``branch`` without force; :class:`PushRejected` if it moved.
 
-        The git CLI pushes: libgit2's push walks the parents of the remote tip, which a
-        shallow repository does not have. The server checks the old value of the ref, so a
-        concurrent writer's commit is never overwritten.
+        The server checks ``old`` (the tip this commit was built on; none for a new
+        branch), so a concurrent writer's commit is never overwritten. The native transport
+        sends a pack of exactly the new objects; the CLI transport uses ``git push`` (not
+        libgit2's, which walks parents a shallow repository does not have).
         """
+        if self.wire is not None:
+            parent = self.repo[commit].peel(pygit2.Commit)
+            base = old or (parent.parents[0].id if parent.parent_ids else None)
+            base_tree = self.repo[base].peel(pygit2.Commit).tree if base else None
+            objects = gitwire.new_objects(self.repo, commit, base_tree)
+            with tempfile.TemporaryDirectory(prefix="promoflow-pack-") as scratch:
+                pack = gitwire.build_pack(self.repo, objects, scratch)
+            zero = "0" * 40
+            self._wire(
+                lambda w: w.push(
+                    str(old) if old else zero, str(commit), f"refs/heads/{branch}", pack
+                )
+            )
+            return
         result = self._run("push", "--porcelain", REMOTE, f"{commit}:refs/heads/{branch}")
         if result.returncode == 0:
             return

@@ -307,7 +307,7 @@ def attempt(
     sig = identity.signature()
     text = commit_message(request, edit_plan, template)
     oid = repo.create_commit(None, sig, sig, text, tree, [tip.id])
-    remote.push(oid, target_branch)
+    remote.push(oid, target_branch, tip.id)
     if target_branch == request.branch:
         repo.references.create(f"refs/remotes/origin/{target_branch}", oid, force=True)
     return PromoteResult(str(oid), True, edit_plan.files, branch=target_branch)

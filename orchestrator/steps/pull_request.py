@@ -84,7 +84,7 @@ def open_pull_request(
         sig = identity.signature()
         message = commit_message(request, edit_plan, template)
         commit = repo.create_commit(None, sig, sig, message, tree, [tip.id])
-        remote.push(commit, branch)
+        remote.push(commit, branch, None)  # a new branch
     client = scm or ScmClient(ScmTarget.from_repo(request.repo), remote.credentials.token)
     title = f"Promote {request.product} {request.version or ''} to {request.environment}".strip()
     try:
