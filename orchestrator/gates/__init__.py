@@ -1,0 +1,1 @@
+"""Gates: decisions (pure) and waits that tell whether a promotion may move on."""

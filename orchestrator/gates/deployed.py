@@ -1,0 +1,128 @@
+"""Is this Argo CD application deployed at this commit? One pure function, shared by every
+way of watching Argo CD (API server stream, polling, Kubernetes watch).
+
+"Deployed" means, for the promoted commit SHA:
+- no sync operation is running, and the last one finished;
+- the app was reconciled after that operation finished (so status is not stale);
+- it is Synced at exactly SHA (for a multi-source app: every source from the promoted
+  repository);
+- it is Healthy (unless health is not required).
+A sync operation for SHA that Failed or Errored, or health turning Degraded once SHA was
+applied, fail the gate at once with the reason; a Suspended app (a paused Rollout) is
+waiting, with its message.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, Literal
+
+State = Literal["deployed", "waiting", "failed"]
+
+
+@dataclass(frozen=True)
+class Verdict:
+    app: str
+    state: State
+    reason: str
+
+    def __str__(self) -> str:
+        return f"{self.app}: {self.reason}"
+
+
+def _time(value: Any) -> datetime | None:
+    if not value:
+        return None
+    try:
+        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+
+
+def _normalise(url: str) -> str:
+    return url.rstrip("/").removesuffix(".git").lower()
+
+
+def _revisions(app: dict[str, Any], repo: str | None) -> list[str]:
+    """The synced revisions that must equal SHA (sources from ``repo``, or all of them)."""
+    spec, sync = app.get("spec") or {}, (app.get("status") or {}).get("sync") or {}
+    sources = spec.get("sources")
+    if sources:
+        revisions = list(sync.get("revisions") or [])
+        picked = [
+            rev
+            for src, rev in zip(sources, revisions, strict=False)
+            if repo is None or _normalise(src.get("repoURL", "")) == _normalise(repo)
+        ]
+        if len(revisions) < len(sources):
+            picked.append("")  # not every source reported yet
+        return picked or revisions
+    return [sync.get("revision") or ""]
+
+
+def _operation_revisions(op: dict[str, Any]) -> list[str]:
+    result = op.get("syncResult") or {}
+    if result.get("revisions"):
+        return list(result["revisions"])
+    if result.get("revision"):
+        return [result["revision"]]
+    sync = (op.get("operation") or {}).get("sync") or {}
+    return list(sync.get("revisions") or ([sync["revision"]] if sync.get("revision") else []))
+
+
+def assess(
+    app: dict[str, Any] | None,
+    name: str,
+    sha: str,
+    *,
+    repo: str | None = None,
+    health: bool = True,
+) -> Verdict:
+    """Where ``app`` stands against commit ``sha``."""
+    if app is None:
+        return Verdict(name, "failed", "application not found")
+    status = app.get("status") or {}
+    op = status.get("operationState") or {}
+    phase = op.get("phase")
+    short = sha[:12]
+    if app.get("operation") or phase in ("Running", "Terminating"):
+        return Verdict(name, "waiting", f"sync operation in progress ({phase or 'requested'})")
+    if phase in ("Failed", "Error") and sha in _operation_revisions(op):
+        message = op.get("message") or phase
+        return Verdict(name, "failed", f"sync of {short} {phase.lower()}: {message}")
+    revisions = _revisions(app, repo)
+    sync_status = (status.get("sync") or {}).get("status", "Unknown")
+    if not revisions or any(rev != sha for rev in revisions):
+        current = ", ".join(r[:12] or "?" for r in revisions) or "nothing"
+        return Verdict(name, "waiting", f"{sync_status} at {current}, waiting for {short}")
+    if sync_status != "Synced":
+        return Verdict(name, "waiting", f"{sync_status} at {short}, waiting for Synced")
+    finished = _time(op.get("finishedAt"))
+    if op and finished is None:
+        return Verdict(name, "waiting", "last sync operation has not finished")
+    reconciled = _time(status.get("reconciledAt"))
+    if finished is not None and (reconciled is None or reconciled < finished):
+        return Verdict(name, "waiting", "status not reconciled since the sync finished")
+    if not health:
+        return Verdict(name, "deployed", f"Synced at {short}")
+    state = (status.get("health") or {}).get("status", "Unknown")
+    message = (status.get("health") or {}).get("message") or ""
+    if state == "Healthy":
+        return Verdict(name, "deployed", f"Synced at {short} and Healthy")
+    if state == "Degraded":
+        return Verdict(
+            name, "failed", f"Degraded after {short} was applied: {message or 'no message'}"
+        )
+    if state == "Suspended":
+        return Verdict(name, "waiting", f"Suspended: {message or 'paused rollout'}")
+    return Verdict(name, "waiting", f"{state}" + (f": {message}" if message else ""))
+
+
+def overall(verdicts: list[Verdict]) -> State:
+    """failed if any failed, deployed if all deployed, else waiting."""
+    if any(v.state == "failed" for v in verdicts):
+        return "failed"
+    if verdicts and all(v.state == "deployed" for v in verdicts):
+        return "deployed"
+    return "waiting"
