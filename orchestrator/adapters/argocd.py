@@ -1,0 +1,170 @@
+"""The Argo CD API server over HTTP (httpx): read, refresh and sync applications, and
+follow the application event stream.
+
+Connection settings are read as the argocd CLI reads them: ``ARGOCD_SERVER`` (host:port or
+a URL), ``ARGOCD_AUTH_TOKEN`` and ``ARGOCD_OPTS`` (``--plaintext`` for HTTP, ``--insecure``
+to skip TLS verification). The token is sent as a bearer token and never printed.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+import httpx
+
+App = dict[str, Any]
+
+
+class ArgoCDError(Exception):
+    """A request failed; ``transient`` when trying again may help (5xx, network)."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+@dataclass(frozen=True)
+class ArgoCDSettings:
+    server: str
+    token: str = field(default="", repr=False)
+    plaintext: bool = False
+    insecure: bool = False
+
+    @classmethod
+    def from_env(cls, env: dict[str, str] | None = None) -> ArgoCDSettings:
+        env = dict(os.environ if env is None else env)
+        opts = shlex.split(env.get("ARGOCD_OPTS", ""))
+        return cls(
+            server=env.get("ARGOCD_SERVER", ""),
+            token=env.get("ARGOCD_AUTH_TOKEN", ""),
+            plaintext="--plaintext" in opts,
+            insecure="--insecure" in opts,
+        )
+
+    @property
+    def base_url(self) -> str:
+        server = self.server.rstrip("/")
+        if "://" in server:
+            return server
+        return f"{'http' if self.plaintext else 'https'}://{server}"
+
+
+class ArgoCDClient:
+    def __init__(
+        self, settings: ArgoCDSettings, transport: httpx.BaseTransport | None = None
+    ) -> None:
+        if not settings.server:
+            raise ArgoCDError("no Argo CD server configured: set ARGOCD_SERVER")
+        self.settings = settings
+        headers = {"Accept": "application/json"}
+        if settings.token:
+            headers["Authorization"] = f"Bearer {settings.token}"
+        self.http = httpx.Client(
+            base_url=settings.base_url,
+            headers=headers,
+            verify=not settings.insecure,
+            timeout=httpx.Timeout(30, read=60),
+            transport=transport,
+        )
+
+    def close(self) -> None:
+        self.http.close()
+
+    def __enter__(self) -> ArgoCDClient:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        self.close()
+
+    def _check(self, response: httpx.Response, what: str) -> None:
+        if response.status_code in (401, 403):
+            raise ArgoCDError(f"{what}: Argo CD refused the token (check ARGOCD_AUTH_TOKEN)")
+        if response.status_code >= 500:
+            raise ArgoCDError(f"{what}: Argo CD answered {response.status_code}", transient=True)
+        if response.status_code >= 400:
+            raise ArgoCDError(
+                f"{what}: Argo CD answered {response.status_code}: {_reason(response)}"
+            )
+
+    def _get(self, path: str, what: str, **params: str) -> httpx.Response:
+        try:
+            response = self.http.get(path, params=params or None)
+        except httpx.HTTPError as exc:
+            raise ArgoCDError(
+                f"{what}: cannot reach Argo CD at {self.settings.base_url} ({type(exc).__name__})",
+                transient=True,
+            ) from None
+        return response
+
+    def get_app(self, name: str, refresh: str | None = None) -> App | None:
+        """The application, or ``None`` if it does not exist; ``refresh`` = normal|hard."""
+        params = {"refresh": refresh} if refresh else {}
+        response = self._get(f"/api/v1/applications/{name}", f"application {name}", **params)
+        if response.status_code == 404:
+            return None
+        self._check(response, f"application {name}")
+        data: App = response.json()
+        return data
+
+    def list_apps(self, selector: str) -> list[App]:
+        response = self._get("/api/v1/applications", "list applications", selector=selector)
+        self._check(response, "list applications")
+        return list(response.json().get("items") or [])
+
+    def sync(self, name: str, revision: str | None = None) -> None:
+        body: dict[str, Any] = {"name": name}
+        if revision:
+            body["revision"] = revision
+        try:
+            response = self.http.post(f"/api/v1/applications/{name}/sync", json=body)
+        except httpx.HTTPError as exc:
+            raise ArgoCDError(f"sync {name}: {type(exc).__name__}", transient=True) from None
+        self._check(response, f"sync {name}")
+
+    def watch(
+        self, names: list[str] | None = None, selector: str | None = None, timeout: float = 30
+    ) -> Iterator[tuple[str, App]]:
+        """Application events (``ADDED``/``MODIFIED``/``DELETED``) as they happen.
+
+        Ends when the server closes the stream or nothing arrives for ``timeout`` seconds;
+        callers re-read state and watch again (so a dropped stream loses nothing).
+        """
+        params = httpx.QueryParams([("name", n) for n in names or []])
+        if selector:
+            params = params.add("selector", selector)
+        try:
+            with self.http.stream(
+                "GET",
+                "/api/v1/stream/applications",
+                params=params,
+                timeout=httpx.Timeout(30, read=timeout),
+            ) as response:
+                self._check(response, "watch applications")
+                for line in response.iter_lines():
+                    if not line.strip():
+                        continue
+                    event = json.loads(line)
+                    if "error" in event:
+                        raise ArgoCDError(
+                            f"watch: {event['error'].get('message', 'stream error')}",
+                            transient=True,
+                        )
+                    result = event.get("result") or {}
+                    yield result.get("type", "MODIFIED"), result.get("application") or {}
+        except httpx.ReadTimeout:
+            return
+        except httpx.HTTPError as exc:
+            raise ArgoCDError(f"watch: {type(exc).__name__}", transient=True) from None
+
+
+def _reason(response: httpx.Response) -> str:
+    try:
+        body = response.json()
+    except ValueError:
+        return response.text[:200]
+    return str(body.get("message") or body.get("error") or body)[:300]
