@@ -7,6 +7,8 @@ CLI does), so a shell already set up for ``argo`` works for promoflow unchanged.
 
 from __future__ import annotations
 
+from typing import Literal
+
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
@@ -63,3 +65,55 @@ class ArgoSettings(BaseSettings):
 
     def ui_link(self, name: str, namespace: str | None = None) -> str:
         return f"{self.base_url}/workflows/{namespace or self.namespace}/{name}"
+
+
+class ArgoCDSettings(BaseSettings):
+    """Argo CD API server connection, as the argocd CLI reads it.
+
+    ``ARGOCD_SERVER`` is host:port (or a URL with a scheme), ``ARGOCD_AUTH_TOKEN`` a bearer
+    token, ``ARGOCD_OPTS`` the CLI's global flags of which ``--plaintext`` (HTTP) and
+    ``--insecure`` (skip TLS verification) matter here.
+    """
+
+    model_config = SettingsConfigDict(env_prefix="ARGOCD_", extra="ignore")
+
+    server: str = ""
+    auth_token: SecretStr = SecretStr("")
+    opts: str = ""
+
+    @property
+    def plaintext(self) -> bool:
+        return "--plaintext" in self._flags()
+
+    @property
+    def insecure(self) -> bool:
+        return "--insecure" in self._flags()
+
+    def _flags(self) -> list[str]:
+        import shlex
+
+        return shlex.split(self.opts)
+
+    @property
+    def base_url(self) -> str:
+        server = self.server.rstrip("/")
+        if "://" in server:
+            return server
+        return f"{'http' if self.plaintext else 'https'}://{server}"
+
+
+class GateSettings(BaseSettings):
+    """How the gate steps reach Argo CD and how they wait (``PROMOFLOW_*``)."""
+
+    model_config = SettingsConfigDict(env_prefix="PROMOFLOW_", extra="ignore")
+
+    argocd_access: Literal["auto", "api", "kubernetes"] = Field(
+        "auto",
+        description="api: the Argo CD API server; kubernetes: watch Application objects; "
+        "auto: api when ARGOCD_SERVER is set, else kubernetes",
+    )
+    argocd_namespace: str = Field("argocd", description="Namespace of the Application objects")
+    kube_api: str = Field("", description="Kubernetes API URL (default: in-cluster/kubeconfig)")
+    poll_interval: float = Field(5.0, gt=0, description="Polling fallback interval, seconds")
+    max_poll_interval: float = Field(30.0, gt=0, description="Backoff cap while polling")
+    stream: bool = Field(True, description="React to change events instead of polling")

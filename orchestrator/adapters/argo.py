@@ -168,6 +168,13 @@ class ArgoClient:
             )
         )
 
+    def user_info(self) -> Manifest | None:
+        """Who the server says the caller is; ``None`` when it cannot tell (older servers)."""
+        try:
+            return _plain(self.service.get_user_info())
+        except (HeraException, requests.RequestException, ValueError):
+            return None
+
     def ui_link(self, name: str) -> str:
         return self.settings.ui_link(name)
 

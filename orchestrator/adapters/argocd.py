@@ -9,13 +9,12 @@ to skip TLS verification). The token is sent as a bearer token and never printed
 from __future__ import annotations
 
 import json
-import os
-import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass, field
 from typing import Any
 
 import httpx
+
+from orchestrator.settings import ArgoCDSettings
 
 App = dict[str, Any]
 
@@ -28,32 +27,6 @@ class ArgoCDError(Exception):
         self.transient = transient
 
 
-@dataclass(frozen=True)
-class ArgoCDSettings:
-    server: str
-    token: str = field(default="", repr=False)
-    plaintext: bool = False
-    insecure: bool = False
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> ArgoCDSettings:
-        env = dict(os.environ if env is None else env)
-        opts = shlex.split(env.get("ARGOCD_OPTS", ""))
-        return cls(
-            server=env.get("ARGOCD_SERVER", ""),
-            token=env.get("ARGOCD_AUTH_TOKEN", ""),
-            plaintext="--plaintext" in opts,
-            insecure="--insecure" in opts,
-        )
-
-    @property
-    def base_url(self) -> str:
-        server = self.server.rstrip("/")
-        if "://" in server:
-            return server
-        return f"{'http' if self.plaintext else 'https'}://{server}"
-
-
 class ArgoCDClient:
     def __init__(
         self, settings: ArgoCDSettings, transport: httpx.BaseTransport | None = None
@@ -62,8 +35,9 @@ class ArgoCDClient:
             raise ArgoCDError("no Argo CD server configured: set ARGOCD_SERVER")
         self.settings = settings
         headers = {"Accept": "application/json"}
-        if settings.token:
-            headers["Authorization"] = f"Bearer {settings.token}"
+        token = settings.auth_token.get_secret_value().strip()
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         self.http = httpx.Client(
             base_url=settings.base_url,
             headers=headers,
@@ -144,6 +118,8 @@ class ArgoCDClient:
                 params=params,
                 timeout=httpx.Timeout(30, read=timeout),
             ) as response:
+                if response.status_code >= 400:
+                    response.read()
                 self._check(response, "watch applications")
                 for line in response.iter_lines():
                     if not line.strip():

@@ -42,7 +42,7 @@ NamespaceOption = Annotated[
 ]
 
 
-def _client(argo_server: str | None, namespace: str | None) -> ArgoClient:
+def client_for(argo_server: str | None, namespace: str | None) -> ArgoClient:
     from orchestrator.adapters.argo import ArgoClient, ArgoError
     from orchestrator.settings import ArgoSettings
 
@@ -136,7 +136,7 @@ def apply_cmd(
             manifests.append(compile_product(loaded, name).template)
     except CompileError as exc:
         fail(str(exc))
-    client = _client(argo_server, namespace)
+    client = client_for(argo_server, namespace)
     try:
         for manifest in manifests:
             result = client.apply_template(manifest)
@@ -178,7 +178,7 @@ def promote_cmd(
     if dry_run:
         sys.stdout.write(to_yaml(workflow))
         return
-    client = _client(argo_server, namespace)
+    client = client_for(argo_server, namespace)
     name = workflow["metadata"]["name"]
     try:
         client.create_workflow(workflow)
@@ -203,7 +203,7 @@ def runs_cmd(
     from orchestrator.runs import summarize
 
     selector = "promoflow.dev/product" + (f"={product}" if product else "")
-    client = _client(argo_server, namespace)
+    client = client_for(argo_server, namespace)
     try:
         runs = [summarize(w) for w in client.list_workflows(selector)]
     except ArgoError as exc:
@@ -226,7 +226,7 @@ def status_cmd(
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
 
-    client = _client(argo_server, namespace)
+    client = client_for(argo_server, namespace)
     try:
         summary = summarize(client.get_workflow(run))
     except ArgoError as exc:

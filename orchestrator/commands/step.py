@@ -178,13 +178,9 @@ def wait_merge_cmd(
     outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
 ) -> None:
     """Wait until the promotion's pull request is merged; output the merge commit."""
-    from orchestrator.model.duration import parse_duration
     from orchestrator.steps.wait_merge import MergeError, wait_for_merge
 
-    try:
-        limit = parse_duration(timeout).total_seconds()
-    except ValueError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--timeout") from None
+    limit = _seconds(timeout, "--timeout")
     if not pull_request:
         if not commit:
             raise typer.BadParameter("give --pull-request, or --commit when nothing changed")
@@ -196,3 +192,170 @@ def wait_merge_cmd(
             fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
     write_outputs(_outputs_dir(outputs), {"commit": merged})
     sys.stdout.write(json.dumps({"environment": environment, "commit": merged}) + "\n")
+
+
+def _seconds(value: str, option: str) -> float:
+    from orchestrator.model.duration import parse_duration
+
+    try:
+        return parse_duration(value).total_seconds()
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
+
+
+def _flag(value: str, option: str) -> bool:
+    lowered = value.strip().lower()
+    if lowered not in ("true", "false", "yes", "no", "1", "0"):
+        raise typer.BadParameter(f"expected true or false, got {value!r}", param_hint=option)
+    return lowered in ("true", "yes", "1")
+
+
+@step_app.command("wait-argocd")
+def wait_argocd_cmd(
+    revision: Annotated[str, Opt(help="Commit the apps must run (the promote step's output).")],
+    app: Annotated[str, Opt("--app", help="Application name(s), comma-separated.")] = "",
+    selector: Annotated[str, Opt(help="Or: a label selector for the applications.")] = "",
+    environment: Annotated[str, Opt(help="Environment (for messages).")] = "",
+    timeout: Annotated[str, Opt(help="Sets both the sync and health timeouts.")] = "",
+    sync_timeout: Annotated[str, Opt(help="How long to wait for Synced.")] = "15m",
+    health_timeout: Annotated[str, Opt(help="How long to wait for Healthy after that.")] = "15m",
+    health: Annotated[str, Opt(help="Require Healthy (true|false).")] = "true",
+    repo: Annotated[str, Opt(help="Only check sources from this repository.")] = "",
+    run: Annotated[str, Opt(help="Promotion run name (for messages).")] = "",
+    outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
+) -> None:
+    """Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0)."""
+    from orchestrator.gates.deployed import Verdict
+    from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
+    from orchestrator.settings import ArgoCDSettings, GateSettings
+    from orchestrator.steps import report
+
+    names = [n.strip() for n in app.split(",") if n.strip()]
+    if bool(names) == bool(selector):
+        raise typer.BadParameter("give either --app NAME[,NAME...] or --selector LABELS")
+    if not revision.strip():
+        raise typer.BadParameter("the revision is empty", param_hint="--revision")
+    if timeout:
+        sync_timeout = health_timeout = timeout
+    gate = GateSettings()
+    options = WaitOptions(
+        sync_timeout=_seconds(sync_timeout, "--sync-timeout"),
+        health_timeout=_seconds(health_timeout, "--health-timeout"),
+        health=_flag(health, "--health"),
+        repo=repo or None,
+        poll_interval=gate.poll_interval,
+        max_poll_interval=gate.max_poll_interval,
+        stream=gate.stream,
+    )
+    where = f" in {environment}" if environment else ""
+
+    def show(verdicts: list[Verdict]) -> None:
+        done = sum(v.state == "deployed" for v in verdicts)
+        report.progress(done, len(verdicts))
+        for verdict in verdicts:
+            report.log(f"{verdict.app}: {verdict.state}: {verdict.reason}")
+        waiting = [str(v) for v in verdicts if v.state != "deployed"]
+        report.node_message("; ".join(waiting) or f"deployed {revision[:12]}{where}")
+
+    from orchestrator.gates.sources import open_source
+
+    try:
+        source = open_source(ArgoCDSettings(), gate)
+        if selector:
+            names = source.names(selector)
+            if not names:
+                fail(f"no applications match {selector!r}")
+        report.log(f"waiting for {', '.join(names)} to run {revision[:12]}{where}")
+        result = Waiter(source, names, revision.strip(), options, progress=show).run()
+    except SourceError as exc:
+        report.node_message(str(exc))
+        fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
+    report.node_message(result.reason)
+    write_outputs(_outputs_dir(outputs), {"revision": revision.strip()})
+    sys.stdout.write(
+        json.dumps(
+            {
+                "state": result.state,
+                "revision": revision.strip(),
+                "seconds": round(result.seconds, 3),
+                "apps": [
+                    {"app": v.app, "state": v.state, "reason": v.reason} for v in result.verdicts
+                ],
+            }
+        )
+        + "\n"
+    )
+    if not result.ok:
+        fail(result.reason)
+
+
+@step_app.command("http-check")
+def http_check_cmd(
+    url: Annotated[str, Opt(help="URL to GET.")],
+    expect_status: Annotated[int, Opt(help="Expected HTTP status.")] = 200,
+    jsonpath: Annotated[str, Opt(help="Path of a value in the JSON body, e.g. status.ok.")] = "",
+    equals: Annotated[str, Opt(help="The value that path must have.")] = "",
+    retries: Annotated[int, Opt(min=0, help="Tries after the first one.")] = 3,
+    environment: Annotated[str, Opt(help="Environment (for messages).")] = "",
+    run: Annotated[str, Opt(help="Promotion run name (for messages).")] = "",
+    outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
+) -> None:
+    """Pass when URL answers EXPECT_STATUS (and JSONPATH equals EQUALS), with retries."""
+    from orchestrator.steps import report
+    from orchestrator.steps.http_check import Check, CheckUsageError, run_check
+
+    if not url.startswith(("http://", "https://")):
+        raise typer.BadParameter(f"not an http(s) URL: {url!r}", param_hint="--url")
+    if equals and not jsonpath:
+        raise typer.BadParameter("--equals needs --jsonpath")
+    check = Check(url, expect_status, jsonpath, equals, retries)
+    try:
+        outcome = run_check(check, log=report.log)
+    except CheckUsageError as exc:
+        raise typer.BadParameter(str(exc), param_hint="--jsonpath") from None
+    report.node_message(outcome.reason)
+    write_outputs(_outputs_dir(outputs), {"status": str(outcome.status or "")})
+    result = {"ok": outcome.ok, "reason": outcome.reason, "attempts": outcome.attempts}
+    sys.stdout.write(json.dumps(result) + "\n")
+    if not outcome.ok:
+        fail(f"{url}: {outcome.reason} after {outcome.attempts} attempts")
+
+
+@step_app.command("notify")
+def notify_cmd(
+    product: Annotated[str, Opt(help="Product promoted.")],
+    status: Annotated[str, Opt(help="Workflow status: Succeeded, Failed or Error.")],
+    version: Annotated[str, Opt(help="Version promoted.")] = "",
+    flow: Annotated[str, Opt(help="Promotion flow.")] = "",
+    failures: Annotated[str, Opt(help="Argo's workflow.failures JSON.")] = "",
+    run: Annotated[str, Opt(help="Promotion run name.")] = "",
+    requested_by: Annotated[str, Opt(help="Who asked for the promotion.")] = "",
+    outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
+) -> None:
+    """Report how the run ended (log, and PROMOFLOW_REPORT_URL when set)."""
+    from orchestrator.steps import report
+    from orchestrator.steps.notify import NotifyError, build_report, deliver
+
+    document = build_report(
+        product=product,
+        version=version,
+        flow=flow,
+        status=status,
+        failures=failures,
+        run=run,
+        requested_by=requested_by,
+    )
+    failed = ", ".join(f["node"] for f in document["failures"])
+    report.log(
+        f"{run or product}: {product} {version} {status}" + (f" ({failed})" if failed else "")
+    )
+    url = os.environ.get("PROMOFLOW_REPORT_URL", "")
+    if url:
+        try:
+            deliver(document, url)
+        except NotifyError as exc:
+            fail(str(exc), TRANSIENT_EXIT)
+        except ValueError as exc:
+            fail(str(exc))
+    write_outputs(_outputs_dir(outputs), {"status": status})
+    sys.stdout.write(json.dumps(document) + "\n")

@@ -26,6 +26,8 @@ class Verdict:
     app: str
     state: State
     reason: str
+    health_only: bool = False
+    """Synced at the commit; only health is left to wait for (the health timeout applies)."""
 
     def __str__(self) -> str:
         return f"{self.app}: {self.reason}"
@@ -44,7 +46,7 @@ def _normalise(url: str) -> str:
     return url.rstrip("/").removesuffix(".git").lower()
 
 
-def _revisions(app: dict[str, Any], repo: str | None) -> list[str]:
+def synced_revisions(app: dict[str, Any], repo: str | None) -> list[str]:
     """The synced revisions that must equal SHA (sources from ``repo``, or all of them)."""
     spec, sync = app.get("spec") or {}, (app.get("status") or {}).get("sync") or {}
     sources = spec.get("sources")
@@ -91,7 +93,7 @@ def assess(
     if phase in ("Failed", "Error") and sha in _operation_revisions(op):
         message = op.get("message") or phase
         return Verdict(name, "failed", f"sync of {short} {phase.lower()}: {message}")
-    revisions = _revisions(app, repo)
+    revisions = synced_revisions(app, repo)
     sync_status = (status.get("sync") or {}).get("status", "Unknown")
     if not revisions or any(rev != sha for rev in revisions):
         current = ", ".join(r[:12] or "?" for r in revisions) or "nothing"
@@ -115,8 +117,8 @@ def assess(
             name, "failed", f"Degraded after {short} was applied: {message or 'no message'}"
         )
     if state == "Suspended":
-        return Verdict(name, "waiting", f"Suspended: {message or 'paused rollout'}")
-    return Verdict(name, "waiting", f"{state}" + (f": {message}" if message else ""))
+        return Verdict(name, "waiting", f"Suspended: {message or 'paused rollout'}", True)
+    return Verdict(name, "waiting", f"{state}" + (f": {message}" if message else ""), True)
 
 
 def overall(verdicts: list[Verdict]) -> State:

@@ -27,6 +27,7 @@ ROUTES = {
     "/api/v1/workflows/{namespace}/{name}": ("GET", "DELETE"),
     "/api/v1/workflows/{namespace}/submit": ("POST",),
     "/api/v1/workflows/{namespace}/{name}/set": ("PUT",),
+    "/api/v1/userinfo": ("GET",),
 }
 
 
@@ -37,6 +38,8 @@ class FakeArgoServer:
     """Path prefix, as when the Argo Server sits behind a proxy (ARGO_BASE_HREF)."""
     store: Store = field(default_factory=Store)
     requests: list[tuple[str, str, int]] = field(default_factory=list)
+    userinfo: Obj = field(default_factory=dict)
+    """What ``/api/v1/userinfo`` says of the caller (empty: an anonymous/unknown caller)."""
     _thread: ServerThread | None = None
 
     @property
@@ -103,6 +106,8 @@ class FakeArgoServer:
         return {"metadata": meta, "spec": spec}
 
     def _dispatch(self, request: Request, body: Obj) -> Obj:
+        if request.url.path.endswith("/api/v1/userinfo"):
+            return dict(self.userinfo)
         params = request.path_params
         ns, name = params["namespace"], params.get("name")
         path, method = request.url.path, request.method

@@ -137,18 +137,21 @@ class Store:
         )
 
     def set_nodes(self, namespace: str, name: str, request: Obj) -> Obj:
-        """``PUT .../set``: outputs, phase and message of suspend nodes (Argo's semantics)."""
+        """``PUT .../set``: outputs, phase and message of *active* suspend nodes.
+
+        As in Argo, only suspend nodes that are still running match the selector; when none
+        does, the request fails ("currently, set only targets suspend nodes").
+        """
         workflow = self.get("Workflow", namespace, name)
         selector = request.get("nodeFieldSelector") or ""
         outputs = json.loads(request["outputParameters"]) if request.get("outputParameters") else {}
         nodes = (workflow.get("status") or {}).get("nodes") or {}
+        updated = 0
         for node in nodes.values():
-            if not _node_matches(node, selector):
+            active = node.get("type") == "Suspend" and node.get("phase") == "Running"
+            if not active or not _node_matches(node, selector):
                 continue
-            if node.get("type") != "Suspend":
-                raise ApiError(
-                    400, 3, f"cannot set output parameters: node {node['id']} is not a suspend node"
-                )  # fmt: skip
+            updated += 1
             if outputs:
                 params = node.setdefault("outputs", {}).setdefault("parameters", [])
                 for key, value in outputs.items():
@@ -161,5 +164,7 @@ class Store:
                 node["phase"] = request["phase"]
             if request.get("message"):
                 node["message"] = request["message"]
+        if not updated:
+            raise ApiError(500, 13, "currently, set only targets suspend nodes")
         self.objects[("Workflow", namespace, name)] = self._stamp(workflow, namespace)
         return copy.deepcopy(workflow)

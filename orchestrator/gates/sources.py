@@ -1,0 +1,211 @@
+"""The two ways a gate reaches Argo CD, behind one :class:`~orchestrator.gates.wait.AppSource`.
+
+- :class:`ApiSource`: the Argo CD API server (bearer token), following
+  ``/api/v1/stream/applications`` for change events.
+- :class:`KubeSource`: the Kubernetes API, for clusters where the Argo CD API server is not
+  reachable from the workflow's namespace: Application objects are read and watched with the
+  kubernetes client; a refresh is the ``argocd.argoproj.io/refresh`` annotation and a sync
+  is the ``operation`` field, exactly what the argocd CLI writes in its core mode. A watch
+  whose resourceVersion has expired (``410 Gone``) is restarted from a fresh list.
+
+Both translate their errors to :class:`SourceError`, so the wait loop treats them alike.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any
+
+from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
+from orchestrator.gates.wait import App, SourceError
+
+if TYPE_CHECKING:
+    from orchestrator.settings import ArgoCDSettings, GateSettings
+
+GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
+REFRESH_ANNOTATION = "argocd.argoproj.io/refresh"
+
+
+class ApiSource:
+    """Application state from the Argo CD API server."""
+
+    def __init__(self, client: ArgoCDClient) -> None:
+        self.client = client
+
+    def get(self, name: str, *, refresh: bool = False) -> App | None:
+        try:
+            return self.client.get_app(name, refresh="hard" if refresh else None)
+        except ArgoCDError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
+
+    def sync(self, name: str, revision: str) -> None:
+        try:
+            self.client.sync(name, revision)
+        except ArgoCDError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
+
+    def changes(self, names: list[str], timeout: float) -> Iterator[App]:
+        try:
+            for kind, app in self.client.watch(names, timeout=timeout):
+                if kind == "DELETED":
+                    yield {**app, "_deleted": True}
+                else:
+                    yield app
+        except ArgoCDError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
+
+    def names(self, selector: str) -> list[str]:
+        try:
+            return sorted(a["metadata"]["name"] for a in self.client.list_apps(selector))
+        except ArgoCDError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
+
+
+class KubeSource:
+    """Application objects through the Kubernetes API (the official client)."""
+
+    def __init__(self, api: Any, namespace: str) -> None:
+        self.api = api
+        self.namespace = namespace
+        self.resource_version: str | None = None
+
+    @classmethod
+    def connect(cls, settings: GateSettings) -> KubeSource:
+        """In-cluster credentials in a pod, else ``PROMOFLOW_KUBE_API``, else kubeconfig."""
+        import os
+
+        from kubernetes import client, config
+
+        if settings.kube_api:
+            configuration = client.Configuration()
+            configuration.host = settings.kube_api.rstrip("/")
+            token = os.environ.get("PROMOFLOW_KUBE_TOKEN", "")
+            if token:
+                configuration.api_key = {"authorization": f"Bearer {token}"}
+            api_client = client.ApiClient(configuration)
+        else:
+            try:
+                if os.environ.get("KUBERNETES_SERVICE_HOST"):
+                    config.load_incluster_config()  # type: ignore[no-untyped-call]
+                else:
+                    config.load_kube_config()  # type: ignore[no-untyped-call]
+            except config.ConfigException as exc:
+                raise SourceError(f"no Kubernetes credentials: {exc}") from None
+            api_client = client.ApiClient()
+        return cls(client.CustomObjectsApi(api_client), settings.argocd_namespace)
+
+    def _error(self, what: str, exc: Exception) -> SourceError:
+        from kubernetes.client.exceptions import ApiException
+
+        if isinstance(exc, ApiException):
+            status = int(exc.status or 0)
+            if status in (401, 403):
+                return SourceError(f"{what}: the Kubernetes API refused the credentials")
+            return SourceError(
+                f"{what}: the Kubernetes API answered {status} {exc.reason or ''}".rstrip(),
+                transient=status >= 500 or status in (0, 410, 429),
+            )
+        name = type(exc).__name__
+        return SourceError(f"{what}: cannot reach the Kubernetes API ({name})", transient=True)
+
+    def get(self, name: str, *, refresh: bool = False) -> App | None:
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            if refresh:
+                patch = {"metadata": {"annotations": {REFRESH_ANNOTATION: "hard"}}}
+                app: App = self.api.patch_namespaced_custom_object(
+                    GROUP, VERSION, self.namespace, PLURAL, name, patch
+                )
+            else:
+                app = self.api.get_namespaced_custom_object(
+                    GROUP, VERSION, self.namespace, PLURAL, name
+                )
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise self._error(f"application {name}", exc) from None
+        except Exception as exc:  # urllib3 connection errors
+            raise self._error(f"application {name}", exc) from None
+        return app
+
+    def sync(self, name: str, revision: str) -> None:
+        patch = {
+            "operation": {
+                "initiatedBy": {"username": "promoflow"},
+                "sync": {"revision": revision},
+            }
+        }
+        try:
+            self.api.patch_namespaced_custom_object(
+                GROUP, VERSION, self.namespace, PLURAL, name, patch
+            )
+        except Exception as exc:
+            raise self._error(f"sync {name}", exc) from None
+
+    def changes(self, names: list[str], timeout: float) -> Iterator[App]:
+        """Watch from the last seen resourceVersion; on ``410 Gone`` list again and go on.
+
+        After a fresh list its items are yielded first, so nothing that changed while the
+        watch was expired is missed.
+        """
+        from kubernetes import watch
+        from kubernetes.client.exceptions import ApiException
+
+        wanted = set(names)
+        for _ in range(3):
+            try:
+                if self.resource_version is None:
+                    listing = self.api.list_namespaced_custom_object(
+                        GROUP, VERSION, self.namespace, PLURAL
+                    )
+                    self.resource_version = str(listing["metadata"]["resourceVersion"])
+                    for item in listing.get("items") or []:
+                        if item["metadata"]["name"] in wanted:
+                            yield item
+                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
+                    self.api.list_namespaced_custom_object,
+                    GROUP,
+                    VERSION,
+                    self.namespace,
+                    PLURAL,
+                    resource_version=self.resource_version,
+                    timeout_seconds=max(int(timeout), 1),
+                )
+                for event in stream:
+                    app = event.get("object") or {}
+                    meta = app.get("metadata") or {}
+                    if meta.get("resourceVersion"):
+                        self.resource_version = str(meta["resourceVersion"])
+                    if meta.get("name") in wanted:
+                        yield {**app, "_deleted": True} if event["type"] == "DELETED" else app
+                return
+            except ApiException as exc:
+                if exc.status != 410:
+                    raise self._error("watch applications", exc) from None
+                self.resource_version = None  # expired: list again, then watch from there
+            except Exception as exc:
+                raise self._error("watch applications", exc) from None
+        raise SourceError("watch applications: resourceVersion keeps expiring", transient=True)
+
+    def names(self, selector: str) -> list[str]:
+        try:
+            listing = self.api.list_namespaced_custom_object(
+                GROUP, VERSION, self.namespace, PLURAL, label_selector=selector
+            )
+        except Exception as exc:
+            raise self._error("list applications", exc) from None
+        return sorted(item["metadata"]["name"] for item in listing.get("items") or [])
+
+
+def open_source(argocd: ArgoCDSettings, gate: GateSettings) -> ApiSource | KubeSource:
+    """The access path the settings ask for (``auto``: the API server when one is set)."""
+    access = gate.argocd_access
+    if access == "auto":
+        access = "api" if argocd.server else "kubernetes"
+    if access == "api":
+        try:
+            return ApiSource(ArgoCDClient(argocd))
+        except ArgoCDError as exc:
+            raise SourceError(str(exc)) from None
+    return KubeSource.connect(gate)

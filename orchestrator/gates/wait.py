@@ -1,0 +1,259 @@
+"""Wait until Argo CD runs a commit: the loop around :func:`deployed.assess`.
+
+The loop is the same whichever way Argo CD is reached (its API server or the Kubernetes API);
+an :class:`AppSource` hides the difference. It reacts to change events when the source can
+stream them, so a promotion moves on the moment the app is Healthy, and falls back to polling
+with backoff when the stream is unavailable or drops; after every reconnect it re-reads the
+state, so a dropped stream loses nothing.
+
+Two deadlines, as the policy states them: ``sync_timeout`` for the apps to be Synced at the
+commit, then ``health_timeout`` from that moment for them to turn Healthy.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from orchestrator.gates.deployed import Verdict, assess, overall, synced_revisions
+
+App = dict[str, Any]
+
+
+class SourceError(Exception):
+    """Argo CD could not be asked; ``transient`` when asking again may help."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+class AppSource(Protocol):
+    """Where application state comes from (API server or Kubernetes API)."""
+
+    def get(self, name: str, *, refresh: bool = False) -> App | None:
+        """The application (``None`` when missing); ``refresh`` asks for a hard refresh."""
+
+    def sync(self, name: str, revision: str) -> None:
+        """Start a sync operation to ``revision``."""
+
+    def changes(self, names: list[str], timeout: float) -> Iterator[App]:
+        """Changed applications as they happen; ends after ``timeout`` s or on a drop."""
+
+
+@dataclass(frozen=True)
+class WaitOptions:
+    sync_timeout: float = 900.0
+    health_timeout: float = 900.0
+    health: bool = True
+    repo: str | None = None
+    poll_interval: float = 5.0
+    """Polling fallback interval (the stream is used whenever the source offers it)."""
+    max_poll_interval: float = 30.0
+    stream: bool = True
+    sync_if_manual: bool = True
+
+
+@dataclass
+class WaitResult:
+    state: str
+    """deployed | failed | timeout"""
+    verdicts: list[Verdict]
+    seconds: float
+    reconnects: int = 0
+    synced_apps: list[str] = field(default_factory=list)
+
+    @property
+    def ok(self) -> bool:
+        return self.state == "deployed"
+
+    @property
+    def reason(self) -> str:
+        if self.state == "deployed":
+            return "; ".join(str(v) for v in self.verdicts)
+        bad = [v for v in self.verdicts if v.state != "deployed"] or self.verdicts
+        prefix = "timed out: " if self.state == "timeout" else ""
+        return prefix + "; ".join(str(v) for v in bad)
+
+
+Progress = Callable[[list[Verdict]], None]
+
+
+def _automated(app: App) -> bool:
+    policy = ((app.get("spec") or {}).get("syncPolicy") or {}).get("automated")
+    return policy is not None and policy is not False
+
+
+def _synced(verdict: Verdict) -> bool:
+    """Past the sync phase: only health (or nothing) is left to wait for."""
+    return verdict.state == "deployed" or verdict.health_only
+
+
+class Waiter:
+    """One wait: ``Waiter(source, apps, sha, options).run()``."""
+
+    def __init__(
+        self,
+        source: AppSource,
+        apps: list[str],
+        sha: str,
+        options: WaitOptions,
+        *,
+        progress: Progress | None = None,
+        clock: Callable[[], float] = time.monotonic,
+        sleep: Callable[[float], None] = time.sleep,
+    ) -> None:
+        if not apps:
+            raise ValueError("no applications to wait for")
+        self.source, self.apps, self.sha, self.options = source, apps, sha, options
+        self.progress = progress or (lambda _v: None)
+        self.clock, self.sleep = clock, sleep
+        self.state: dict[str, App | None] = {}
+        self.reconnects = 0
+        self._last: list[Verdict] = []
+        self._events: Iterator[App] | None = None
+        self._opened = 0.0
+        self._seen = 0
+
+    def _assess(self) -> list[Verdict]:
+        verdicts = [
+            assess(
+                self.state.get(name),
+                name,
+                self.sha,
+                repo=self.options.repo,
+                health=self.options.health,
+            )
+            for name in self.apps
+        ]
+        if [(v.state, v.reason) for v in verdicts] != [(v.state, v.reason) for v in self._last]:
+            self.progress(verdicts)
+        self._last = verdicts
+        return verdicts
+
+    def _read_all(self, refresh: bool = False) -> None:
+        for name in self.apps:
+            self.state[name] = self.source.get(name, refresh=refresh)
+
+    def _start(self) -> list[str]:
+        """Hard-refresh every app; sync the ones without automated sync that are behind."""
+        self._read_all(refresh=True)
+        synced: list[str] = []
+        if not self.options.sync_if_manual:
+            return synced
+        for name in self.apps:
+            app = self.state[name]
+            if app is None or _automated(app):
+                continue
+            behind = any(rev != self.sha for rev in synced_revisions(app, self.options.repo))
+            if behind and not app.get("operation"):
+                self.source.sync(name, self.sha)
+                synced.append(name)
+                self.state[name] = self.source.get(name)
+        return synced
+
+    def run(self) -> WaitResult:
+        try:
+            return self._run()
+        finally:
+            self._close()
+
+    def _run(self) -> WaitResult:
+        started = self.clock()
+        synced = self._call(self._start, started)
+        sync_deadline = started + self.options.sync_timeout
+        health_deadline: float | None = None
+        interval = self.options.poll_interval
+        use_stream = self.options.stream
+        while True:
+            verdicts = self._assess()
+            state = overall(verdicts)
+            now = self.clock()
+            if state != "waiting":
+                return WaitResult(state, verdicts, now - started, self.reconnects, synced)
+            if health_deadline is None and all(_synced(v) for v in verdicts):
+                health_deadline = now + self.options.health_timeout
+            deadline = health_deadline if health_deadline is not None else sync_deadline
+            if now >= deadline:
+                return WaitResult("timeout", verdicts, now - started, self.reconnects, synced)
+            if use_stream:
+                try:
+                    outcome = self._follow(deadline)
+                except SourceError as exc:
+                    if not exc.transient:
+                        use_stream = False  # e.g. no stream endpoint: poll from now on
+                    outcome = "failed"
+                if outcome == "changed":
+                    interval = self.options.poll_interval
+                    continue
+                self.reconnects += 1
+                if outcome == "dropped":
+                    # re-read what may have changed while disconnected, then reconnect
+                    self._call(self._read_all, started)
+                    continue
+            # no stream, or it keeps failing: poll, backing off while nothing changes
+            self.sleep(min(interval, max(deadline - self.clock(), 0.0)))
+            interval = min(interval * 1.5, self.options.max_poll_interval)
+            self._call(self._read_all, started)
+
+    def _follow(self, deadline: float) -> str:
+        """Apply stream events until an app of ours changes state.
+
+        The stream stays open across changes (no event is lost between two calls). Returns
+        ``changed``, ``dropped`` (it ended after delivering events, or after a while: re-read
+        and reconnect) or ``failed`` (it ended at once: poll instead, so a server that
+        closes every stream cannot make this spin).
+        """
+        if self._events is None:
+            self._opened, self._seen = self.clock(), 0
+            remaining = max(deadline - self._opened, 0.0)
+            self._events = iter(self.source.changes(self.apps, timeout=remaining))
+        try:
+            for app in self._events:
+                self._seen += 1
+                name = (app.get("metadata") or {}).get("name")
+                if name in self.apps:
+                    self.state[name] = None if app.get("_deleted") else app
+                    before = [(v.state, v.reason) for v in self._last]
+                    if [(v.state, v.reason) for v in self._assess()] != before:
+                        return "changed"
+                if self.clock() >= deadline:
+                    return "changed"  # back to the loop, which reports the timeout
+        except BaseException:
+            self._close()
+            raise
+        self._close()
+        if self._seen or self.clock() - self._opened >= 1.0:
+            return "dropped"
+        return "failed"
+
+    def _close(self) -> None:
+        events, self._events = self._events, None
+        close = getattr(events, "close", None)
+        if close is not None:
+            close()
+
+    def _call(self, fn: Callable[[], Any], started: float) -> Any:
+        """Retry transient failures with backoff until the sync deadline."""
+        delay = self.options.poll_interval / 5 or 0.2
+        while True:
+            try:
+                return fn()
+            except SourceError as exc:
+                if not exc.transient or self.clock() - started >= self.options.sync_timeout:
+                    raise
+                self.sleep(delay)
+                delay = min(delay * 2, self.options.max_poll_interval)
+
+
+def wait_deployed(
+    source: AppSource,
+    apps: list[str],
+    sha: str,
+    options: WaitOptions,
+    progress: Progress | None = None,
+) -> WaitResult:
+    """Block until every app runs ``sha`` and is healthy, fails, or the deadline passes."""
+    return Waiter(source, apps, sha, options, progress=progress).run()

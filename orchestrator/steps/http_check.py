@@ -1,0 +1,119 @@
+"""The HTTP gate: a smoke test or status page must answer as expected before moving on.
+
+``expect_status`` is checked first; with a ``jsonpath`` the JSON body's value at that path
+(the same small path grammar as values files: ``status.indicator``, ``checks[0].ok``) must
+equal ``equals`` as text. Failures are retried with backoff, since a service that was just
+deployed often needs a moment.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import httpx
+
+from orchestrator.model.yamlpath import PathPart, YamlPathError, parse_yaml_path
+
+
+class CheckUsageError(ValueError):
+    """The check itself is malformed (exit 2)."""
+
+
+@dataclass(frozen=True)
+class Check:
+    url: str
+    expect_status: int = 200
+    jsonpath: str = ""
+    equals: str = ""
+    retries: int = 3
+    timeout: float = 10.0
+    backoff: float = 1.0
+
+    def path(self) -> tuple[PathPart, ...]:
+        if not self.jsonpath:
+            return ()
+        try:
+            return parse_yaml_path(self.jsonpath.removeprefix("$."))
+        except YamlPathError as exc:
+            raise CheckUsageError(str(exc).replace("YAML path", "JSON path")) from None
+
+
+@dataclass(frozen=True)
+class Outcome:
+    ok: bool
+    reason: str
+    attempts: int
+    status: int | None = None
+    value: str | None = None
+
+
+def _lookup(body: Any, path: tuple[PathPart, ...]) -> Any:
+    for part in path:
+        found = (isinstance(part, int) and isinstance(body, list) and part < len(body)) or (
+            isinstance(part, str) and isinstance(body, dict) and part in body
+        )
+        if not found:
+            raise KeyError(part)
+        body = body[part]
+    return body
+
+
+def _text(value: Any) -> str:
+    if isinstance(value, bool):
+        return str(value).lower()
+    return "null" if value is None else str(value)
+
+
+def judge(check: Check, status: int, body: bytes) -> tuple[bool, str, str | None]:
+    """Pure: does this answer pass? (ok, reason, value found at the path)."""
+    if status != check.expect_status:
+        return False, f"answered {status}, expected {check.expect_status}", None
+    path = check.path()
+    if not path:
+        return True, f"answered {status}", None
+    import json
+
+    try:
+        value = _text(_lookup(json.loads(body), path))
+    except ValueError:
+        return False, "the body is not JSON", None
+    except KeyError:
+        return False, f"{check.jsonpath} is not in the response", None
+    if check.equals and value != check.equals:
+        return False, f"{check.jsonpath} is {value!r}, expected {check.equals!r}", value
+    return True, f"answered {status}, {check.jsonpath} = {value!r}", value
+
+
+def run_check(
+    check: Check,
+    *,
+    client: httpx.Client | None = None,
+    sleep: Callable[[float], None] = time.sleep,
+    log: Callable[[str], None] = lambda _m: None,
+) -> Outcome:
+    """Try up to ``1 + retries`` times, doubling the wait between tries."""
+    check.path()  # usage errors before any request
+    own = client is None
+    http = client or httpx.Client(timeout=check.timeout, follow_redirects=True)
+    delay = check.backoff
+    try:
+        for attempt in range(1, check.retries + 2):
+            try:
+                response = http.get(check.url)
+                ok, reason, value = judge(check, response.status_code, response.content)
+                status: int | None = response.status_code
+            except httpx.HTTPError as exc:
+                ok, reason, value, status = False, f"no answer ({type(exc).__name__})", None, None
+            if ok:
+                return Outcome(True, reason, attempt, status, value)
+            log(f"attempt {attempt}: {reason}")
+            if attempt <= check.retries:
+                sleep(delay)
+                delay *= 2
+        return Outcome(False, reason, attempt, status, value)
+    finally:
+        if own:
+            http.close()
