@@ -14,8 +14,8 @@ $(STAMP): pyproject.toml constraints.txt
 
 demo: $(STAMP)
 	$(BIN)/promoflow validate -c environments
-	$(BIN)/promoflow graph -c environments
 	$(BIN)/promoflow graph -c environments --product shop
+	$(BIN)/promoflow demo -c environments
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q

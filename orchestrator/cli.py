@@ -15,7 +15,7 @@ from typing import Annotated
 import typer
 
 from orchestrator import __version__
-from orchestrator.commands import approval, argo, step
+from orchestrator.commands import approval, argo, local, step
 from orchestrator.commands.common import ConfigOption, check_product, load_valid, out
 
 app = typer.Typer(
@@ -105,6 +105,7 @@ app.command("runs")(argo.runs_cmd)
 app.command("status")(argo.status_cmd)
 app.command("diff")(argo.diff_cmd)
 app.command("approve")(approval.approve_cmd)
+app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)
 app.add_typer(step.step_app, name="step")
 

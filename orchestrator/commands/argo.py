@@ -157,16 +157,47 @@ def promote_cmd(
     dry_run: Annotated[
         bool, typer.Option("--dry-run", help="Print the Workflow instead of submitting it.")
     ] = False,
+    local: Annotated[
+        bool, typer.Option("--local", help="Run it here with the local engine, no cluster.")
+    ] = False,
+    auto_approve: Annotated[
+        bool, typer.Option("--auto-approve", help="Local: approve every approval.")
+    ] = False,
+    reject: Annotated[
+        list[str] | None, typer.Option(help="Local: answer ENV[=REASON]'s approval NO.")
+    ] = None,
+    soak_scale: Annotated[
+        float, typer.Option(min=0.0, help="Local: multiply soak durations (0.01 = 100x faster).")
+    ] = 1.0,
+    templates: Annotated[
+        Path | None, typer.Option(help="Local: your WorkflowTemplates (pre/post actions).")
+    ] = None,
+    stand_ins: Annotated[
+        bool, typer.Option("--stand-ins", help="Local: stand-ins for missing WorkflowTemplates.")
+    ] = False,
+    runs_dir: Annotated[Path, typer.Option(help="Local: where run records are kept.")] = Path(
+        ".promoflow/runs"
+    ),
 ) -> None:
-    """Start a promotion on the cluster: submit its Workflow and print the run's UI link."""
+    """Start a promotion: submit its Workflow and print the run's UI link (or run it here
+    with --local)."""
     from orchestrator.adapters.argo import AlreadyRunning, ArgoError
     from orchestrator.compiler import CompileError, PromotionRequest, compile_product
     from orchestrator.compiler.compile import to_yaml
 
-    loaded = load_valid(config)
-    check_product(loaded, product)
     if not version.strip():
         raise typer.BadParameter("the version cannot be empty", param_hint="--version")
+    if local:
+        from orchestrator.commands.local import promote_local
+
+        promote_local(
+            config, product, version, source_commit, _requester(requested_by), request_id,
+            auto_approve=auto_approve, reject=reject or [], soak_scale=soak_scale,
+            templates=templates, stand_ins=stand_ins, runs_dir=runs_dir,
+        )  # fmt: skip
+        return
+    loaded = load_valid(config)
+    check_product(loaded, product)
     request = PromotionRequest(
         product, version, source_commit, _requester(requested_by), request_id
     )

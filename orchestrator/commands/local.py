@@ -1,0 +1,128 @@
+"""``promoflow promote --local`` and ``promoflow demo``: runs on this machine."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated, Any
+
+import typer
+
+from orchestrator.commands.common import ConfigOption, check_product, fail, load_valid, out
+
+
+def parse_rejections(values: list[str]) -> dict[str, str]:
+    """``--reject prod-us`` or ``--reject "prod-us=not today"``."""
+    result = {}
+    for value in values:
+        env, _, reason = value.partition("=")
+        if not env.strip():
+            raise typer.BadParameter(
+                f"{value!r}: expected ENV or ENV=REASON", param_hint="--reject"
+            )
+        result[env.strip()] = reason.strip()
+    return result
+
+
+def load_templates(directory: Path | None) -> list[dict[str, Any]]:
+    """WorkflowTemplates from every YAML file under ``directory``."""
+    if directory is None:
+        return []
+    import yaml
+
+    if not directory.is_dir():
+        fail(f"{directory}: not a directory")
+    found: list[dict[str, Any]] = []
+    for path in sorted([*directory.rglob("*.yaml"), *directory.rglob("*.yml")]):
+        try:
+            docs = list(yaml.safe_load_all(path.read_text()))
+        except yaml.YAMLError as exc:
+            mark = getattr(exc, "problem_mark", None)
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
+            fail(f"{where}: error: not valid YAML")
+        kinds = ("WorkflowTemplate", "ClusterWorkflowTemplate")
+        found += [d for d in docs if isinstance(d, dict) and d.get("kind") in kinds]
+    return found
+
+
+def promote_local(
+    config_dir: Path,
+    product: str,
+    version: str,
+    source_commit: str,
+    requested_by: str,
+    request_id: str,
+    *,
+    auto_approve: bool,
+    reject: list[str],
+    soak_scale: float,
+    templates: Path | None,
+    stand_ins: bool,
+    runs_dir: Path,
+) -> None:
+    """Compile the promotion and run it with the local engine (see orchestrator.local)."""
+    import secrets
+
+    from orchestrator.compiler import CompileError, PromotionRequest
+    from orchestrator.compiler.plan import plan_product
+    from orchestrator.engine.errors import EngineError
+    from orchestrator.engine.model import Phase
+    from orchestrator.local.session import LocalOptions, run_local
+
+    config = load_valid(config_dir)
+    check_product(config, product)
+    options = LocalOptions(
+        auto_approve=auto_approve,
+        reject=parse_rejections(reject),
+        soak_scale=soak_scale,
+        templates=load_templates(templates),
+        use_stand_ins=stand_ins,
+        runs_dir=runs_dir,
+    )
+    request = PromotionRequest(
+        product, version, source_commit, requested_by, request_id or secrets.token_hex(4)
+    )
+    try:
+        plan = plan_product(config, product)
+        record, path = run_local(config, plan, request, options, out)
+    except (CompileError, EngineError) as exc:
+        fail(str(exc))
+    out.print(f"run record: {path}", markup=False)
+    if record.phase is not Phase.SUCCEEDED:
+        raise typer.Exit(1)
+
+
+def demo_cmd(
+    config: ConfigOption = Path("environments"),
+    product: Annotated[str, typer.Option("--product", "-p", help="Product to promote.")] = "shop",
+    version: Annotated[str, typer.Option("--version", "-v", help="Version to promote.")] = "1.5.0",
+    keep: Annotated[
+        Path | None, typer.Option(help="Keep the GitOps repository (and run record) here.")
+    ] = None,
+    fail_env: Annotated[
+        str | None,
+        typer.Option("--fail", help="Make the Argo CD simulator fail this environment's app."),
+    ] = None,
+    reject: Annotated[
+        str | None, typer.Option(help="Reject the approval of this environment.")
+    ] = None,
+    soak: Annotated[float, typer.Option(help="Seconds the longest soak is shortened to.")] = 2.0,
+) -> None:
+    """Promote a new version through the example environments, locally, in seconds."""
+    from orchestrator.compiler import CompileError
+    from orchestrator.engine.errors import EngineError
+    from orchestrator.local.demo import DemoOptions, run_demo, succeeded
+
+    loaded = load_valid(config)
+    check_product(loaded, product)
+    if keep is not None and keep.exists() and any(keep.iterdir()):
+        fail(f"{keep}: exists and is not empty; choose a new directory for --keep")
+    for env in (fail_env, reject):
+        if env is not None and env not in loaded.environments:
+            fail(f"unknown environment {env!r}")
+    options = DemoOptions(product, version, keep, fail_env, reject, soak)
+    try:
+        result = run_demo(loaded, options, out)
+    except (CompileError, EngineError) as exc:
+        fail(str(exc))
+    if not succeeded(result):
+        raise typer.Exit(1)

@@ -1,0 +1,90 @@
+"""The starting content of a GitOps repository for a configuration: pure, then one commit.
+
+For every product and every environment of its flow, the files its PromotionTemplate names
+are created in the environment's directory, holding a first version, so a promotion has
+something real to move: YAML paths become nested keys (``images[0].newTag`` a list entry),
+glob rules get one sample file, other files a short placeholder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pygit2
+import yaml
+
+from orchestrator.compiler.plan import ProductPlan
+from orchestrator.model.yamlpath import PathPart, parse_yaml_path
+
+Document = dict[str, Any]
+
+
+def _value(path: tuple[PathPart, ...], version: str) -> str:
+    leaf = str(path[-1]).lower()
+    if "digest" in leaf:
+        return "sha256:" + ("0" * 56 + version.replace(".", "")).rjust(64, "0")[-64:]
+    if leaf == "version" and "chart" in [str(p).lower() for p in path]:
+        return "0.1.0"
+    return version
+
+
+def _set(document: Any, path: tuple[PathPart, ...], value: str) -> Any:
+    """Set ``value`` at ``path`` inside ``document``, creating maps and lists on the way."""
+    head, rest = path[0], path[1:]
+    if isinstance(head, int):
+        items = document if isinstance(document, list) else []
+        while len(items) <= head:
+            items.append({})
+        items[head] = _set(items[head], rest, value) if rest else value
+        return items
+    mapping = document if isinstance(document, dict) else {}
+    mapping[head] = _set(mapping.get(head), rest, value) if rest else value
+    return mapping
+
+
+def yaml_file(paths: list[str], version: str, header: str) -> bytes:
+    document: Any = {}
+    for text in paths:
+        parsed = parse_yaml_path(text)
+        document = _set(document, parsed, _value(parsed, version))
+    body = yaml.safe_dump(document, sort_keys=False, default_flow_style=False)
+    return f"# {header}\n{body}".encode()
+
+
+def product_files(plan: ProductPlan, version: str) -> dict[str, bytes]:
+    """Every file of ``plan``'s product in every environment of its flow."""
+    files: dict[str, bytes] = {}
+    product = plan.product.name
+    for env in plan.environments:
+        header = f"{product} in {env.environment}: promoted by promoflow"
+        for rule in plan.template.spec.files:
+            target = f"{env.app.path}/{rule.file}"
+            if "*" in rule.file or "?" in rule.file:
+                sample = rule.file.replace("**/", "").replace("*", "app").replace("?", "x")
+                content = {"product": product, "environment": env.environment, "flags": {}}
+                files[f"{env.app.path}/{sample}"] = (json.dumps(content, indent=2) + "\n").encode()
+            elif rule.paths:
+                files[target] = yaml_file(rule.paths, version, header)
+            elif rule.file.endswith((".yaml", ".yml")):
+                files[target] = f"# {header}\n{{}}\n".encode()
+            else:
+                files[target] = f"# {header}\nLOG_LEVEL=info\n".encode()
+        source = plan.template.spec.version_source
+        if source is not None and f"{env.app.path}/{source.file}" not in files:
+            files[f"{env.app.path}/{source.file}"] = yaml_file([source.path], version, header)
+    return files
+
+
+def commit_files(repo_path: Path, files: dict[str, bytes], message: str, branch: str) -> str:
+    """One commit holding ``files`` on ``branch`` of the (bare) repository at ``repo_path``."""
+    repo = pygit2.Repository(str(repo_path))
+    index = pygit2.Index()
+    for path, data in sorted(files.items()):
+        index.add(pygit2.IndexEntry(path, repo.create_blob(data), pygit2.enums.FileMode.BLOB))
+    tree = index.write_tree(repo)
+    who = pygit2.Signature("promoflow demo", "demo@promoflow.dev")
+    ref = f"refs/heads/{branch}"
+    parents = [repo.references[ref].target] if ref in repo.references else []
+    return str(repo.create_commit(ref, who, who, message, tree, parents))

@@ -1,0 +1,110 @@
+"""Suspend nodes that wait for a person: who answers them in a local run.
+
+On a cluster an approval is a ``suspend`` node with ``supplied`` output parameters, answered
+through the Argo Server ``set`` API (``promoflow approve``/``reject``): approving resumes the
+node Succeeded with ``approve=YES``, rejecting ends it Failed with ``approve=NO``. Locally
+an :class:`Approver` gives the same answer, either automatically or by asking in the
+terminal, so the rest of the workflow cannot tell the difference.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Protocol
+
+YES, NO = "YES", "NO"
+
+
+@dataclass(frozen=True)
+class Supplied:
+    """An output parameter a person supplies (``valueFrom.supplied``)."""
+
+    name: str
+    description: str = ""
+    enum: tuple[str, ...] = ()
+    default: str | None = None
+
+
+@dataclass(frozen=True)
+class Question:
+    """What an approver sees: the node, its inputs and what to supply."""
+
+    node: str
+    display_name: str
+    inputs: Mapping[str, str]
+    supplied: tuple[Supplied, ...]
+
+    @property
+    def environment(self) -> str:
+        return self.inputs.get("environment", "")
+
+    @property
+    def prompt(self) -> str:
+        for param in self.supplied:
+            if param.description:
+                return param.description
+        return f"Resume {self.display_name}?"
+
+
+@dataclass(frozen=True)
+class Answer:
+    approved: bool
+    message: str = ""
+    values: dict[str, str] = field(default_factory=dict)
+
+
+class Approver(Protocol):
+    def answer(self, question: Question) -> Answer: ...
+
+
+def answer_values(question: Question, approved: bool) -> dict[str, str]:
+    """YES/NO for yes/no parameters, the default (or empty) for the others."""
+    values: dict[str, str] = {}
+    for param in question.supplied:
+        if {YES, NO} <= set(param.enum) or param.name == "approve":
+            values[param.name] = YES if approved else NO
+        else:
+            values[param.name] = param.default or ""
+    return values
+
+
+class AutoApprover:
+    """Approves every question (``--auto-approve``), except environments listed to reject."""
+
+    def __init__(self, reject: Mapping[str, str] | None = None, who: str = "auto-approve"):
+        self.reject = dict(reject or {})
+        self.who = who
+
+    def answer(self, question: Question) -> Answer:
+        if question.environment in self.reject:
+            reason = self.reject[question.environment] or "rejected"
+            return Answer(
+                False, f"rejected by {self.who}: {reason}", answer_values(question, False)
+            )
+        return Answer(True, f"approved by {self.who}", answer_values(question, True))
+
+
+class PromptApprover:
+    """Asks in the terminal; ``pause`` stops the live display while the question is open."""
+
+    def __init__(
+        self,
+        ask: Callable[[Question], tuple[bool, str]],
+        who: str,
+        pause: Callable[[], object] | None = None,
+        resume: Callable[[], object] | None = None,
+    ) -> None:
+        self.ask, self.who, self.pause, self.resume = ask, who, pause, resume
+
+    def answer(self, question: Question) -> Answer:
+        if self.pause:
+            self.pause()
+        try:
+            approved, message = self.ask(question)
+        finally:
+            if self.resume:
+                self.resume()
+        verb = "approved" if approved else "rejected"
+        text = f"{verb} by {self.who}" + (f": {message}" if message else "")
+        return Answer(approved, text, answer_values(question, approved))

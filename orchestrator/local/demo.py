@@ -1,0 +1,186 @@
+"""``promoflow demo``: the whole job on a laptop, in well under a minute.
+
+A GitOps repository is created from the example configuration and served over smart HTTP
+(``git http-backend``, with a token), an Argo CD stand-in follows it, and a new version of
+a product is promoted along its flow by the local engine, running the same compiled
+Workflow a cluster would run: commits pushed by the promote step, the wait step watching
+the stand-in over HTTP, the approval answered automatically, the soak shortened, the HTTP
+gate and the team's own templates calling a local status page. Then ``git log`` shows
+what landed where.
+"""
+
+from __future__ import annotations
+
+import secrets
+import shutil
+import tempfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+import pygit2
+from rich.console import Console
+from rich.table import Table
+
+from orchestrator.compiler import PromotionRequest
+from orchestrator.compiler.plan import plan_product
+from orchestrator.demo.seed import commit_files, product_files
+from orchestrator.engine.model import Phase, RunRecord
+from orchestrator.loading.config import Config
+from orchestrator.local.localize import localize
+from orchestrator.local.session import LocalOptions, run_local
+from orchestrator.local.status_page import StatusPage, serve_status_page
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+
+SEED_VERSION = "1.4.1"
+GIT_USER = "promoflow-demo"
+
+
+@dataclass(frozen=True)
+class DemoOptions:
+    product: str = "shop"
+    version: str = "1.5.0"
+    keep: Path | None = None
+    fail: str | None = None
+    """Environment whose app the Argo CD stand-in turns Degraded (shows a failed gate)."""
+    reject: str | None = None
+    """Environment whose approval is answered NO."""
+    soak_seconds: float = 2.0
+    """What the longest soak of the flow is shortened to."""
+
+
+@dataclass(frozen=True)
+class DemoResult:
+    record: RunRecord
+    repo: Path
+    record_path: Path
+    seed: str
+
+
+def seed_repository(config: Config, bare: Path) -> str:
+    """Every product's files in every environment at SEED_VERSION; one commit."""
+    files: dict[str, bytes] = {}
+    branches = set()
+    for name in sorted(config.products):
+        plan = plan_product(config, name)
+        files.update(product_files(plan, SEED_VERSION))
+        branches.add(plan.product.spec.repo.branch)
+    files["README.md"] = b"# GitOps repository created by `promoflow demo`\n"
+    return commit_files(bare, files, f"Environments at {SEED_VERSION}", sorted(branches)[0])
+
+
+def _soak_scale(config: Config, product: str, seconds: float) -> float:
+    plan = plan_product(config, product)
+    longest = max(
+        (
+            soak.duration.total_seconds()
+            for env in plan.environments
+            if (soak := env.policy.gate("soak")) is not None
+        ),
+        default=0.0,
+    )
+    return seconds / longest if longest else 1.0
+
+
+def promotion_log(bare: Path, since: str, branch: str) -> list[tuple[str, str, list[str]]]:
+    """``(sha, subject, files)`` of every commit after ``since``, oldest first."""
+    repo = pygit2.Repository(str(bare))
+    head = repo.references[f"refs/heads/{branch}"].target
+    out = []
+    for commit in repo.walk(head, pygit2.enums.SortMode.TOPOLOGICAL):
+        if str(commit.id) == since:
+            break
+        parent = commit.parents[0] if commit.parents else None
+        diff = repo.diff(parent, commit) if parent else commit.tree.diff_to_tree()
+        files = sorted({delta.new_file.path for delta in diff.deltas})
+        out.append((str(commit.id), commit.message.splitlines()[0], files))
+    return list(reversed(out))
+
+
+def _show_log(console: Console, log: list[tuple[str, str, list[str]]]) -> None:
+    table = Table(title="git log of the promotion commits", title_justify="left")
+    for column in ("commit", "message", "files"):
+        table.add_column(column)
+    for sha, subject, files in log:
+        table.add_row(sha[:12], subject, "\n".join(files))
+    console.print(table)
+
+
+def _announce(console: Console, changes: list[str]) -> None:
+    for change in changes:
+        console.print(f"  [dim]·[/] {change}", highlight=False)
+
+
+def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResult:
+    root = options.keep or Path(tempfile.mkdtemp(prefix="promoflow-demo-"))
+    root.mkdir(parents=True, exist_ok=True)
+    bare = root / "gitops.git"
+    if bare.exists():
+        shutil.rmtree(bare)
+    init_bare_repo(bare)
+    seed = seed_repository(config, bare)
+    token = secrets.token_urlsafe(24)
+    page = StatusPage()
+    try:
+        with (
+            GitHttpServer(root, username=GIT_USER, password=token) as git,
+            serve_status_page(page) as status,
+        ):
+            url = git.repo_url("gitops")
+            local = localize(config, url, status + page.status_url)
+            plan = plan_product(local.config, options.product)
+            console.print(
+                f"[bold]promoflow demo[/]: {options.product} {options.version}, {plan.route()}"
+            )
+            console.print(f"  [dim]·[/] GitOps repository {bare} served at {url} (token auth)")
+            _announce(console, local.changes)
+            fail = {}
+            if options.fail:
+                app = plan.environment(options.fail).app.argocd_app
+                fail[app] = f"simulated failure: {app} pods crash-looping"
+                console.print(f"  [dim]·[/] the Argo CD simulator will fail {app}")
+
+            def where(addresses: Mapping[str, str]) -> None:
+                if "argocd" in addresses:
+                    console.print(
+                        f"  [dim]·[/] Argo CD simulator (not a real Argo CD) at "
+                        f"{addresses['argocd']}"
+                    )
+                console.print(
+                    "  [dim]·[/] approvals answered automatically; soak "
+                    f"shortened to {options.soak_seconds:g}s"
+                )
+
+            run_options = LocalOptions(
+                auto_approve=True,
+                reject={options.reject: "rejected in the demo"} if options.reject else {},
+                soak_scale=_soak_scale(local.config, options.product, options.soak_seconds),
+                backoff_scale=0.05,
+                use_stand_ins=True,
+                runs_dir=root / ".promoflow" / "runs",
+                repos={url: bare},
+                fail_apps=fail,
+                extra_env={"GIT_USERNAME": GIT_USER, "GIT_TOKEN": token},
+            )
+            request = PromotionRequest(
+                options.product,
+                options.version,
+                source_commit=seed,
+                requested_by="demo",
+                request_id=secrets.token_hex(4),
+            )
+            record, path = run_local(
+                local.config, plan, request, run_options, console, announce=where
+            )
+        _show_log(console, promotion_log(bare, seed, plan.product.spec.repo.branch))
+        console.print(f"run record: {path}", highlight=False)
+        if options.keep:
+            console.print(f"kept: {bare} (try: git --git-dir {bare} log --stat)", highlight=False)
+        return DemoResult(record, bare, path, seed)
+    finally:
+        if options.keep is None:
+            shutil.rmtree(root, ignore_errors=True)
+
+
+def succeeded(result: DemoResult) -> bool:
+    return result.record.phase is Phase.SUCCEEDED

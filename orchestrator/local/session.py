@@ -1,0 +1,193 @@
+"""One local promotion: compile, bring up the stand-ins, run the engine, keep the record.
+
+The Workflow run here is the one ``promoflow promote`` would submit, compiled with the
+same compiler; only the settings that say where Argo CD is differ (the local stand-in,
+unless ``ARGOCD_SERVER`` points at a real one). The run record lands in
+``.promoflow/runs/`` as JSON in Argo's vocabulary.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from rich.console import Console
+from rich.prompt import Confirm, Prompt
+
+from orchestrator.compiler import PromotionRequest, compile_product, library_templates
+from orchestrator.compiler.plan import ProductPlan
+from orchestrator.engine.errors import EngineError
+from orchestrator.engine.executor import SubprocessExecutor
+from orchestrator.engine.model import RunRecord
+from orchestrator.engine.runner import Engine, EngineOptions
+from orchestrator.engine.suspend import Answer, Approver, AutoApprover, PromptApprover, Question
+from orchestrator.loading.config import Config
+from orchestrator.local.argocd import LocalArgoCD, local_argocd
+from orchestrator.local.standins import missing, stand_ins
+from orchestrator.local.status_page import StatusPage, serve_status_page
+from orchestrator.local.view import RunView, summary
+from orchestrator.settings import StepSettings
+
+Manifest = dict[str, Any]
+
+
+@dataclass
+class LocalOptions:
+    auto_approve: bool = False
+    reject: dict[str, str] = field(default_factory=dict)
+    """Environments whose approval is answered NO (with this reason)."""
+    soak_scale: float = 1.0
+    backoff_scale: float = 1.0
+    templates: list[Manifest] = field(default_factory=list)
+    """The team's own WorkflowTemplates (pre/post actions)."""
+    use_stand_ins: bool = False
+    runs_dir: Path = Path(".promoflow/runs")
+    repos: dict[str, Path] = field(default_factory=dict)
+    """Repository URL -> local bare repository, for the Argo CD stand-in."""
+    fail_apps: dict[str, str] = field(default_factory=dict)
+    """Argo CD apps whose next deployment the stand-in turns Degraded (reason)."""
+    argocd_delay: float = 0.3
+    extra_env: dict[str, str] = field(default_factory=dict)
+    """Variables the steps get besides this process's environment (e.g. GIT_TOKEN)."""
+    approver: Approver | None = None
+
+
+class _NoOneToAsk:
+    """Non-interactive runs without ``--auto-approve``: every approval is answered NO,
+    as an unanswered approval on the cluster resumes with its default at the timeout."""
+
+    def answer(self, question: Question) -> Answer:
+        from orchestrator.engine.suspend import answer_values
+
+        reason = "no one to ask (not a terminal); use --auto-approve"
+        return Answer(False, reason, answer_values(question, False))
+
+
+def _ask(console: Console) -> Callable[[Question], tuple[bool, str]]:
+    def ask(question: Question) -> tuple[bool, str]:
+        console.print(f"[bold]{question.display_name}[/]: {question.prompt}")
+        approved = Confirm.ask("Approve?", console=console, default=False)
+        message = Prompt.ask("Message", console=console, default="")
+        return approved, message
+
+    return ask
+
+
+def approver_for(options: LocalOptions, console: Console, who: str, view: RunView) -> Approver:
+    if options.approver is not None:
+        return options.approver
+    if options.auto_approve or options.reject:
+        return AutoApprover(options.reject, who=f"{who} (auto-approve)")
+    if console.is_terminal:
+        return PromptApprover(_ask(console), who, pause=view.pause, resume=view.resume)
+    return _NoOneToAsk()
+
+
+def step_settings(argocd: LocalArgoCD | None) -> StepSettings:
+    """Where the steps find Argo CD: the stand-in, or the real one from the environment."""
+    settings = StepSettings()
+    if argocd is not None:
+        return settings.model_copy(
+            update={"argocd_server": argocd.server, "argocd_opts": "--plaintext"}
+        )
+    return settings.model_copy(
+        update={
+            "argocd_server": os.environ.get("ARGOCD_SERVER", settings.argocd_server),
+            "argocd_opts": os.environ.get("ARGOCD_OPTS", settings.argocd_opts),
+        }
+    )
+
+
+@contextmanager
+def _argocd(plan: ProductPlan, options: LocalOptions) -> Iterator[LocalArgoCD | None]:
+    if os.environ.get("ARGOCD_SERVER"):
+        yield None
+        return
+    cache = options.runs_dir.parent / "cache"
+    with local_argocd(
+        [plan],
+        options.repos,
+        delay=options.argocd_delay,
+        cache=cache,
+        fail=options.fail_apps,
+    ) as argocd:
+        yield argocd
+
+
+def environments_of(plan: ProductPlan) -> list[str]:
+    return [env.environment for env in plan.environments]
+
+
+def _tasks(template: Manifest) -> list[str]:
+    spec = template["spec"]
+    entry = next(t for t in spec["templates"] if t["name"] == spec["entrypoint"])
+    return [str(task["name"]) for task in (entry.get("dag") or {}).get("tasks") or []]
+
+
+def run_local(
+    config: Config,
+    plan: ProductPlan,
+    request: PromotionRequest,
+    options: LocalOptions,
+    console: Console,
+    *,
+    announce: Callable[[Mapping[str, str]], None] | None = None,
+) -> tuple[RunRecord, Path]:
+    """Run one promotion locally; returns the record and where it was saved.
+    ``announce`` receives the stand-ins' addresses once they are up."""
+    with ExitStack() as stack:
+        argocd = stack.enter_context(_argocd(plan, options))
+        settings = step_settings(argocd)
+        compiled = compile_product(config, plan.product.name, settings, request)
+        assert compiled.workflow is not None
+        manifests: list[Manifest] = [
+            compiled.template,
+            *library_templates(settings),
+            *options.templates,
+        ]
+        status_url = ""
+        absent = missing(manifests)
+        if absent:
+            if not options.use_stand_ins:
+                names = ", ".join(sorted(absent))
+                raise EngineError(
+                    f"the flow uses WorkflowTemplates that are not available locally: {names} "
+                    "(pass them with --templates DIR, or run stand-ins with --stand-ins)"
+                )
+            page = StatusPage()
+            status_url = stack.enter_context(serve_status_page(page))
+            manifests += stand_ins(manifests, status_url)
+        env = {**os.environ, **options.extra_env, **(argocd.env() if argocd else {})}
+        if announce is not None:
+            where = {"argocd": argocd.url if argocd else os.environ.get("ARGOCD_SERVER", "")}
+            if status_url:
+                where["stand-ins"] = status_url
+            announce(where)
+        started = datetime.now(UTC)
+        name = str(compiled.workflow["metadata"]["name"])
+        workdir = options.runs_dir / f"{name}-{started:%Y%m%dT%H%M%S}"
+        environments = environments_of(plan)
+        view = RunView(console, f"{name} (local)", _tasks(compiled.template), environments)
+        engine = Engine(
+            compiled.workflow,
+            manifests,
+            workdir=workdir,
+            executor=SubprocessExecutor(host_env=env),
+            approver=approver_for(options, console, request.requested_by or "you", view),
+            options=EngineOptions(
+                soak_scale=options.soak_scale, backoff_scale=options.backoff_scale
+            ),
+            on_event=view.handle,
+        )
+        with view:
+            record = engine.run()
+    options.runs_dir.mkdir(parents=True, exist_ok=True)
+    path = options.runs_dir / f"{workdir.name}.json"
+    path.write_text(record.to_json() + "\n")
+    console.print(summary(record, environments))
+    return record, path
