@@ -1,0 +1,157 @@
+"""The engine runs the golden workflows as Argo would schedule them."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from orchestrator.engine.check import task_depends
+from orchestrator.engine.model import Phase, ProgressEvent
+from orchestrator.engine.runner import Engine, EngineOptions
+from orchestrator.engine.suspend import AutoApprover
+from tests.engine.scripted import Scripted, dag_tasks, golden
+
+GOLDEN_RUNS = ["example-shop", "example-checkout", "fan-out", "diamond", "chain-10", "no-gates"]
+
+
+def run(
+    name: str, tmp_path: Path, executor: Scripted, approver: AutoApprover | None = None
+) -> tuple[Engine, list[ProgressEvent]]:
+    workflow, templates = golden(name)
+    events: list[ProgressEvent] = []
+    engine = Engine(
+        workflow,
+        templates,
+        workdir=tmp_path,
+        executor=executor,
+        approver=approver or AutoApprover(),
+        options=EngineOptions(soak_scale=0.0, backoff_scale=0.0),
+        on_event=events.append,
+    )
+    engine.run()
+    return engine, events
+
+
+@pytest.mark.parametrize("name", GOLDEN_RUNS)
+def test_every_task_runs_after_what_it_depends_on(name: str, tmp_path: Path) -> None:
+    executor = Scripted()
+    engine, _ = run(name, tmp_path, executor)
+    record = engine.record
+    assert record.phase is Phase.SUCCEEDED, record.message
+    tasks = dag_tasks(*reversed(golden(name)))
+    assert set(record.nodes) == set(tasks)
+    order = list(record.nodes)  # nodes are recorded when they start
+    for task, body in tasks.items():
+        for dep in task_depends(body):
+            dep_node = record.nodes[dep]
+            assert order.index(dep) < order.index(task), f"{task} started before {dep}"
+            assert dep_node.finished_at is not None
+            assert record.nodes[task].started_at is not None
+            assert dep_node.finished_at <= record.nodes[task].started_at
+    for node, finished in executor.finished_before.items():
+        if node not in tasks:
+            assert node.startswith("onExit.")
+            assert set(finished) >= {n for n in tasks if record.nodes[n].kind == "container"}
+            continue
+        for dep in task_depends(tasks[node]):
+            if record.nodes[dep].kind == "container":
+                assert dep in finished, f"{node} ran before {dep} had finished"
+
+
+def test_outputs_flow_into_the_next_task(tmp_path: Path) -> None:
+    executor = Scripted()
+    run("example-shop", tmp_path, executor)
+    staging = executor.argv("deploy-staging")
+    assert staging[staging.index("--source-commit") + 1] == "deploy-dev:commit"
+    sync = executor.argv("sync-staging")
+    assert sync[sync.index("--revision") + 1] == "deploy-staging:commit"
+    assert sync[sync.index("--app") + 1] == "shop-staging"
+    # the output directory of the pod is mapped to the node's own directory
+    promote = executor.argv("deploy-dev")
+    outputs = Path(promote[promote.index("--outputs") + 1])
+    assert outputs.is_relative_to(tmp_path) and outputs.name == "outputs"
+
+
+def test_the_workflow_parameters_reach_the_steps(tmp_path: Path) -> None:
+    executor = Scripted()
+    engine, _ = run("example-shop", tmp_path, executor)
+    dev = executor.argv("deploy-dev")
+    assert dev[dev.index("--version") + 1] == "1.4.2"
+    assert dev[dev.index("--run") + 1] == engine.record.name
+    assert engine.record.parameters["requested-by"] == "alice"
+
+
+def test_a_failing_node_stops_exactly_its_dependants(tmp_path: Path) -> None:
+    executor = Scripted(codes={"sync-prod-us": [1]})
+    engine, _ = run("example-shop", tmp_path, executor)
+    nodes = engine.record.nodes
+    assert nodes["sync-prod-us"].phase is Phase.FAILED
+    assert nodes["sync-prod-us"].message == "sync-prod-us exited 1"
+    for task in ("soak-prod-us", "check-prod-us", "post-prod-us"):
+        assert nodes[task].phase is Phase.OMITTED
+    for task in ("deploy-prod-eu", "sync-prod-eu", "soak-prod-eu", "check-prod-eu", "post-prod-eu"):
+        assert nodes[task].phase is Phase.SUCCEEDED
+    assert engine.record.phase is Phase.FAILED
+    assert "sync-prod-us" in engine.record.message
+
+
+def test_transient_failures_are_retried_terminal_ones_are_not(tmp_path: Path) -> None:
+    executor = Scripted(codes={"deploy-dev": [75, 75], "deploy-staging": [1]})
+    engine, _ = run("example-shop", tmp_path, executor)
+    nodes = engine.record.nodes
+    assert [a.exit_code for a in nodes["deploy-dev"].attempts] == [75, 75, 0]
+    assert nodes["deploy-dev"].phase is Phase.SUCCEEDED
+    assert [a.exit_code for a in nodes["deploy-staging"].attempts] == [1]
+    assert nodes["deploy-staging"].phase is Phase.FAILED
+    assert nodes["sync-staging"].phase is Phase.OMITTED
+
+
+def test_retries_stop_at_the_limit(tmp_path: Path) -> None:
+    executor = Scripted(codes={"deploy-dev": [75] * 10})
+    engine, _ = run("no-gates", tmp_path, executor)
+    attempts = engine.record.nodes["deploy-dev"].attempts
+    assert len(attempts) == 4  # the first try and retryStrategy.limit = 3 retries
+    assert engine.record.phase is Phase.FAILED
+
+
+@pytest.mark.parametrize(("codes", "status"), [({}, "Succeeded"), ({"sync-dev": [1]}, "Failed")])
+def test_on_exit_runs_with_the_workflow_status(
+    codes: dict[str, list[int]], status: str, tmp_path: Path
+) -> None:
+    executor = Scripted(codes=codes)
+    engine, events = run("example-shop", tmp_path, executor)
+    assert list(engine.record.exit_nodes) == ["onExit.notify"]
+    argv = executor.argv("onExit.notify")
+    assert argv[argv.index("--status") + 1] == status
+    failures = argv[argv.index("--failures") + 1]
+    if status == "Failed":
+        entries = json.loads(failures)
+        assert [e["displayName"] for e in entries] == ["sync-dev"]
+        assert entries[0]["message"] == "sync-dev exited 1"
+    else:
+        assert failures == ""
+    assert executor.started[-1] == "onExit.notify"
+    assert events[-1].workflow and events[-1].phase == Phase(status)
+
+
+def test_a_rejected_approval_omits_the_environment(tmp_path: Path) -> None:
+    executor = Scripted()
+    engine, _ = run("example-shop", tmp_path, executor, AutoApprover({"prod-eu": "not today"}))
+    nodes = engine.record.nodes
+    assert nodes["approve-prod-eu"].phase is Phase.FAILED
+    assert nodes["approve-prod-eu"].outputs == {"approve": "NO"}
+    assert "not today" in nodes["approve-prod-eu"].message
+    assert "deploy-prod-eu" not in executor.started
+    assert nodes["deploy-prod-eu"].phase is Phase.OMITTED
+    assert nodes["post-prod-us"].phase is Phase.SUCCEEDED
+    assert nodes["approve-prod-us"].outputs == {"approve": "YES"}
+    assert engine.record.phase is Phase.FAILED
+
+
+def test_progress_events_follow_each_node(tmp_path: Path) -> None:
+    engine, events = run("chain-10", tmp_path, Scripted())
+    for name, node in engine.record.nodes.items():
+        phases = [e.phase for e in events if e.node == name]
+        assert phases[0] is Phase.RUNNING and phases[-1] is node.phase is Phase.SUCCEEDED

@@ -1,0 +1,269 @@
+"""Whole local promotions over real git: the demo, a rejection, a failing gate, --local."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+import pytest
+import yaml
+from rich.console import Console
+
+from orchestrator.engine.model import NodeRecord, Phase
+from orchestrator.loading import load_config
+from orchestrator.local.demo import SEED_VERSION, DemoOptions, promotion_log, run_demo
+from orchestrator.local.status_page import StatusPage, serve_status_page
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+
+ROOT = Path(__file__).resolve().parents[2]
+PROMOFLOW = Path(sys.executable).parent / "promoflow"
+SHOP_DIRS = {
+    "dev": "envs/dev/shop",
+    "staging": "envs/staging/shop",
+    "prod-eu": "regions/eu/shop",
+    "prod-us": "envs/prod-us/shop",
+}
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("GIT_", "ARGOCD_", "PROMOFLOW_", "ARGO_"))
+    }
+    return {**env, "NO_COLOR": "1", "COLUMNS": "200", **extra}
+
+
+def tag_at(bare: Path, path: str, rev: str = "refs/heads/main") -> str:
+    repo = pygit2.Repository(str(bare))
+    commit = repo.revparse_single(rev).peel(pygit2.Commit)
+    blob = repo[commit.tree[f"{path}/values.yaml"].id]
+    return str(yaml.safe_load(blob.data)["image"]["tag"])
+
+
+def fsck(bare: Path) -> None:
+    result = subprocess.run(
+        ["git", "--git-dir", str(bare), "fsck", "--strict"], capture_output=True, text=True
+    )
+    assert result.returncode == 0, result.stderr
+
+
+def test_demo_command_promotes_through_every_environment(tmp_path: Path) -> None:
+    keep = tmp_path / "demo"
+    result = subprocess.run(
+        [str(PROMOFLOW), "demo", "-c", str(ROOT / "environments"), "--keep", str(keep)],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert "Argo CD simulator (not a real Argo CD)" in result.stdout
+    assert "Succeeded in" in result.stdout
+    bare = keep / "gitops.git"
+    fsck(bare)
+    log = promotion_log(bare, _seed(bare), "main")
+    assert len(log) == 4
+    touched = {}
+    for _sha, subject, files in log:
+        env = subject.removeprefix("Promote shop 1.5.0 to ")
+        touched[env] = files
+        assert all(f.startswith(SHOP_DIRS[env] + "/") for f in files), (env, files)
+    assert set(touched) == set(SHOP_DIRS)
+    # dev comes first, staging second, production after both
+    assert [s.removeprefix("Promote shop 1.5.0 to ") for _, s, _ in log][:2] == ["dev", "staging"]
+    for path in SHOP_DIRS.values():
+        assert tag_at(bare, path) == "1.5.0"
+    assert (
+        tag_at(bare, "envs/dev/checkout".replace("envs/dev/checkout", "envs/dev/shop")) == "1.5.0"
+    )
+    records = list((keep / ".promoflow" / "runs").glob("*.json"))
+    assert len(records) == 1
+    record = json.loads(records[0].read_text())
+    assert record["phase"] == "Succeeded"
+    deploys = {
+        n["name"]: n["outputs"]["commit"]
+        for n in record["nodes"]
+        if n["name"].startswith("deploy-")
+    }
+    assert sorted(deploys.values()) == sorted(sha for sha, _, _ in log)
+    assert [n["name"] for n in record["exitNodes"]] == ["onExit.notify"]
+
+
+def _seed(bare: Path) -> str:
+    repo = pygit2.Repository(str(bare))
+    head = repo.references["refs/heads/main"].target
+    commits = list(repo.walk(head))
+    return str(commits[-1].id)
+
+
+def demo(tmp_path: Path, **options: str) -> tuple[Phase, dict[str, NodeRecord], Path, str]:
+    config, problems = load_config(ROOT / "environments")
+    assert problems == []
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=200)
+    result = run_demo(config, DemoOptions(keep=tmp_path / "demo", **options), console)  # type: ignore[arg-type]
+    return result.record.phase, result.record.nodes, result.repo, buffer.getvalue()
+
+
+def test_a_rejected_approval_leaves_production_untouched(tmp_path: Path) -> None:
+    phase, nodes, bare, output = demo(tmp_path, reject="prod-eu")
+    assert phase is Phase.FAILED
+    assert tag_at(bare, SHOP_DIRS["prod-eu"]) == SEED_VERSION
+    assert tag_at(bare, SHOP_DIRS["prod-us"]) == "1.5.0"
+    log = promotion_log(bare, _seed(bare), "main")
+    assert not any(f.startswith("regions/eu/") for _, _, files in log for f in files)
+    assert nodes["deploy-prod-eu"].phase is Phase.OMITTED
+    assert "rejected" in nodes["approve-prod-eu"].message
+    assert "failed at approve prod-eu" in output
+
+
+def test_a_failing_gate_stops_the_flow_with_the_reason(tmp_path: Path) -> None:
+    phase, nodes, bare, output = demo(tmp_path, fail="staging")
+    assert phase is Phase.FAILED
+    sync = nodes["sync-staging"]
+    assert sync.phase is Phase.FAILED
+    assert "Degraded" in sync.message and "simulated failure" in sync.message
+    for env in ("prod-eu", "prod-us"):
+        assert nodes[f"approve-{env}"].phase is Phase.OMITTED
+        assert tag_at(bare, SHOP_DIRS[env]) == SEED_VERSION
+    # the commit to staging landed; Argo CD could not make it healthy
+    assert tag_at(bare, SHOP_DIRS["staging"]) == "1.5.0"
+    assert "simulated failure" in output
+
+
+@pytest.fixture
+def served_config(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
+    """The example config pointed at a served bare repository (token auth) and a status
+    page, with the pull-request action turned into a commit."""
+    from orchestrator.compiler.plan import plan_product
+    from orchestrator.demo.seed import commit_files, product_files
+
+    root = tmp_path / "srv"
+    root.mkdir()
+    bare = init_bare_repo(root / "gitops.git")
+    config_dir = tmp_path / "config"
+    shutil.copytree(ROOT / "environments", config_dir)
+    page = StatusPage()
+    with (
+        GitHttpServer(root, username="bot", password="t0ken-xyz") as git,
+        serve_status_page(page) as status,
+    ):
+        url = git.repo_url("gitops")
+        for path in config_dir.rglob("*"):
+            if path.is_file():
+                text = path.read_text()
+                text = text.replace("https://git.example.com/acme/gitops.git", url)
+                text = text.replace("https://status.example.com", status)
+                text = text.replace("action: pull-request", "action: commit")
+                text = text.replace('us.with_policy(action="pull-request")', "us")
+                path.write_text(text)
+        config, _ = load_config(config_dir)
+        files = product_files(plan_product(config, "checkout"), "2.0.0")
+        commit_files(bare, files, "seed", "main")
+        yield config_dir, bare, url
+
+
+def test_promote_local_runs_against_a_remote_repository(
+    served_config: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    config_dir, bare, _url = served_config
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "actions.yaml").write_text(
+        "\n---\n".join(
+            yaml.safe_dump(
+                {
+                    "apiVersion": "argoproj.io/v1alpha1",
+                    "kind": "WorkflowTemplate",
+                    "metadata": {"name": name},
+                    "spec": {
+                        "templates": [
+                            {
+                                "name": "main",
+                                "container": {
+                                    "image": "python",
+                                    "command": [sys.executable, "-c", "print('ok')"],
+                                },
+                            }
+                        ]
+                    },
+                }
+            )
+            for name in ("smoke-tests", "announce")
+        )
+    )
+    result = subprocess.run(
+        [
+            str(PROMOFLOW),
+            "promote",
+            "--local",
+            "-c",
+            str(config_dir),
+            "-p",
+            "checkout",
+            "-v",
+            "2.1.0",
+            "--auto-approve",
+            "--soak-scale",
+            "0.0005",
+            "--templates",
+            str(templates),
+            "--runs-dir",
+            str(tmp_path / "runs"),
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz"),
+        cwd=tmp_path,
+        timeout=120,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert "t0ken-xyz" not in result.stdout + result.stderr
+    repo = pygit2.Repository(str(bare))
+    head = repo.revparse_single("refs/heads/main").peel(pygit2.Commit)
+    for env in ("dev", "staging", "prod-eu", "prod-us"):
+        blob = repo[head.tree[f"overlays/{env}/checkout/kustomization.yaml"].id]
+        assert yaml.safe_load(blob.data)["images"][0]["newTag"] == "2.1.0"
+    records = list((tmp_path / "runs").glob("*.json"))
+    assert json.loads(records[0].read_text())["phase"] == "Succeeded"
+    assert "t0ken-xyz" not in records[0].read_text()
+
+
+def test_promote_local_refuses_missing_templates_clearly(
+    served_config: tuple[Path, Path, str], tmp_path: Path
+) -> None:
+    config_dir, bare, _ = served_config
+    before = pygit2.Repository(str(bare)).references["refs/heads/main"].target
+    result = subprocess.run(
+        [
+            str(PROMOFLOW),
+            "promote",
+            "--local",
+            "-c",
+            str(config_dir),
+            "-p",
+            "checkout",
+            "-v",
+            "2.1.0",
+            "--auto-approve",
+        ],
+        capture_output=True,
+        text=True,
+        env=clean_env(),
+        cwd=tmp_path,
+        timeout=60,
+    )
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert "smoke-tests" in result.stderr and "--stand-ins" in result.stderr
+    assert pygit2.Repository(str(bare)).references["refs/heads/main"].target == before
