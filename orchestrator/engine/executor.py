@@ -14,6 +14,7 @@ import os
 import shutil
 import subprocess
 import sys
+import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -36,6 +37,8 @@ class ContainerJob:
     deadline: float | None = None
     outputs: dict[str, Path] = field(default_factory=dict)
     """Output parameter name -> local file the step writes it to."""
+    on_message: Callable[[str], None] | None = None
+    """Called with the node message the step reports while it runs."""
 
 
 @dataclass(frozen=True)
@@ -99,15 +102,16 @@ def _message(job: ContainerJob, code: int, stderr: str) -> str:
 
 
 class SubprocessExecutor:
-    """Runs each attempt as a subprocess; stdout and stderr go to ``<workdir>/log``."""
+    """Runs each attempt as a subprocess; its output goes to ``<workdir>/log``.
 
-    def __init__(
-        self,
-        host_env: Mapping[str, str] | None = None,
-        on_line: Callable[[str, str], None] | None = None,
-    ) -> None:
+    While it runs, the node message the step writes (its termination log, which Argo
+    shows on the node) is passed to ``job.on_message`` as it changes, so people watching
+    see "shop-prod-eu: Progressing" live, as in the Argo UI."""
+
+    poll = 0.2
+
+    def __init__(self, host_env: Mapping[str, str] | None = None) -> None:
         self.host_env = dict(os.environ if host_env is None else host_env)
-        self.on_line = on_line
 
     def run(self, job: ContainerJob) -> ContainerResult:
         argv = local_command(job.argv)
@@ -115,26 +119,39 @@ class SubprocessExecutor:
             name = argv[0] if argv else "(no command)"
             return ContainerResult(None, f"command {name!r} is not available here", error=True)
         job.workdir.mkdir(parents=True, exist_ok=True)
-        env = {**self.host_env, **job.env, TERMINATION_LOG: str(job.workdir / "termination-log")}
-        log_path = job.workdir / "log"
+        termination = job.workdir / "termination-log"
+        env = {**self.host_env, **job.env, TERMINATION_LOG: str(termination)}
+        log_path, err_path = job.workdir / "log", job.workdir / "stderr"
+        started = time.monotonic()
         try:
-            with log_path.open("w") as log:
-                proc = subprocess.run(
-                    argv,
-                    env=env,
-                    stdin=subprocess.DEVNULL,
-                    stdout=log,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                    timeout=job.deadline,
-                    check=False,
+            with log_path.open("w") as log, err_path.open("w") as errors:
+                proc = subprocess.Popen(
+                    argv, env=env, stdin=subprocess.DEVNULL, stdout=log, stderr=errors
                 )
-                log.write(proc.stderr)
-        except subprocess.TimeoutExpired:
-            return ContainerResult(None, DEADLINE_MESSAGE, timed_out=True)
+                seen = ""
+                while True:
+                    try:
+                        code = proc.wait(timeout=self.poll)
+                        break
+                    except subprocess.TimeoutExpired:
+                        pass
+                    if job.deadline is not None and time.monotonic() - started > job.deadline:
+                        proc.kill()
+                        proc.wait()
+                        return ContainerResult(None, DEADLINE_MESSAGE, timed_out=True)
+                    seen = _report(termination, seen, job.on_message)
         except OSError as exc:
             return ContainerResult(None, f"cannot start {argv[0]}: {exc.strerror}", error=True)
-        if self.on_line is not None:
-            for line in log_path.read_text(errors="replace").splitlines():
-                self.on_line(job.node, line)
-        return ContainerResult(proc.returncode, _message(job, proc.returncode, proc.stderr))
+        stderr = err_path.read_text(errors="replace")
+        with log_path.open("a") as log:
+            log.write(stderr)
+        return ContainerResult(code, _message(job, code, stderr))
+
+
+def _report(path: Path, seen: str, on_message: Callable[[str], None] | None) -> str:
+    if on_message is None or not path.exists():
+        return seen
+    text = path.read_text(errors="replace").strip()
+    if text and text != seen:
+        on_message(text.splitlines()[-1])
+    return text

@@ -10,6 +10,7 @@ workflow's status. Nothing here is specific to promoflow's own templates.
 
 from __future__ import annotations
 
+import functools
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
@@ -442,6 +443,7 @@ class Engine:
                 workdir=workdir,
                 deadline=limit_seconds,
                 outputs={n: Path(_remap(path, mapped)) for n, (path, _) in outputs.items()},
+                on_message=functools.partial(self._running_message, node, attempt),
             )
             for directory in mapped.values():
                 directory.mkdir(parents=True, exist_ok=True)
@@ -465,6 +467,10 @@ class Engine:
             node.message = f"attempt {attempt} {phase.lower()}: {message}; retrying"
             self._emit(node, attempt)
             self.sleep(delay)
+
+    def _running_message(self, node: NodeRecord, attempt: int, text: str) -> None:
+        node.message = text
+        self._emit(node, attempt)
 
     def _retry_delay(
         self,

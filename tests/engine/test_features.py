@@ -11,7 +11,7 @@ import pytest
 
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import SubprocessExecutor
-from orchestrator.engine.model import Phase
+from orchestrator.engine.model import Phase, ProgressEvent
 from orchestrator.engine.runner import Engine, EngineOptions
 from orchestrator.engine.suspend import AutoApprover
 from tests.engine.scripted import Scripted
@@ -337,3 +337,16 @@ def test_auto_approver_answers_yes(tmp_path: Path) -> None:
     ).run()
     assert record.nodes["a"].outputs == {"approve": "YES"}
     assert record.nodes["a"].message == "approved by ci"
+
+
+def test_the_node_message_is_reported_while_the_step_runs(tmp_path: Path) -> None:
+    code = (
+        "import os, time; open(os.environ['PROMOFLOW_TERMINATION_LOG'], 'w')"
+        ".write('shop-dev: Progressing'); time.sleep(0.8)"
+    )
+    events: list[ProgressEvent] = []
+    wf = workflow([{"name": "a", "template": "t"}], {"name": "t", **py(code)})
+    record = engine(wf, tmp_path, on_event=events.append).run()
+    assert record.phase is Phase.SUCCEEDED
+    running = [e.message for e in events if e.node == "a" and e.phase is Phase.RUNNING]
+    assert "shop-dev: Progressing" in running
