@@ -28,16 +28,16 @@ from pathlib import Path
 from rich.console import Console
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from validate import write_config  # noqa: E402
+from validate import write_config
 
-from orchestrator.compiler import PromotionRequest  # noqa: E402
-from orchestrator.compiler.plan import plan_product  # noqa: E402
-from orchestrator.demo.seed import commit_files, product_files  # noqa: E402
-from orchestrator.engine.model import Phase  # noqa: E402
-from orchestrator.loading import load_config  # noqa: E402
-from orchestrator.local.localize import localize  # noqa: E402
-from orchestrator.local.session import LocalOptions, run_local  # noqa: E402
-from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo  # noqa: E402
+from orchestrator.compiler import PromotionRequest
+from orchestrator.compiler.plan import plan_product
+from orchestrator.demo.seed import commit_files, product_files
+from orchestrator.engine.model import Phase
+from orchestrator.loading import load_config
+from orchestrator.local.localize import localize
+from orchestrator.local.session import LocalOptions, run_local
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 
 PROMOFLOW = Path(sys.executable).parent / "promoflow"
 ENVIRONMENTS = 10

@@ -81,6 +81,12 @@ class ArgoCDClient:
         response = self._get(f"/api/v1/applications/{name}", f"application {name}", **params)
         if response.status_code == 404:
             return None
+        if response.status_code == 403 and "permission denied" in _reason(response):
+            # Argo CD >= 2.6.7 answers 403 for a missing app too, to hide which exist
+            raise ArgoCDError(
+                f"application {name}: not found, or this token may not read it "
+                "(Argo CD answers 403 permission denied for both)"
+            )
         self._check(response, f"application {name}")
         data: App = response.json()
         return data
@@ -90,9 +96,16 @@ class ArgoCDClient:
         self._check(response, "list applications")
         return list(response.json().get("items") or [])
 
-    def sync(self, name: str, revision: str | None = None) -> None:
+    def sync(
+        self, name: str, revision: str | None = None, revisions: list[str] | None = None
+    ) -> None:
+        """Sync to ``revision``; a multi-source app takes ``revisions`` (one per source),
+        as Argo CD ignores ``revision`` for those."""
         body: dict[str, Any] = {"name": name}
-        if revision:
+        if revisions:
+            body["revisions"] = revisions
+            body["sourcePositions"] = [str(i) for i in range(1, len(revisions) + 1)]
+        elif revision:
             body["revision"] = revision
         try:
             response = self.http.post(f"/api/v1/applications/{name}/sync", json=body)
@@ -108,7 +121,10 @@ class ArgoCDClient:
         Ends when the server closes the stream or nothing arrives for ``timeout`` seconds;
         callers re-read state and watch again (so a dropped stream loses nothing).
         """
-        params = httpx.QueryParams([("name", n) for n in names or []])
+        # Argo CD reads one ``name`` only (the query field is not repeated): ask for one app
+        # by name, for several ask for all (or the selector) and keep ours here.
+        wanted = set(names or [])
+        params = httpx.QueryParams([("name", n) for n in wanted] if len(wanted) == 1 else [])
         if selector:
             params = params.add("selector", selector)
         try:
@@ -131,7 +147,10 @@ class ArgoCDClient:
                             transient=True,
                         )
                     result = event.get("result") or {}
-                    yield result.get("type", "MODIFIED"), result.get("application") or {}
+                    app = result.get("application") or {}
+                    if wanted and (app.get("metadata") or {}).get("name") not in wanted:
+                        continue
+                    yield result.get("type", "MODIFIED"), app
         except httpx.ReadTimeout:
             return
         except httpx.HTTPError as exc:

@@ -63,6 +63,21 @@ def synced_revisions(app: dict[str, Any], repo: str | None) -> list[str]:
     return [sync.get("revision") or ""]
 
 
+def sync_revisions(app: dict[str, Any], repo: str | None, sha: str) -> list[str] | None:
+    """For a multi-source app, the revision of every source a sync to ``sha`` asks for:
+    ``sha`` for sources from ``repo`` (all, without one), the others stay at their
+    targetRevision (a chart repository does not have our commit). ``None``: one source."""
+    sources = (app.get("spec") or {}).get("sources")
+    if not sources:
+        return None
+    return [
+        sha
+        if repo is None or _normalise(src.get("repoURL", "")) == _normalise(repo)
+        else str(src.get("targetRevision") or "HEAD")
+        for src in sources
+    ]
+
+
 def _operation_revisions(op: dict[str, Any]) -> list[str]:
     result = op.get("syncResult") or {}
     if result.get("revisions"):

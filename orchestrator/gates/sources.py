@@ -38,9 +38,9 @@ class ApiSource:
         except ArgoCDError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
 
-    def sync(self, name: str, revision: str) -> None:
+    def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
         try:
-            self.client.sync(name, revision)
+            self.client.sync(name, revision, revisions)
         except ArgoCDError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
 
@@ -129,13 +129,9 @@ class KubeSource:
             raise self._error(f"application {name}", exc) from None
         return app
 
-    def sync(self, name: str, revision: str) -> None:
-        patch = {
-            "operation": {
-                "initiatedBy": {"username": "promoflow"},
-                "sync": {"revision": revision},
-            }
-        }
+    def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
+        wanted: dict[str, Any] = {"revisions": revisions} if revisions else {"revision": revision}
+        patch = {"operation": {"initiatedBy": {"username": "promoflow"}, "sync": wanted}}
         try:
             self.api.patch_namespaced_custom_object(
                 GROUP, VERSION, self.namespace, PLURAL, name, patch

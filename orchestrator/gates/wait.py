@@ -17,7 +17,13 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
-from orchestrator.gates.deployed import Verdict, assess, overall, synced_revisions
+from orchestrator.gates.deployed import (
+    Verdict,
+    assess,
+    overall,
+    sync_revisions,
+    synced_revisions,
+)
 
 App = dict[str, Any]
 
@@ -36,8 +42,9 @@ class AppSource(Protocol):
     def get(self, name: str, *, refresh: bool = False) -> App | None:
         """The application (``None`` when missing); ``refresh`` asks for a hard refresh."""
 
-    def sync(self, name: str, revision: str) -> None:
-        """Start a sync operation to ``revision``."""
+    def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
+        """Start a sync operation to ``revision`` (multi-source apps: ``revisions``, one
+        per source)."""
 
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
         """Changed applications as they happen; ends after ``timeout`` s or on a drop."""
@@ -149,7 +156,7 @@ class Waiter:
                 continue
             behind = any(rev != self.sha for rev in synced_revisions(app, self.options.repo))
             if behind and not app.get("operation"):
-                self.source.sync(name, self.sha)
+                self.source.sync(name, self.sha, sync_revisions(app, self.options.repo, self.sha))
                 synced.append(name)
                 self.state[name] = self.source.get(name)
         return synced

@@ -41,6 +41,7 @@ class ScriptedSource:
         self.streams = list(streams)
         self.calls: list[str] = []
         self.synced: list[tuple[str, str]] = []
+        self.synced_sources: list[list[str] | None] = []
         self.polls: list[App | None] = []
 
     def _policy(self, state: App | None) -> App | None:
@@ -54,8 +55,9 @@ class ScriptedSource:
             self.current = self._policy(self.polls.pop(0))
         return copy.deepcopy(self.current)
 
-    def sync(self, name: str, revision: str) -> None:
+    def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
         self.synced.append((name, revision))
+        self.synced_sources.append(revisions)
 
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
         self.calls.append("stream")

@@ -121,3 +121,25 @@ def test_overall_combines_apps() -> None:
     assert overall([ok, wait]) == "waiting"
     assert overall([ok, wait, bad]) == "failed"
     assert overall([]) == "waiting"
+
+
+def test_sync_revisions_move_only_the_promoted_repository() -> None:
+    from orchestrator.gates.deployed import sync_revisions
+
+    app = {
+        "spec": {
+            "sources": [
+                {"repoURL": "https://charts.example.com/shop", "targetRevision": "2.0.0"},
+                {"repoURL": "https://git.example.com/acme/gitops.git", "targetRevision": "main"},
+                {"repoURL": "https://git.example.com/acme/gitops", "targetRevision": "main"},
+            ]
+        }
+    }
+    sha = "a" * 40
+    assert sync_revisions(app, "https://git.example.com/acme/gitops.git", sha) == [
+        "2.0.0",
+        sha,
+        sha,
+    ]
+    assert sync_revisions(app, None, sha) == [sha, sha, sha]
+    assert sync_revisions({"spec": {"source": {"repoURL": "x"}}}, None, sha) is None

@@ -1,0 +1,332 @@
+"""A fake Kubernetes API server for Argo CD Application objects, over real HTTP.
+
+In-cluster components (the reporters, the wait step with a service account) reach Argo CD
+through the Kubernetes API rather than the Argo CD API server. This serves the same
+:class:`~orchestrator.simulator.argocd.ArgoCDSimulator` state through the custom-object
+routes the official ``kubernetes`` client calls, with the API server's own conventions:
+``Status`` error bodies, label and field selectors, resourceVersion-based list-then-watch,
+and ``410 Gone`` (an ``ERROR`` event with reason ``Expired``) when a watch resumes from a
+resourceVersion older than the retained history, which every watcher has to survive.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import copy
+import json
+import threading
+import time
+from collections.abc import AsyncIterator, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.routing import Route
+
+from orchestrator.simulator.argocd import (
+    REFRESH_ANNOTATION,
+    App,
+    ArgoCDSimulator,
+    HistoryExpired,
+    StreamEnd,
+    Subscription,
+    labels_of,
+    parse_selector,
+)
+from orchestrator.simulator.serve import ServerThread
+
+GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
+BASE = f"/apis/{GROUP}/{VERSION}"
+_REASONS = {
+    400: "BadRequest",
+    401: "Unauthorized",
+    404: "NotFound",
+    410: "Expired",
+    415: "UnsupportedMediaType",
+    422: "Invalid",
+    500: "InternalError",
+    503: "ServiceUnavailable",
+    504: "Timeout",
+}
+_IMMUTABLE = ("name", "namespace", "uid", "creationTimestamp", "resourceVersion", "generation")
+
+
+def status_object(
+    code: int, message: str, *, reason: str | None = None, name: str | None = None
+) -> dict[str, Any]:
+    """A ``v1.Status`` failure, the body of every error the API server answers."""
+    body: dict[str, Any] = {
+        "kind": "Status",
+        "apiVersion": "v1",
+        "metadata": {},
+        "status": "Failure",
+        "message": message,
+        "reason": reason or _REASONS.get(code, "InternalError"),
+    }
+    if name is not None:
+        body["details"] = {"name": name, "group": GROUP, "kind": PLURAL}
+    body["code"] = code
+    return body
+
+
+def _failure(code: int, message: str, **kwargs: Any) -> JSONResponse:
+    return JSONResponse(status_object(code, message, **kwargs), status_code=code)
+
+
+def merge_patch(target: Any, patch: Any) -> Any:
+    """RFC 7386 JSON merge patch: objects merge, ``null`` deletes, anything else replaces."""
+    if not isinstance(patch, dict):
+        return copy.deepcopy(patch)
+    result = dict(target) if isinstance(target, dict) else {}
+    for key, value in patch.items():
+        if value is None:
+            result.pop(key, None)
+        else:
+            result[key] = merge_patch(result.get(key), value)
+    return result
+
+
+def parse_field_selector(text: str | None) -> Callable[[App], bool]:
+    """``metadata.name`` and ``metadata.namespace`` with ``=``, ``==`` or ``!=``, the only
+    fields the API server supports for custom resources; ``ValueError`` otherwise."""
+    requirements: list[tuple[str, str, bool]] = []
+    for term in filter(None, (t.strip() for t in (text or "").split(","))):
+        negate = "!=" in term
+        key, _, value = term.partition("!=" if negate else "=")
+        key, value = key.strip(), value.lstrip("=").strip()
+        if key not in ("metadata.name", "metadata.namespace"):
+            raise ValueError(f'field label not supported: "{key}"')
+        requirements.append((key.split(".", 1)[1], value, negate))
+
+    def matches(app: App) -> bool:
+        meta = app.get("metadata") or {}
+        return all((meta.get(attr) == value) != negate for attr, value, negate in requirements)
+
+    return matches
+
+
+def _line(obj: Any) -> bytes:
+    return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
+
+
+class FakeKubeAPI:
+    """The ``applications.argoproj.io`` routes of a Kubernetes API server.
+
+    Faults for watch tests: :meth:`expire_watch_history` compacts the history (every
+    resourceVersion before now is too old), :meth:`gone_next` makes the next watches
+    answer 410 whatever they ask; :meth:`fail_next` makes requests answer an error status.
+    """
+
+    def __init__(self, sim: ArgoCDSimulator, token: str | None = None) -> None:
+        self.sim = sim
+        self.token = token
+        self.requests: list[str] = []
+        """``METHOD /path?query`` of every request, in order."""
+        self.patches: list[tuple[str, dict[str, Any]]] = []
+        self._lock = threading.Lock()
+        self._floor = 0
+        self._gone = 0
+        self._fail: list[int] = []
+        self._watches: set[Subscription] = set()
+        self._closed = False
+
+    def expire_watch_history(self) -> None:
+        """Forget every change so far, as a compaction does: watches from any earlier
+        resourceVersion get 410 Expired and must list again."""
+        with self._lock:
+            self._floor = self.sim.resource_version
+
+    def gone_next(self, count: int) -> None:
+        with self._lock:
+            self._gone += count
+
+    def fail_next(self, count: int, status: int = 503) -> None:
+        with self._lock:
+            self._fail.extend([status] * count)
+
+    def asgi(self) -> Starlette:
+        one = f"{BASE}/namespaces/{{namespace}}/{PLURAL}/{{name}}"
+        return Starlette(
+            routes=[
+                Route(f"{BASE}/{PLURAL}", self._collection),
+                Route(f"{BASE}/namespaces/{{namespace}}/{PLURAL}", self._collection),
+                Route(one, self._one, methods=["GET", "PATCH"]),
+            ]
+        )
+
+    @contextmanager
+    def serve(self) -> Iterator[ServerThread]:
+        """Serve on a free port; this server's open watches end first so it can stop at
+        once (streams of the Argo CD API on the same state are left alone)."""
+        with self._lock:
+            self._closed = False
+        with ServerThread(self.asgi()) as server:
+            try:
+                yield server
+            finally:
+                with self._lock:
+                    self._closed = True
+                    watches = list(self._watches)
+                for sub in watches:
+                    sub.push(StreamEnd())
+
+    # --- requests ------------------------------------------------------------------------
+
+    def _guard(self, request: Request) -> Response | None:
+        query = f"?{request.url.query}" if request.url.query else ""
+        with self._lock:
+            self.requests.append(f"{request.method} {request.url.path}{query}")
+            fault = self._fail.pop(0) if self._fail else None
+        if fault is not None:
+            return _failure(fault, f"simulated failure ({fault})")
+        if self.token is not None and request.headers.get("authorization") != (
+            f"Bearer {self.token}"
+        ):
+            return _failure(401, "Unauthorized")
+        return None
+
+    def _find(self, namespace: str, name: str) -> App | None:
+        app = self.sim.app(name)
+        if app is None or app["metadata"].get("namespace") != namespace:
+            return None
+        return app
+
+    async def _one(self, request: Request) -> Response:
+        if (refused := self._guard(request)) is not None:
+            return refused
+        namespace, name = request.path_params["namespace"], request.path_params["name"]
+        if self._find(namespace, name) is None:
+            return _failure(404, f'{PLURAL}.{GROUP} "{name}" not found', name=name)
+        if request.method == "GET":
+            return JSONResponse(self._find(namespace, name))
+        if request.headers.get("content-type", "").split(";")[0] != (
+            "application/merge-patch+json"
+        ):
+            return _failure(415, "the body of the request was in an unknown format")
+        try:
+            patch = await request.json()
+        except ValueError:
+            return _failure(400, "the request body is not valid JSON")
+        if not isinstance(patch, dict):
+            return _failure(422, "a merge patch must be a JSON object")
+        return await run_in_threadpool(self._patch, name, patch)
+
+    def _patch(self, name: str, patch: dict[str, Any]) -> Response:
+        """Apply a merge patch (identity fields are kept); a refresh annotation in it is
+        how a refresh is asked through Kubernetes, so it also reaches the controller."""
+
+        def change(app: App) -> None:
+            kept = {k: app["metadata"].get(k) for k in _IMMUTABLE}
+            merged = merge_patch(app, patch)
+            app.clear()
+            app.update(merged)
+            app["metadata"].update({k: v for k, v in kept.items() if v is not None})
+
+        with self._lock:
+            self.patches.append((name, copy.deepcopy(patch)))
+        try:
+            self.sim.update(name, change)
+        except KeyError:
+            return _failure(404, f'{PLURAL}.{GROUP} "{name}" not found', name=name)
+        refresh = ((patch.get("metadata") or {}).get("annotations") or {}).get(REFRESH_ANNOTATION)
+        if refresh:
+            self.sim.request_refresh(name, "hard" if refresh == "hard" else "normal")
+        if patch.get("operation"):
+            # the controller notices the requested operation and runs it
+            self.sim.pick_up_operation(name)
+        return JSONResponse(self.sim.app(name))
+
+    async def _collection(self, request: Request) -> Response:
+        if (refused := self._guard(request)) is not None:
+            return refused
+        params = request.query_params
+        namespace = request.path_params.get("namespace")
+        try:
+            labels = parse_selector(params.get("labelSelector"))
+            fields = parse_field_selector(params.get("fieldSelector"))
+        except ValueError as exc:
+            return _failure(400, str(exc))
+
+        def matches(app: App) -> bool:
+            in_namespace = namespace is None or app["metadata"].get("namespace") == namespace
+            return in_namespace and labels(labels_of(app)) and fields(app)
+
+        if params.get("watch") in ("true", "1"):
+            return self._watch(request, matches)
+        apps, rv = self.sim.snapshot()
+        items = [app for app in apps if matches(app)]
+        return JSONResponse(
+            {
+                "apiVersion": f"{GROUP}/{VERSION}",
+                "kind": "ApplicationList",
+                "metadata": {"resourceVersion": str(rv)},
+                "items": items,
+            }
+        )
+
+    def _watch(self, request: Request, matches: Callable[[App], bool]) -> Response:
+        """Events after ``resourceVersion`` (or ADDED for every object, then changes),
+        one JSON object per line; ``ERROR`` 410 when the history no longer reaches back."""
+        params = request.query_params
+        raw = params.get("resourceVersion") or ""
+        try:
+            since = int(raw) if raw not in ("", "0") else None
+            timeout = float(params["timeoutSeconds"]) if params.get("timeoutSeconds") else None
+        except ValueError:
+            return _failure(400, f"invalid resourceVersion or timeoutSeconds: {raw!r}")
+        with self._lock:
+            forced = self._gone > 0
+            self._gone -= 1 if forced else 0
+            floor = self._floor
+        expired: HistoryExpired | None = None
+        if forced:
+            expired = HistoryExpired(since or 0, max(floor, self.sim.resource_version))
+        elif since is not None and since < floor:
+            expired = HistoryExpired(since, floor)
+        if expired is not None:
+            error = status_object(410, str(expired), reason="Expired")
+            event = {"type": "ERROR", "object": error}
+            return StreamingResponse(_once(_line(event)), media_type="application/json")
+        try:
+            sub = self.sim.subscribe(since)
+        except HistoryExpired as exc:
+            error = status_object(410, str(exc), reason="Expired")
+            event = {"type": "ERROR", "object": error}
+            return StreamingResponse(_once(_line(event)), media_type="application/json")
+        with self._lock:
+            self._watches.add(sub)
+            if self._closed:  # stopping: a new watch must not hold the server up
+                sub.push(StreamEnd())
+
+        async def lines() -> AsyncIterator[bytes]:
+            deadline = None if timeout is None else time.monotonic() + timeout
+            try:
+                for app in sub.initial:
+                    if matches(app):
+                        yield _line({"type": "ADDED", "object": app})
+                for past in sub.backlog:
+                    if matches(past.app):
+                        yield _line({"type": past.type, "object": past.app})
+                while True:
+                    left = None if deadline is None else deadline - time.monotonic()
+                    if left is not None and left <= 0:
+                        return
+                    item = await sub.next(left)
+                    if isinstance(item, StreamEnd):
+                        return
+                    if matches(item.app):
+                        yield _line({"type": item.type, "object": item.app})
+            finally:
+                sub.close()
+                with self._lock:
+                    self._watches.discard(sub)
+
+        return StreamingResponse(lines(), media_type="application/json")
+
+
+async def _once(data: bytes) -> AsyncIterator[bytes]:
+    yield data
+    await asyncio.sleep(0)

@@ -1,0 +1,146 @@
+"""The simulator's GitController: apps follow commits in a local repository the way Argo CD's
+application controller moves them (OutOfSync, a Running operation, Synced + Progressing,
+then Healthy or Degraded), and every state it writes is a valid Application.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import httpx
+import pygit2
+import pytest
+
+from orchestrator.simulator.argocd import ArgoCDSimulator, GitController, git_resolver
+from orchestrator.simulator.kube import FakeKubeAPI
+from tests.contract.argocd_support import app_problems
+
+REPO_URL = "https://git.example.com/platform/deploy.git"
+SIGNATURE = pygit2.Signature("test", "test@example.com", 1_700_000_000, 0)
+
+
+class Repo:
+    """A bare repository written with pygit2 (no working tree, no git CLI)."""
+
+    def __init__(self, path: Path) -> None:
+        self.repo = pygit2.init_repository(str(path), bare=True)
+
+    def commit(self, files: dict[str, str], message: str = "change") -> str:
+        """Commit ``files`` (path -> content) on top of main; returns the commit id."""
+        parents = [] if self.repo.head_is_unborn else [self.repo.head.target]
+        index = pygit2.Index()
+        if parents:
+            index.read_tree(self.repo[parents[0]].peel(pygit2.Commit).tree)
+        for name, content in files.items():
+            blob = self.repo.create_blob(content.encode())
+            index.add(pygit2.IndexEntry(name, blob, pygit2.enums.FileMode.BLOB))
+        tree = index.write_tree(self.repo)
+        commit = self.repo.create_commit(
+            "refs/heads/main", SIGNATURE, SIGNATURE, message, tree, parents
+        )
+        self.repo.set_head("refs/heads/main")
+        return str(commit)
+
+
+def eventually(check: Callable[[], bool], timeout: float = 5) -> None:
+    deadline = time.monotonic() + timeout
+    while not check():
+        assert time.monotonic() < deadline, "timed out"
+        time.sleep(0.01)
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Repo:
+    return Repo(tmp_path / "deploy.git")
+
+
+def test_resolver_follows_the_path(repo: Repo, tmp_path: Path) -> None:
+    first = repo.commit({"envs/dev/shop/values.yaml": "tag: 1\n"})
+    other = repo.commit({"envs/prod/shop/values.yaml": "tag: 1\n"})
+    resolve = git_resolver({REPO_URL: tmp_path / "deploy.git"})
+    assert resolve(REPO_URL, "main", "envs/dev/shop") == first
+    assert resolve(REPO_URL + "/", "HEAD", "envs/prod/shop") == other
+    assert resolve(REPO_URL, first, "") == first
+    assert resolve(REPO_URL, "nope", "envs/dev/shop") is None
+    assert resolve("https://elsewhere/x.git", "main", "") is None
+    head_only = git_resolver({REPO_URL: tmp_path / "deploy.git"}, by_path=False)
+    assert head_only(REPO_URL, "main", "envs/dev/shop") == other
+
+
+def test_automated_app_follows_new_commits(repo: Repo, tmp_path: Path) -> None:
+    first = repo.commit({"envs/dev/shop/values.yaml": "tag: 1\n"})
+    sim = ArgoCDSimulator()
+    sim.add_app("shop-dev", repo_url=REPO_URL, path="envs/dev/shop", revision=first)
+    resolve = git_resolver({REPO_URL: tmp_path / "deploy.git"})
+    with GitController(sim, resolve, delay=0.1) as controller:
+        second = repo.commit({"envs/dev/shop/values.yaml": "tag: 2\n"})
+
+        def deployed(revision: str) -> Callable[[], bool]:
+            def check() -> bool:
+                status = (sim.app("shop-dev") or {}).get("status") or {}
+                history = [h.get("revision") for h in status.get("history") or []]
+                return bool(
+                    status["sync"]["status"] == "Synced"
+                    and status["sync"].get("revision") == revision
+                    and status["health"]["status"] in ("Healthy", "Degraded")
+                    and history[-1:] == [revision]
+                    and "shop-dev" not in controller._plans  # the rollout is over
+                )
+
+            return check
+
+        eventually(deployed(second))
+        sim.fail_app("shop-dev", "CrashLoopBackOff")
+        third = repo.commit({"envs/dev/shop/values.yaml": "tag: 3\n"})
+        eventually(deployed(third))
+    app = sim.app("shop-dev")
+    assert app is not None and app["status"]["health"] == {
+        "status": "Degraded",
+        "message": "CrashLoopBackOff",
+        "lastTransitionTime": app["status"]["health"]["lastTransitionTime"],
+    }
+    assert [h["revision"] for h in app["status"]["history"]] == [second, third]
+    states = [
+        (
+            e.app["status"]["sync"]["status"],
+            (e.app["status"].get("operationState") or {}).get("phase"),
+        )
+        for e in sim.history()
+    ]
+    assert ("OutOfSync", None) in states and ("OutOfSync", "Running") in states
+    for event in sim.history():
+        assert app_problems(event.app) == [], event.resource_version
+
+
+def test_manual_app_waits_for_a_sync_asked_through_kubernetes(repo: Repo, tmp_path: Path) -> None:
+    first = repo.commit({"envs/prod/shop/values.yaml": "tag: 1\n"})
+    sim = ArgoCDSimulator()
+    sim.add_app(
+        "shop-prod", repo_url=REPO_URL, path="envs/prod/shop", revision=first, automated=False
+    )
+    resolve = git_resolver({REPO_URL: tmp_path / "deploy.git"})
+    kube = FakeKubeAPI(sim)
+    with GitController(sim, resolve, delay=0.1), kube.serve() as served:
+        second = repo.commit({"envs/prod/shop/values.yaml": "tag: 2\n"})
+        eventually(lambda: (sim.app("shop-prod") or {})["status"]["sync"]["status"] == "OutOfSync")
+        time.sleep(0.3)  # a manual app stays OutOfSync
+        assert (sim.app("shop-prod") or {})["status"]["sync"]["revision"] == second
+        assert "operation" not in (sim.app("shop-prod") or {})
+        patch = {"operation": {"initiatedBy": {"username": "t"}, "sync": {"revision": "main"}}}
+        response = httpx.patch(
+            f"{served.url}/apis/argoproj.io/v1alpha1/namespaces/argocd/applications/shop-prod",
+            json=patch,
+            headers={"Content-Type": "application/merge-patch+json"},
+        )
+        assert response.status_code == 200
+        eventually(
+            lambda: (
+                (sim.app("shop-prod") or {})["status"]["health"]["status"] == "Healthy"
+                and (sim.app("shop-prod") or {})["status"]["sync"]["status"] == "Synced"
+            )
+        )
+    app = sim.app("shop-prod")
+    assert app is not None and app["status"]["operationState"]["syncResult"]["revision"] == second
+    assert app_problems(app) == []

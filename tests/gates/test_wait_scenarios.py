@@ -1,0 +1,490 @@
+"""``promoflow step wait-argocd`` end to end: the real command, as a subprocess, against the
+Argo CD simulator served over real HTTP, through both access paths.
+
+- ``api``: the Argo CD API server (``ARGOCD_SERVER`` host:port, ``--plaintext``, token);
+- ``kubernetes``: Application objects through the Kubernetes API (the fake API server on
+  the same state, ``PROMOFLOW_KUBE_API`` + ``PROMOFLOW_KUBE_TOKEN``).
+
+A background thread moves the apps along once the step is watching (it has opened its
+stream, or made its first request when polling), a few tenths of a second apart. Every run
+checks the exit code, the one JSON line on stdout, that stderr explains the outcome, that
+no token is ever printed and that nothing ended in a traceback.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from orchestrator.simulator.argocd import ArgoCDSimulator
+from orchestrator.simulator.kube import FakeKubeAPI
+from orchestrator.simulator.serve import ServerThread
+from tests.contract.argocd_support import NEXT, OLD, SHA, populate
+
+PROMOFLOW = Path(sys.executable).parent / "promoflow"
+ARGOCD_TOKEN = "scenario-argocd-token-5f2c"
+KUBE_TOKEN = "scenario-kube-token-91ad"
+GAP = 0.12
+"""Seconds between two scripted changes (each one is an event the stream delivers)."""
+SHORT, MID = SHA[:12], NEXT[:12]
+
+Action = Callable[[], object]
+
+
+@dataclass
+class Run:
+    code: int
+    stdout: str
+    stderr: str
+    seconds: float
+    outputs: Path
+    termination: Path
+
+    @property
+    def result(self) -> dict[str, Any]:
+        lines = self.stdout.splitlines()
+        assert len(lines) == 1, self.stdout
+        data: dict[str, Any] = json.loads(lines[0])
+        return data
+
+    @property
+    def message(self) -> str:
+        """The ``error: ...`` line of a failed step."""
+        errors = [line for line in self.stderr.splitlines() if line.startswith("error: ")]
+        assert len(errors) == 1, self.stderr
+        return errors[0].removeprefix("error: ")
+
+
+@dataclass
+class Harness:
+    mode: str
+    sim: ArgoCDSimulator
+    kube: FakeKubeAPI
+    url: str
+    tmp: Path
+    env: dict[str, str] = field(default_factory=dict)
+
+    def requests(self) -> list[str]:
+        return list(self.sim.requests if self.mode == "api" else self.kube.requests)
+
+    def streams(self) -> int:
+        marker = "/api/v1/stream/applications" if self.mode == "api" else "watch=true"
+        return sum(marker in r for r in self.requests())
+
+    def fail_next(self, count: int, status: int = 503) -> None:
+        (self.sim if self.mode == "api" else self.kube).fail_next(count, status)
+
+    def run(
+        self,
+        *args: str,
+        script: list[Action] | None = None,
+        timeout: str = "15s",
+        stream: bool = True,
+        gap: float = GAP,
+        env: dict[str, str] | None = None,
+    ) -> Run:
+        """Run the step; once it is watching, play ``script`` (``gap`` seconds apart).
+        ``timeout`` is ``--timeout`` (both deadlines); empty leaves the step's defaults."""
+        outputs, termination = self.tmp / "outputs", self.tmp / "termination-log"
+        environment = {
+            **self.env,
+            "PROMOFLOW_STREAM": "true" if stream else "false",
+            "PROMOFLOW_TERMINATION_LOG": str(termination),
+            **(env or {}),
+        }
+        failures: list[BaseException] = []
+        done = threading.Event()
+
+        def play() -> None:
+            try:
+                deadline = time.monotonic() + 20
+                while not done.is_set() and time.monotonic() < deadline:
+                    if (self.streams() if stream else len(self.requests())) > 0:
+                        break
+                    time.sleep(0.02)
+                for action in script or []:
+                    if done.wait(gap):
+                        return
+                    action()
+            except BaseException as exc:
+                failures.append(exc)
+
+        player = threading.Thread(target=play, daemon=True)
+        player.start()
+        started = time.monotonic()
+        command = [str(PROMOFLOW), "step", "wait-argocd", *args]
+        if timeout:
+            command += ["--timeout", timeout]
+        completed = subprocess.run(
+            [*command, "--outputs", str(outputs)],
+            env=environment,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+        seconds = time.monotonic() - started
+        done.set()
+        player.join(10)
+        assert not failures, failures
+        run = Run(
+            completed.returncode,
+            completed.stdout,
+            completed.stderr,
+            seconds,
+            outputs,
+            termination,
+        )
+        output = run.stdout + run.stderr
+        assert "Traceback" not in output, run.stderr
+        assert ARGOCD_TOKEN not in output and KUBE_TOKEN not in output
+        return run
+
+
+def clean_environment() -> dict[str, str]:
+    """The parent's environment without anything that would point the step elsewhere."""
+    dropped = ("ARGOCD_", "PROMOFLOW_", "ARGO_", "KUBERNETES_SERVICE_")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(dropped)}
+    env.pop("KUBECONFIG", None)
+    return env
+
+
+class Switch:
+    """An ASGI app that forwards to the current test's server: one HTTP server per module
+    instead of one per test (starting and stopping uvicorn costs a few tenths of a second)."""
+
+    def __init__(self) -> None:
+        self.app: Any = None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        await self.app(scope, receive, send)
+
+
+@pytest.fixture(scope="module")
+def servers() -> Iterator[dict[str, tuple[ServerThread, Switch]]]:
+    switches = {"api": Switch(), "kubernetes": Switch()}
+    with ServerThread(switches["api"]) as api, ServerThread(switches["kubernetes"]) as kube:
+        yield {"api": (api, switches["api"]), "kubernetes": (kube, switches["kubernetes"])}
+
+
+@pytest.fixture(params=["api", "kubernetes"])
+def harness(
+    request: pytest.FixtureRequest,
+    tmp_path: Path,
+    servers: dict[str, tuple[ServerThread, Switch]],
+) -> Iterator[Harness]:
+    mode: str = request.param
+    sim = ArgoCDSimulator(token=ARGOCD_TOKEN)
+    populate(sim)
+    sim.deploy("shop-prod", OLD, revisions=[OLD, OLD])
+    kube = FakeKubeAPI(sim, token=KUBE_TOKEN)
+    env = {
+        **clean_environment(),
+        "PROMOFLOW_POLL_INTERVAL": "0.2",
+        "PROMOFLOW_MAX_POLL_INTERVAL": "0.5",
+    }
+    server, switch = servers[mode]
+    switch.app = sim.asgi() if mode == "api" else kube.asgi()
+    try:
+        if mode == "api":
+            env |= {
+                "PROMOFLOW_ARGOCD_ACCESS": "api",
+                "ARGOCD_SERVER": server.url.removeprefix("http://"),
+                "ARGOCD_OPTS": "--plaintext",
+                "ARGOCD_AUTH_TOKEN": ARGOCD_TOKEN,
+            }
+        else:
+            env |= {
+                "PROMOFLOW_ARGOCD_ACCESS": "kubernetes",
+                "PROMOFLOW_ARGOCD_NAMESPACE": "argocd",
+                "PROMOFLOW_KUBE_API": server.url,
+                "PROMOFLOW_KUBE_TOKEN": KUBE_TOKEN,
+            }
+        yield Harness(mode, sim, kube, server.url, tmp_path, env)
+    finally:
+        sim.drop_streams()  # end what the step left open, before the next test's app
+
+
+def log_of(run: Run) -> list[str]:
+    """The progress lines (``app: state: reason``) without their timestamps."""
+    return [line.split(" ", 1)[1] for line in run.stderr.splitlines() if line[:2].isdigit()]
+
+
+# --- scenarios ---------------------------------------------------------------------------
+
+
+def test_synced_to_an_older_revision_first_then_to_sha(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.set_sync("shop-dev", "OutOfSync", NEXT),
+            lambda: sim.deploy("shop-dev", NEXT),  # another commit lands first: not ours
+            lambda: sim.set_sync("shop-dev", "OutOfSync", SHA),
+            lambda: sim.start_operation("shop-dev", SHA),
+            lambda: sim.finish_operation("shop-dev"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert run.result["state"] == "deployed" and run.result["revision"] == SHA
+    assert run.result["apps"] == [
+        {"app": "shop-dev", "state": "deployed", "reason": f"Synced at {SHORT} and Healthy"}
+    ]
+    log = log_of(run)
+    assert f"shop-dev: waiting: Synced at {MID}, waiting for {SHORT}" in log
+    assert "shop-dev: waiting: sync operation in progress (Running)" in log
+    assert (run.outputs / "revision").read_text() == SHA
+    assert run.termination.read_text() == f"shop-dev: Synced at {SHORT} and Healthy"
+
+
+def test_stale_reconcile_after_the_sync_keeps_waiting(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.start_operation("shop-dev", SHA),
+            lambda: sim.finish_operation("shop-dev", reconcile=False),
+            lambda: sim.set_sync("shop-dev", "Synced", SHA, reconcile=False),
+            lambda: time.sleep(0.3),
+            lambda: sim.reconcile("shop-dev"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    log = log_of(run)
+    stale = "shop-dev: waiting: status not reconciled since the sync finished"
+    assert stale in log
+    assert log.index(stale) < log.index(f"shop-dev: deployed: Synced at {SHORT} and Healthy")
+
+
+def test_failed_sync_operation_fails_with_its_message(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.start_operation("shop-dev", SHA),
+            lambda: sim.finish_operation(
+                "shop-dev", "Failed", "one or more objects failed to apply"
+            ),
+        ],
+    )  # fmt: skip
+    assert run.code == 1
+    reason = f"shop-dev: sync of {SHORT} failed: one or more objects failed to apply"
+    assert run.result["state"] == "failed"
+    assert run.message == reason == run.termination.read_text()
+
+
+def test_healthy_app_turning_degraded_with_the_new_revision_fails(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.deploy(
+                "shop-dev", SHA, health="Degraded", message="Deployment exceeded its deadline"
+            )
+        ],
+    )  # fmt: skip
+    assert run.code == 1
+    assert run.message == (
+        f"shop-dev: Degraded after {SHORT} was applied: Deployment exceeded its deadline"
+    )
+
+
+def test_progressing_then_degraded_fails(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.deploy("shop-dev", SHA, health="Progressing"),
+            lambda: sim.set_health("shop-dev", "Degraded", "CrashLoopBackOff"),
+        ],
+    )  # fmt: skip
+    assert run.code == 1 and run.result["state"] == "failed"
+    assert "shop-dev: waiting: Progressing" in log_of(run)
+    assert run.message.endswith("was applied: CrashLoopBackOff")
+
+
+def test_progressing_then_healthy_passes(harness: Harness) -> None:
+    progressing_then_healthy(harness, stream=True)
+
+
+@pytest.mark.parametrize("harness", ["api"], indirect=True)  # the same loop for any source
+def test_progressing_then_healthy_passes_when_polling(harness: Harness) -> None:
+    progressing_then_healthy(harness, stream=False)
+
+
+def progressing_then_healthy(harness: Harness, stream: bool) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        stream=stream,
+        gap=GAP if stream else 0.6,  # each state outlives a poll
+        script=[
+            lambda: sim.deploy("shop-dev", SHA, health="Progressing", message="rolling out"),
+            lambda: sim.set_health("shop-dev", "Healthy"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert "shop-dev: waiting: Progressing: rolling out" in log_of(run)
+    assert harness.streams() == (1 if stream else 0)
+
+
+def test_multi_source_app_needs_every_source_at_sha(harness: Harness) -> None:
+    sim = harness.sim
+    sim.update("shop-prod", lambda a: a["spec"].update(syncPolicy={"automated": {}}))
+    run = harness.run(
+        "--app", "shop-prod", "--revision", SHA,
+        script=[
+            lambda: sim.deploy("shop-prod", SHA, revisions=[SHA, OLD]),
+            lambda: sim.deploy("shop-prod", SHA, revisions=[SHA, SHA]),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert f"shop-prod: waiting: Synced at {SHORT}, {OLD[:12]}, waiting for {SHORT}" in log_of(run)
+    assert sim.syncs == []  # automated: the step never asks for a sync
+
+
+def test_manual_app_is_synced_by_the_step(harness: Harness) -> None:
+    sim = harness.sim
+    sim.update("cart-dev", lambda a: a["spec"].pop("syncPolicy"))
+    run = harness.run(
+        "--app", "cart-dev", "--revision", SHA,
+        script=[
+            lambda: sim.finish_operation("cart-dev"),
+            lambda: sim.set_health("cart-dev", "Healthy"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert [name for name, _ in sim.syncs] == ["cart-dev"]
+    assert sim.syncs[0][1].get("revision") == SHA
+
+
+def test_several_apps_by_selector(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--selector", "promoflow.dev/environment=dev", "--revision", SHA,
+        script=[
+            lambda: sim.deploy("shop-dev", SHA),
+            lambda: sim.deploy("cart-dev", SHA, health="Progressing"),
+            lambda: sim.set_health("cart-dev", "Healthy"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert [a["app"] for a in run.result["apps"]] == ["cart-dev", "shop-dev"]
+    assert "waiting for cart-dev, shop-dev to run" in run.stderr
+
+
+def test_missing_app_fails_clearly(harness: Harness) -> None:
+    run = harness.run("--app", "shop-qa", "--revision", SHA)
+    assert run.code == 1
+    assert run.message == "shop-qa: application not found"
+    nothing = harness.run("--selector", "promoflow.dev/product=none", "--revision", SHA)
+    assert nothing.code == 1 and "no applications match" in nothing.message
+
+
+@pytest.mark.parametrize("token", ["", "not-the-token"], ids=["no-token", "wrong-token"])
+def test_auth_failure_is_explained_without_the_token(harness: Harness, token: str) -> None:
+    variable = "ARGOCD_AUTH_TOKEN" if harness.mode == "api" else "PROMOFLOW_KUBE_TOKEN"
+    run = harness.run("--app", "shop-dev", "--revision", SHA, env={variable: token})
+    assert run.code not in (0, 2)
+    assert run.stdout == ""
+    expected = "refused the token" if harness.mode == "api" else "refused the credentials"
+    assert expected in run.message
+    assert not token or token not in run.stderr
+
+
+def test_server_errors_then_recovery(harness: Harness) -> None:
+    harness.fail_next(3)
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[lambda: sim.deploy("shop-dev", SHA)],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert len(harness.requests()) >= 4
+
+
+def test_server_that_keeps_failing_is_transient(harness: Harness) -> None:
+    harness.fail_next(1000)
+    run = harness.run("--app", "shop-dev", "--revision", SHA, timeout="500ms")
+    assert run.code == 75
+    assert "503" in run.message and run.stdout == ""
+
+
+def test_stream_drop_mid_wait_resumes(harness: Harness) -> None:
+    stream_drop(harness, None)
+
+
+@pytest.mark.parametrize("harness", ["api"], indirect=True)  # an Argo CD API server thing
+def test_stream_error_line_mid_wait_resumes(harness: Harness) -> None:
+    stream_drop(harness, "transport is closing")
+
+
+def stream_drop(harness: Harness, error: str | None) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.set_sync("shop-dev", "OutOfSync", SHA),
+            lambda: sim.drop_streams(error),
+            lambda: sim.start_operation("shop-dev", SHA),  # may happen while disconnected
+            lambda: sim.finish_operation("shop-dev"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert harness.streams() >= 2
+
+
+@pytest.mark.parametrize("harness", ["kubernetes"], indirect=True)  # a Kubernetes watch thing
+def test_watch_history_expired_mid_wait_resumes(harness: Harness) -> None:
+    sim, kube = harness.sim, harness.kube
+
+    def expire_and_drop() -> None:
+        sim.set_sync("shop-dev", "OutOfSync", SHA)
+        kube.gone_next(1)  # the version the step resumes from is compacted meanwhile
+        sim.drop_streams()
+
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[expire_and_drop, lambda: sim.deploy("shop-dev", SHA)],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    lists = [r for r in kube.requests if "watch=true" not in r and r.startswith("GET")]
+    assert len(lists) >= 3  # get, first list, list again after 410
+
+
+def test_suspended_is_waiting_then_healthy(harness: Harness) -> None:
+    sim = harness.sim
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA,
+        script=[
+            lambda: sim.deploy("shop-dev", SHA, health="Suspended", message="Rollout is paused"),
+            lambda: sim.set_health("shop-dev", "Healthy"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert "shop-dev: waiting: Suspended: Rollout is paused" in log_of(run)
+
+
+def test_suspended_until_the_health_timeout(harness: Harness) -> None:
+    sim = harness.sim
+    sim.deploy("shop-dev", SHA, health="Suspended", message="Rollout is paused")
+    run = harness.run(
+        "--app", "shop-dev", "--revision", SHA, "--health-timeout", "500ms", timeout=""
+    )  # fmt: skip
+    assert run.code == 1 and run.result["state"] == "timeout"
+    assert run.message == "timed out: shop-dev: Suspended: Rollout is paused"
+    assert 0.5 <= run.result["seconds"] < 5
+
+
+def test_usage_errors_exit_2(harness: Harness) -> None:
+    run = harness.run("--app", "shop-dev", "--selector", "a=b", "--revision", SHA)
+    assert run.code == 2 and "either --app" in run.stderr
