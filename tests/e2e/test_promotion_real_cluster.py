@@ -22,6 +22,7 @@ import pytest
 
 from orchestrator.adapters.argo import ArgoClient
 from orchestrator.settings import ArgoSettings
+from tests.e2e.conftest import Cluster
 
 pytestmark = pytest.mark.e2e
 
@@ -36,7 +37,8 @@ def promoflow(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[s
 
 
 @pytest.fixture(scope="module")
-def config() -> Path:
+def config(cluster: Cluster) -> Path:
+    """Needs the cluster (skipped without one) and a configuration to promote."""
     missing = [k for k in ("PROMOFLOW_E2E_CONFIG", "ARGO_SERVER") if not os.environ.get(k)]
     if missing:
         pytest.fail(f"set {', '.join(missing)} (see tests/e2e/README.md)")
