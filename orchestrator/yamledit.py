@@ -67,15 +67,15 @@ def _safe(text: str, name: str) -> Any:
         raise YamlEditError(f"{name}: invalid YAML ({exc})") from None
 
 
-def _walk(root: Any, path: Path, name: str) -> tuple[Any, PathPart]:
-    """The collection holding ``path``'s last part; raises when an ancestor is missing."""
+def _walk(root: Any, path: Path) -> tuple[Any, PathPart] | None:
+    """The collection holding ``path``'s last part; ``None`` when an ancestor is missing
+    (the edit then creates it, through the round trip)."""
     node = root
-    for i, part in enumerate(path[:-1]):
+    for part in path[:-1]:
         try:
             node = node[part]
         except (KeyError, IndexError, TypeError):
-            missing = format_yaml_path(path[: i + 1])
-            raise YamlEditError(f"{name}: YAML path {missing!r} not found") from None
+            return None
     return node, path[-1]
 
 
@@ -121,8 +121,14 @@ def _span(text: str, start: int, flow: bool) -> _Span | None:
     return _Span(start, len(text[start:end].rstrip()) + start, "plain")
 
 
-def _locate(text: str, root: Any, path: Path, name: str) -> _Span | None:
-    parent, last = _walk(root, path, name)
+_NULLS = ("~", "null", "Null", "NULL")
+
+
+def _locate(text: str, root: Any, path: Path) -> _Span | None:
+    found = _walk(root, path)
+    if found is None:
+        return None
+    parent, last = found
     try:
         if isinstance(parent, CommentedMap):
             if last not in parent:
@@ -135,7 +141,13 @@ def _locate(text: str, root: Any, path: Path, name: str) -> _Span | None:
     except (KeyError, TypeError):
         return None
     flow = bool(parent.fa.flow_style())
-    return _span(text, _offset(text, line, col), flow)
+    span = _span(text, _offset(text, line, col), flow)
+    if span is not None and parent[last] is None:
+        # an empty value (``key:``) has no token of its own: the position is whatever
+        # follows, so only an explicit null is replaced in place
+        token = text[span.start : span.end]
+        return span if token in _NULLS else None
+    return span
 
 
 def read(text: str, path: str, name: str = "<yaml>") -> Value:
@@ -150,7 +162,7 @@ def read(text: str, path: str, name: str = "<yaml>") -> Value:
         raise YamlEditError(f"{name}: YAML path {path!r} not found") from None
     if isinstance(data, dict | list):
         return Value(data)
-    span = _locate(text, root, parts, name)
+    span = _locate(text, root, parts)
     if span is None:
         return Value(data)
     return Value(data, text[span.start : span.end], span.style)
@@ -210,7 +222,7 @@ def edit(text: str, updates: dict[str, Value], name: str = "<yaml>") -> str:
         parts = parsed[path]
         _ensure_parents(expected, parts, name)
         _set(expected, parts, copy.deepcopy(value.data))
-        span = _locate(text, root, parts, name)
+        span = _locate(text, root, parts)
         token = render(value, span.style) if span else None
         if token is None and span is not None:
             token = render(value, "double") if isinstance(value.data, str) else None
@@ -228,16 +240,23 @@ def edit(text: str, updates: dict[str, Value], name: str = "<yaml>") -> str:
 
 
 def _ensure_parents(data: Any, path: Path, name: str) -> None:
+    """Create missing parent mappings; refuse a path through a scalar or a list entry
+    that does not exist (``image.tag`` when ``image`` is a string)."""
     node = data
-    for part in path[:-1]:
-        if isinstance(node, dict) and part not in node:
-            node[part] = {}
-        try:
-            node = node[part]
-        except (KeyError, IndexError, TypeError):
+    for i, part in enumerate(path):
+        holds = isinstance(node, dict) and isinstance(part, str)
+        holds = holds or (isinstance(node, list) and isinstance(part, int) and part < len(node))
+        if not holds:
+            parent = format_yaml_path(path[:i]) if i else "the document"
             raise YamlEditError(
-                f"{name}: cannot set {format_yaml_path(path)!r}: a parent is not a mapping"
-            ) from None
+                f"{name}: cannot set {format_yaml_path(path)!r}: {parent} is not a "
+                + ("list with that entry" if isinstance(part, int) else "mapping")
+            )
+        if i == len(path) - 1:
+            return
+        if isinstance(node, dict) and (part not in node or node[part] is None):
+            node[part] = {}
+        node = node[part]
 
 
 def _round_trip(text: str, updates: dict[Path, Value], name: str) -> str:
@@ -249,7 +268,7 @@ def _round_trip(text: str, updates: dict[Path, Value], name: str) -> str:
     for path, value in updates.items():
         node = root
         for part in path[:-1]:
-            if isinstance(node, CommentedMap) and part not in node:
+            if isinstance(node, CommentedMap) and node.get(part) is None:
                 node[part] = CommentedMap()
             node = node[part]
         node[path[-1]] = copy.deepcopy(value.data)

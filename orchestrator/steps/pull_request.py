@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
+from typing import Any
 
 import pygit2
 
@@ -22,6 +23,7 @@ from orchestrator.steps.promote import (
     Plan,
     PromoteError,
     PromoteResult,
+    _join,
     commit_message,
     plan,
 )
@@ -32,15 +34,23 @@ from orchestrator.steps.request import PromoteRequest
 class PullRequestResult(PromoteResult):
     pull_request: str = ""
 
+    def as_json(self) -> dict[str, Any]:
+        return {**super().as_json(), "pull_request": self.pull_request}
+
 
 def head_branch(request: PromoteRequest, tree: pygit2.Oid) -> str:
     version = slug(request.version or "") or "current"
     return f"promoflow/{request.product}/{request.environment}/{version}-{digest(str(tree))}"
 
 
+def _named(request: PromoteRequest) -> str:
+    """``shop 1.4.2``, or ``shop`` when no version is given (no stray space)."""
+    return f"{request.product} {request.version}" if request.version else request.product
+
+
 def pr_body(request: PromoteRequest, edit_plan: Plan) -> str:
     lines = [
-        f"Promotes **{request.product} {request.version or ''}** "
+        f"Promotes **{_named(request)}** "
         f"from `{request.source_environment or '(new version)'}` to `{request.environment}`.",
         "",
     ]
@@ -48,7 +58,8 @@ def pr_body(request: PromoteRequest, edit_plan: Plan) -> str:
         lines += ["| file | value | from | to |", "| --- | --- | --- | --- |"]
         lines += [f"| `{f}` | `{p}` | `{old}` | `{new}` |" for f, p, old, new in edit_plan.values]
         lines.append("")
-    copied = [f for f in edit_plan.files if not any(f.endswith(v[0]) for v in edit_plan.values)]
+    edited = {_join(request.target_path, v[0]) for v in edit_plan.values}
+    copied = [f for f in edit_plan.files if f not in edited]
     if copied:
         lines += ["Files copied as a whole:", *[f"- `{f}`" for f in copied], ""]
     if edit_plan.source_commit is not None:
@@ -86,7 +97,7 @@ def open_pull_request(
         commit = repo.create_commit(None, sig, sig, message, tree, [tip.id])
         remote.push(commit, branch, None)  # a new branch
     client = scm or ScmClient(ScmTarget.from_repo(request.repo), remote.credentials.token)
-    title = f"Promote {request.product} {request.version or ''} to {request.environment}".strip()
+    title = f"Promote {_named(request)} to {request.environment}"
     try:
         pr = client.open(branch, request.branch, title, pr_body(request, edit_plan))
     except ScmError as exc:

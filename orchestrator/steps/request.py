@@ -53,6 +53,15 @@ class PromoteRequest(BaseModel):
         """Argo passes unset optional parameters as empty strings."""
         return None if value == "" else value
 
+    @field_validator("source_path", "target_path")
+    @classmethod
+    def _inside_repository(cls, value: str | None) -> str | None:
+        """A directory of the repository: ``..`` or ``.`` would name a tree entry git refuses
+        (and ``..`` would leave the environment's directory)."""
+        if value is not None and any(part in (".", "..") for part in value.split("/")):
+            raise ValueError(f"{value!r}: '.' and '..' are not allowed in a repository path")
+        return value
+
     @property
     def is_trigger(self) -> bool:
         """No source environment: the version itself is written (the flow's entry)."""
@@ -81,7 +90,7 @@ def build_request(**values: object) -> PromoteRequest:
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(p) for p in first["loc"]).replace("_", "-")
-        raise RequestError(f"--{where}: {first['msg']}") from None
+        raise RequestError(f"--{where}: {first['msg'].removeprefix('Value error, ')}") from None
 
 
 def request_from_config(

@@ -1,0 +1,351 @@
+"""Fake GitHub and GitLab REST APIs over real HTTP: the pull/merge request endpoints that
+orchestrator/adapters/scm.py and orchestrator/steps/wait_merge.py call, nothing else.
+
+GitHub (``/repos/{owner}/{repo}/pulls``): list with ``state``/``head``/``base`` filters,
+create (201, or 422 "Validation Failed" for an unknown head branch or a duplicate), get one.
+GitLab (``/projects/{id}/merge_requests``, ``id`` URL-encoded as ``owner%2Frepo``): list with
+``state``/``source_branch``/``target_branch``, create (201, 409 for a duplicate), get by
+``iid``. Objects carry the upstream field names and value types; list items of GitHub lack
+``merged``, as upstream. Tests merge or close requests with :meth:`FakeScm.merge` and
+:meth:`FakeScm.close`, as a reviewer would in the web UI.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from typing import Any, Literal
+from urllib.parse import unquote
+
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from orchestrator.simulator.serve import ServerThread
+
+Kind = Literal["github", "gitlab"]
+Json = dict[str, Any]
+
+
+def _now() -> str:
+    return datetime.now(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+@dataclass
+class PullRecord:
+    number: int
+    head: str
+    base: str
+    title: str
+    body: str
+    head_sha: str
+    state: Literal["open", "closed", "merged"] = "open"
+    merge_commit_sha: str | None = None
+    squash: bool = False
+    created_at: str = field(default_factory=_now)
+    closed_at: str | None = None
+    merged_at: str | None = None
+
+
+class _Refused(Exception):
+    def __init__(self, status: int, body: Json) -> None:
+        super().__init__(status)
+        self.status, self.body = status, body
+
+
+@dataclass
+class FakeScm:
+    """One repository ``project`` on a fake GitHub or GitLab; ``token`` is required."""
+
+    kind: Kind
+    token: str
+    project: str = "acme/gitops"
+    web_url: str = "https://scm.example.com"
+    branch_sha: Callable[[str], str | None] = lambda _: "0" * 40
+    """The commit a branch points to in the repository, ``None`` when it does not exist."""
+    pulls: dict[int, PullRecord] = field(default_factory=dict)
+    requests: list[tuple[str, str, int]] = field(default_factory=list)
+    _numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _thread: ServerThread | None = None
+
+    @property
+    def url(self) -> str:
+        assert self._thread is not None
+        return self._thread.url
+
+    def __enter__(self) -> FakeScm:
+        self._thread = ServerThread(self.app()).start()
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        if self._thread is not None:
+            self._thread.stop()
+
+    # -- what a reviewer does in the web UI ----------------------------------------------
+
+    def merge(self, number: int, sha: str, *, squash: bool = False) -> None:
+        pull = self.pulls[number]
+        pull.state, pull.merge_commit_sha, pull.squash = "merged", sha, squash
+        pull.merged_at = pull.closed_at = _now()
+
+    def close(self, number: int) -> None:
+        pull = self.pulls[number]
+        pull.state, pull.closed_at = "closed", _now()
+
+    # -- HTTP ---------------------------------------------------------------------------
+
+    def app(self) -> Starlette:
+        if self.kind == "github":
+            routes = [
+                Route("/repos/{owner}/{repo}/pulls", self._handle, methods=["GET", "POST"]),
+                Route("/repos/{owner}/{repo}/pulls/{number:int}", self._handle, methods=["GET"]),
+            ]
+        else:
+            routes = [
+                Route(
+                    "/projects/{id:path}/merge_requests/{number:int}",
+                    self._handle,
+                    methods=["GET"],
+                ),
+                Route("/projects/{id:path}/merge_requests", self._handle, methods=["GET", "POST"]),
+            ]
+        return Starlette(routes=routes)
+
+    async def _handle(self, request: Request) -> JSONResponse:
+        try:
+            self._authorize(request)
+            self._check_project(request)
+            body: Json = await request.json() if request.method == "POST" else {}
+            result, status = self._dispatch(request, body)
+            response = JSONResponse(result, status_code=status)
+        except _Refused as exc:
+            response = JSONResponse(exc.body, status_code=exc.status)
+        self.requests.append((request.method, request.url.path, response.status_code))
+        return response
+
+    def _authorize(self, request: Request) -> None:
+        given = request.headers.get("authorization", "")
+        scheme, _, value = given.partition(" ")
+        ok = scheme.lower() in ("bearer", "token") and value == self.token
+        if self.kind == "gitlab":
+            ok = ok or request.headers.get("private-token") == self.token
+        if not ok:
+            body: Json = (
+                {"message": "Bad credentials", "documentation_url": "https://docs.github.com/rest"}
+                if self.kind == "github"
+                else {"message": "401 Unauthorized"}
+            )
+            raise _Refused(401, body)
+
+    def _check_project(self, request: Request) -> None:
+        if self.kind == "github":
+            params = request.path_params
+            found = f"{params['owner']}/{params['repo']}" == self.project
+            if not found:
+                raise _Refused(404, {"message": "Not Found"})
+            return
+        # GitLab takes the project path URL-encoded as one segment: acme%2Fgitops
+        raw = request.scope.get("raw_path", b"").decode()
+        segment = raw.split("/projects/", 1)[-1].split("/merge_requests", 1)[0]
+        if "/" in segment or unquote(segment) != self.project:
+            raise _Refused(404, {"message": "404 Project Not Found"})
+
+    def _dispatch(self, request: Request, body: Json) -> tuple[Any, int]:
+        number = request.path_params.get("number")
+        query = request.query_params
+        if number is not None:
+            pull = self.pulls.get(int(number))
+            if pull is None:
+                raise _Refused(404, {"message": "Not Found" if self.kind == "github" else
+                                     "404 Not found"})  # fmt: skip
+            return self._render(pull, single=True), 200
+        if request.method == "GET":
+            return [self._render(p, single=False) for p in self._list(query)], 200
+        return self._create(body), 201
+
+    def _list(self, query: Any) -> list[PullRecord]:
+        pulls = sorted(self.pulls.values(), key=lambda p: -p.number)
+        if self.kind == "github":
+            state = query.get("state", "open")
+            owner = self.project.split("/")[0]
+            head = query.get("head")
+            return [
+                p
+                for p in pulls
+                if (state == "all" or (p.state == "open") == (state == "open"))
+                and (head is None or head == f"{owner}:{p.head}")
+                and (query.get("base") is None or query.get("base") == p.base)
+            ]
+        state = query.get("state", "all")
+        names = {"open": "opened", "closed": "closed", "merged": "merged"}
+        return [
+            p
+            for p in pulls
+            if (state == "all" or names[p.state] == state)
+            and query.get("source_branch") in (None, p.head)
+            and query.get("target_branch") in (None, p.base)
+        ]
+
+    def _create(self, body: Json) -> Json:
+        github = self.kind == "github"
+        head = body.get("head" if github else "source_branch")
+        base = body.get("base" if github else "target_branch")
+        title = body.get("title")
+        if not (isinstance(head, str) and isinstance(base, str) and isinstance(title, str)):
+            raise _Refused(
+                422 if github else 400,
+                {"message": "Validation Failed"}
+                if github
+                else {"error": "title, source_branch, target_branch are missing"},
+            )
+        head_sha = self.branch_sha(head)
+        if head_sha is None or self.branch_sha(base) is None:
+            raise _Refused(
+                422 if github else 400,
+                {
+                    "message": "Validation Failed",
+                    "errors": [{"resource": "PullRequest", "field": "head", "code": "invalid"}],
+                }
+                if github
+                else {"message": [f'Source branch "{head}" does not exist']},
+            )
+        if any(
+            p.head == head and p.base == base and p.state == "open" for p in self.pulls.values()
+        ):
+            owner = self.project.split("/")[0]
+            raise _Refused(
+                422 if github else 409,
+                {
+                    "message": "Validation Failed",
+                    "errors": [
+                        {
+                            "resource": "PullRequest",
+                            "code": "custom",
+                            "message": f"A pull request already exists for {owner}:{head}.",
+                        }
+                    ],
+                }
+                if github
+                else {"message": ["Another open merge request already exists for this branch"]},
+            )
+        description = body.get("body" if github else "description") or ""
+        pull = PullRecord(next(self._numbers), head, base, title, str(description), head_sha)
+        self.pulls[pull.number] = pull
+        return self._render(pull, single=True)
+
+    def _render(self, pull: PullRecord, *, single: bool) -> Json:
+        if self.kind == "github":
+            return self._github(pull, single)
+        return self._gitlab(pull)
+
+    def _github(self, pull: PullRecord, single: bool) -> Json:
+        owner, name = self.project.split("/")
+        api = f"{self.url}/repos/{self.project}"
+        user = {"login": "promoflow-bot", "id": 1, "type": "Bot", "site_admin": False}
+        repo = {"id": 7, "name": name, "full_name": self.project, "private": True}
+        merged = pull.state == "merged"
+        data: Json = {
+            "url": f"{api}/pulls/{pull.number}",
+            "id": 1000 + pull.number,
+            "node_id": f"PR_kwDO{pull.number:08d}",
+            "html_url": f"{self.web_url}/{self.project}/pull/{pull.number}",
+            "diff_url": f"{self.web_url}/{self.project}/pull/{pull.number}.diff",
+            "patch_url": f"{self.web_url}/{self.project}/pull/{pull.number}.patch",
+            "issue_url": f"{api}/issues/{pull.number}",
+            "number": pull.number,
+            "state": "open" if pull.state == "open" else "closed",
+            "locked": False,
+            "title": pull.title,
+            "user": user,
+            "body": pull.body,
+            "labels": [],
+            "milestone": None,
+            "created_at": pull.created_at,
+            "updated_at": pull.merged_at or pull.closed_at or pull.created_at,
+            "closed_at": pull.closed_at,
+            "merged_at": pull.merged_at,
+            # upstream sets this for open pull requests too (the test merge commit): a
+            # client must read it only once the pull request is merged
+            "merge_commit_sha": pull.merge_commit_sha or "f" * 40,
+            "assignee": None,
+            "assignees": [],
+            "requested_reviewers": [],
+            "requested_teams": [],
+            "head": {"label": f"{owner}:{pull.head}", "ref": pull.head, "sha": pull.head_sha,
+                     "user": user, "repo": repo},
+            "base": {"label": f"{owner}:{pull.base}", "ref": pull.base,
+                     "sha": self.branch_sha(pull.base), "user": user, "repo": repo},
+            "author_association": "NONE",
+            "auto_merge": None,
+            "draft": False,
+        }  # fmt: skip
+        if single:  # only the single-pull-request representation has these
+            data.update(
+                merged=merged,
+                mergeable=None if merged else True,
+                mergeable_state="unknown" if merged else "clean",
+                merged_by=user if merged else None,
+                comments=0,
+                review_comments=0,
+                commits=1,
+                additions=1,
+                deletions=1,
+                changed_files=1,
+            )
+        return data
+
+    def _gitlab(self, pull: PullRecord) -> Json:
+        author = {"id": 1, "username": "promoflow-bot", "name": "promoflow", "state": "active"}
+        states = {"open": "opened", "closed": "closed", "merged": "merged"}
+        merged = pull.state == "merged"
+        return {
+            "id": 5000 + pull.number,
+            "iid": pull.number,
+            "project_id": 42,
+            "title": pull.title,
+            "description": pull.body,
+            "state": states[pull.state],
+            "created_at": pull.created_at,
+            "updated_at": pull.merged_at or pull.closed_at or pull.created_at,
+            "merged_by": author if merged else None,
+            "merge_user": author if merged else None,
+            "merged_at": pull.merged_at,
+            "closed_by": None,
+            "closed_at": pull.closed_at if pull.state == "closed" else None,
+            "target_branch": pull.base,
+            "source_branch": pull.head,
+            "user_notes_count": 0,
+            "upvotes": 0,
+            "downvotes": 0,
+            "author": author,
+            "assignees": [],
+            "reviewers": [],
+            "source_project_id": 42,
+            "target_project_id": 42,
+            "labels": [],
+            "draft": False,
+            "work_in_progress": False,
+            "milestone": None,
+            "merge_when_pipeline_succeeds": False,
+            "merge_status": "can_be_merged",
+            "detailed_merge_status": "not_open" if pull.state != "open" else "mergeable",
+            "sha": pull.head_sha,
+            "merge_commit_sha": pull.merge_commit_sha if merged and not pull.squash else None,
+            "squash_commit_sha": pull.merge_commit_sha if merged and pull.squash else None,
+            "discussion_locked": None,
+            "should_remove_source_branch": None,
+            "force_remove_source_branch": True,
+            "reference": f"!{pull.number}",
+            "references": {
+                "short": f"!{pull.number}",
+                "relative": f"!{pull.number}",
+                "full": f"{self.project}!{pull.number}",
+            },
+            "web_url": f"{self.web_url}/{self.project}/-/merge_requests/{pull.number}",
+            "squash": pull.squash,
+            "has_conflicts": False,
+            "blocking_discussions_resolved": True,
+        }

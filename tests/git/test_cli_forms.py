@@ -1,0 +1,171 @@
+"""The two forms of a promote request agree, and ``promoflow diff`` shows without committing."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+
+import pytest
+
+from orchestrator.compiler.names import repo_lock
+from orchestrator.steps.request import parse_files
+from tests.git.conftest import (
+    EXAMPLES,
+    PROMOFLOW,
+    REPO_ROOT,
+    GitHost,
+    promote_direct,
+    run_step,
+    shop_repo,
+    shop_request,
+)
+
+CONFIG_REPO = "https://git.example.com/acme/gitops.git"
+SOURCE_SHA = "0123456789abcdef0123456789abcdef01234567"
+HELM_VALUES_FILES = json.dumps(
+    [
+        {"file": "values.yaml", "paths": ["image.tag", "image.digest", "chart.version"]},
+        {"file": "config/*.json", "paths": []},
+    ]
+)
+
+
+def plain_env() -> dict[str, str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("GIT_", "PROMOFLOW_"))}
+    env.update(NO_COLOR="1", COLUMNS="200")
+    return env
+
+
+def run_cli(*args: str, env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(PROMOFLOW), *args],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+        cwd=REPO_ROOT,
+    )
+
+
+def plan(*args: str) -> dict[str, object]:
+    result = run_step("promote", *args, "--plan", env=plain_env())
+    assert result.returncode == 0, result.stderr
+    data: dict[str, object] = json.loads(result.stdout)
+    return data
+
+
+@pytest.mark.parametrize(
+    ("environment", "source", "source_path", "target_path", "action"),
+    [
+        ("staging", "dev", "envs/dev/shop", "envs/staging/shop", "commit"),
+        ("prod-us", "staging", "envs/staging/shop", "envs/prod-us/shop", "pull-request"),
+    ],
+)
+def test_config_form_plans_the_resolved_flags(
+    environment: str, source: str, source_path: str, target_path: str, action: str
+) -> None:
+    run_flags = ["--version", "1.4.2", "--source-commit", SOURCE_SHA,
+                 "--requested-by", "alice", "--run", "promote-shop-abc12"]  # fmt: skip
+    from_config = plan(
+        "--config", str(EXAMPLES), "--product", "shop", "--to", environment, *run_flags
+    )
+    from_flags = plan(
+        "--product", "shop", "--to", environment, "--from", source,
+        "--repo", CONFIG_REPO, "--branch", "main", "--source-branch", "main",
+        "--source-path", source_path, "--target-path", target_path,
+        "--files", HELM_VALUES_FILES,
+        "--version-file", "values.yaml", "--version-path", "image.tag",
+        "--action", action, "--lock", repo_lock(CONFIG_REPO, "main"), *run_flags,
+    )  # fmt: skip
+
+    assert from_config == from_flags
+    assert from_config["target_path"] == target_path
+    assert from_config["action"] == action
+    assert from_config["source_commit"] == SOURCE_SHA
+
+
+def test_config_form_takes_repo_and_branch_overrides() -> None:
+    data = plan("--config", str(EXAMPLES), "--product", "shop", "--to", "prod-eu",
+                "--repo", "http://127.0.0.1:1/acme/gitops.git", "--branch", "release")  # fmt: skip
+    assert data["repo"] == "http://127.0.0.1:1/acme/gitops.git"
+    assert data["branch"] == "release"
+    assert data["target_path"] == "regions/eu/shop"
+    assert data["source_environment"] == "staging"
+
+
+EXPECTED_DIFF = """\
+--- a/envs/staging/shop/config/app.json
++++ b/envs/staging/shop/config/app.json
+@@ -1 +1 @@
+-{"feature": false}
++{"feature": true}
+--- a/envs/staging/shop/values.yaml
++++ b/envs/staging/shop/values.yaml
+@@ -1,7 +1,7 @@
+ image:
+   repository: registry.example.com/acme/shop
+-  tag: 1.4.1
+-  digest: sha256:bbbb
++  tag: 1.4.2
++  digest: sha256:aaaa
+ chart:
+-  version: 1.9.0
++  version: 2.0.0
+ replicas: 2
+"""
+
+EXPECTED_VERSION_DIFF = """\
+--- a/envs/dev/shop/values.yaml
++++ b/envs/dev/shop/values.yaml
+@@ -1,6 +1,6 @@
+ image:
+   repository: registry.example.com/acme/shop
+-  tag: 1.4.2
++  tag: 1.5.0
+   digest: sha256:aaaa
+ chart:
+   version: 2.0.0
+"""
+
+
+def test_diff_shows_the_exact_change_and_commits_nothing(host: GitHost) -> None:
+    remote = shop_repo(host)
+    head, refs = remote.head(), remote.git("for-each-ref")
+    diff = ["diff", "--config", str(EXAMPLES), "--product", "shop", "--repo", remote.url]
+
+    result = run_cli(*diff, "--to", "staging", env=host.env())
+
+    assert result.returncode == 0, result.stderr
+    assert result.stdout == EXPECTED_DIFF
+    assert result.stderr.strip() == f"2 file(s) would change on main (at {head[:12]})"
+    assert remote.head() == head and remote.count() == 1
+    assert remote.git("for-each-ref") == refs
+
+    trigger = run_cli(*diff, "--to", "dev", "--version", "1.5.0", env=host.env())
+    assert trigger.returncode == 0, trigger.stderr
+    assert trigger.stdout == EXPECTED_VERSION_DIFF
+    assert remote.head() == head
+
+    # Once promoted there is nothing left to show.
+    promoted = promote_direct(host, shop_request(remote, files=parse_files(HELM_VALUES_FILES)))
+    assert promoted.changed
+    after = run_cli(*diff, "--to", "staging", env=host.env())
+    assert after.returncode == 0, after.stderr
+    assert after.stdout.strip() == (
+        f"shop: staging already holds the promoted values (at {promoted.commit[:12]})"
+    )
+    assert remote.head() == promoted.commit
+    remote.assert_fast_forwards_only()
+
+
+def test_diff_reports_errors_without_traceback(host: GitHost) -> None:
+    remote = shop_repo(host)
+    result = run_cli("diff", "--config", str(EXAMPLES), "--product", "shop", "--to", "staging",
+                     "--repo", remote.url, env=host.env(GIT_TOKEN="nope"))  # fmt: skip
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr.strip() == f"error: authentication to {remote.url} failed: " + (
+        "check GIT_TOKEN (or GIT_SSH_KEY)"
+    )

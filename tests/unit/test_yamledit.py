@@ -1,0 +1,229 @@
+"""``orchestrator.yamledit``: read values with their spelling, edit them in place."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+import yaml
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from orchestrator.yamledit import Value, YamlEditError, edit, read, render
+
+TEXT = """\
+# a comment that must survive
+image:
+  repository: registry.example.com/acme/shop   # trailing comment
+  tag: '1.4.1'
+  digest: "sha256:bbbb"
+replicas: 2
+enabled: yes
+ports: [80, 443]
+containers:
+  - name: app
+    image: app:1.0
+labels: {team: shop, tier: "web"}
+script: |
+  echo hi
+"""
+
+REPOSITORY = "registry.example.com/acme/shop"
+
+
+@pytest.mark.parametrize(
+    ("path", "value"),
+    [
+        ("image.repository", Value(REPOSITORY, REPOSITORY, "plain")),
+        ("image.tag", Value("1.4.1", "'1.4.1'", "single")),
+        ("image.digest", Value("sha256:bbbb", '"sha256:bbbb"', "double")),
+        ("replicas", Value(2, "2", "plain")),
+        ("enabled", Value(True, "yes", "plain")),
+        ("ports[1]", Value(443, "443", "plain")),
+        ("containers[0].image", Value("app:1.0", "app:1.0", "plain")),
+        ("labels.tier", Value("web", '"web"', "double")),
+        ("labels.team", Value("shop", "shop", "plain")),
+        ("script", Value("echo hi\n")),
+        ("image", Value({"repository": REPOSITORY, "tag": "1.4.1",
+                         "digest": "sha256:bbbb"})),
+    ],
+)  # fmt: skip
+def test_read_returns_data_and_spelling(path: str, value: Value) -> None:
+    assert read(TEXT, path, "values.yaml") == value
+
+
+@pytest.mark.parametrize("path", ["image.nope", "nope.tag", "ports[5]", "containers[0].x"])
+def test_read_names_file_and_path_when_absent(path: str) -> None:
+    with pytest.raises(YamlEditError, match=r"^values\.yaml: YAML path '.*' not found$"):
+        read(TEXT, path, "values.yaml")
+
+
+def test_invalid_yaml_is_an_error_naming_the_file() -> None:
+    with pytest.raises(YamlEditError, match=r"^bad\.yaml: invalid YAML"):
+        read("a: [1, 2\n", "a", "bad.yaml")
+    with pytest.raises(YamlEditError, match=r"^bad\.yaml: invalid YAML"):
+        edit("a: b: c\n", {"a": Value(1)}, "bad.yaml")
+    with pytest.raises(YamlEditError, match="the document must be a mapping"):
+        edit("- a\n- b\n", {"a": Value(1)}, "list.yaml")
+
+
+def replaced(text: str, old: str, new: str) -> str:
+    assert text.count(old) == 1
+    return text.replace(old, new)
+
+
+@pytest.mark.parametrize(
+    ("path", "value", "old", "new"),
+    [
+        # Each style is kept when it can hold the new value...
+        ("image.tag", Value("1.4.2"), "tag: '1.4.1'", "tag: '1.4.2'"),
+        ("image.digest", Value("sha256:aaaa"), '"sha256:bbbb"', '"sha256:aaaa"'),
+        ("image.repository", Value("r.example.com/x"), "registry.example.com/acme/shop ",
+         "r.example.com/x "),
+        ("labels.tier", Value("api"), 'tier: "web"', 'tier: "api"'),
+        ("labels.team", Value("checkout"), "team: shop", "team: checkout"),
+        ("ports[0]", Value(8080), "[80, 443]", "[8080, 443]"),
+        ("containers[0].image", Value("app:2.0"), "image: app:1.0", "image: app:2.0"),
+        ("replicas", Value(3, "3", "plain"), "replicas: 2", "replicas: 3"),
+        ("enabled", Value(False, "no", "plain"), "enabled: yes", "enabled: no"),
+        # ...and quoted when the plain spelling would mean something else.
+        ("labels.team", Value("yes"), "team: shop", 'team: "yes"'),
+        ("replicas", Value("3"), "replicas: 2", 'replicas: "3"'),
+        ("image.repository", Value("a: b"), "registry.example.com/acme/shop ", '"a: b" '),
+        ("image.tag", Value("it's"), "tag: '1.4.1'", "tag: 'it''s'"),
+        ("labels.team", Value("#1"), "team: shop", 'team: "#1"'),
+    ],
+)  # fmt: skip
+def test_edit_replaces_only_the_scalar(path: str, value: Value, old: str, new: str) -> None:
+    result = edit(TEXT, {path: value}, "values.yaml")
+    assert result == replaced(TEXT, old, new)
+    assert read(result, path).data == value.data
+
+
+def test_several_edits_on_one_line_and_file() -> None:
+    updates = {
+        "labels.team": Value("checkout"),
+        "labels.tier": Value("api"),
+        "image.tag": Value("2.0.0"),
+        "ports[1]": Value(8443),
+    }
+    expected = TEXT.replace('{team: shop, tier: "web"}', '{team: checkout, tier: "api"}')
+    expected = expected.replace("'1.4.1'", "'2.0.0'").replace("[80, 443]", "[80, 8443]")
+    assert edit(TEXT, updates) == expected
+
+
+def test_an_unchanged_value_leaves_the_text_alone() -> None:
+    assert edit(TEXT, {"image.tag": Value("1.4.1"), "replicas": Value(2)}) == TEXT
+
+
+def test_structural_edits_round_trip_with_the_intended_data() -> None:
+    updates = {
+        "image.pullPolicy": Value("Always"),  # a new key
+        "image.limits": Value({"memory": "512Mi"}),  # a new mapping
+        "labels": Value({"team": "shop"}),  # a whole mapping
+        "script": Value("echo bye\n"),  # a block scalar
+    }
+    result = edit(TEXT, updates, "values.yaml")
+    data = yaml.safe_load(result)
+    assert data["image"]["pullPolicy"] == "Always"
+    assert data["image"]["limits"] == {"memory": "512Mi"}
+    assert data["labels"] == {"team": "shop"}
+    assert data["script"] == "echo bye\n"
+    assert data["image"]["tag"] == "1.4.1" and data["ports"] == [80, 443]
+    assert result.startswith("# a comment that must survive\n")
+    assert "# trailing comment" in result
+    assert "  - name: app\n" in result  # the list keeps its indentation
+
+
+def test_a_scalar_parent_cannot_be_extended() -> None:
+    with pytest.raises(YamlEditError, match="replicas is not a mapping"):
+        edit(TEXT, {"replicas.max.value": Value(3)}, "values.yaml")
+
+
+@pytest.mark.parametrize(
+    ("value", "style", "expected"),
+    [
+        (Value("1.0"), "plain", None),  # would read as a float
+        (Value("1.0"), "single", "'1.0'"),
+        (Value("1.0"), "double", '"1.0"'),
+        (Value("x"), "other", None),
+        (Value("a\nb"), "plain", None),
+        (Value(5), "double", "5"),
+        (Value(None), "plain", "null"),
+        (Value(1.5, "1.50", "plain"), "double", "1.50"),
+        (Value([1]), "plain", None),
+    ],
+)
+def test_render(value: Value, style: Any, expected: str | None) -> None:
+    assert render(value, style) == expected
+
+
+KEYS = st.sampled_from(["a", "b", "tag", "name", "x-y", "v1"])
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(-(10**6), 10**6)
+    | st.floats(allow_nan=False, allow_infinity=False, width=32)
+    | st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=12)
+    | st.sampled_from(["yes", "no", "1.0", "null", "~", "on", "0o17", "1e3", "#x", "a: b"])
+)
+DOCS = st.dictionaries(
+    KEYS, SCALARS | st.dictionaries(KEYS, SCALARS, min_size=1, max_size=3), min_size=1
+)
+
+
+@settings(max_examples=150, deadline=None)
+@given(doc=DOCS, new=SCALARS, data=st.data())
+def test_edit_means_exactly_the_update(doc: dict[str, Any], new: Any, data: st.DataObject) -> None:
+    """Any scalar written over any existing scalar: the file means the update and nothing
+    else, and lines not holding the edited value are untouched."""
+    text = yaml.safe_dump(doc, sort_keys=False, default_flow_style=False)
+    paths = [
+        (k, *([sub] if isinstance(v, dict) else []))
+        for k, v in doc.items()
+        for sub in (v if isinstance(v, dict) else [None])
+    ]
+    path = [str(p) for p in data.draw(st.sampled_from(paths)) if p is not None]
+    expected = yaml.safe_load(text)
+    node = expected
+    for part in path[:-1]:
+        node = node[part]
+    node[path[-1]] = new
+
+    result = edit(text, {".".join(path): Value(new)})
+
+    assert yaml.safe_load(result) == expected
+    before, after = text.splitlines(), result.splitlines()
+    assert len(before) == len(after)
+    assert sum(b != a for b, a in zip(before, after, strict=True)) <= 1
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "message"),
+    [
+        ('image: "x"\n', "image.tag", "image is not a mapping"),
+        ("image: [a]\n", "image.tag", "image is not a mapping"),
+        ("images: [a]\n", "images[3]", "images is not a list with that entry"),
+    ],
+)
+def test_a_path_through_a_scalar_or_a_missing_entry_is_refused(
+    text: str, path: str, message: str
+) -> None:
+    with pytest.raises(YamlEditError, match=message):
+        edit(text, {path: Value("1.2.3")}, "f.yaml")
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "expected"),
+    [
+        ("a: 1\nkey:\nb: 2\n", "key", "a: 1\nkey: 1.2.3\nb: 2\n"),
+        ("m: {x: , y: 1}\n", "m.x", "m: {x: 1.2.3, y: 1}\n"),
+        ("a: 1\nkey: null # kept\n", "key", "a: 1\nkey: 1.2.3 # kept\n"),
+        ("a: 1\n", "resources.limits.memory", "a: 1\nresources:\n  limits:\n    memory: 1.2.3\n"),
+        ("a:\n  b:\nc: 1\n", "a.b.c", "a:\n  b:\n    c: 1.2.3\nc: 1\n"),
+    ],
+)
+def test_empty_values_and_missing_parents_are_filled_in(
+    text: str, path: str, expected: str
+) -> None:
+    assert edit(text, {path: Value("1.2.3")}, "f.yaml") == expected
