@@ -10,6 +10,8 @@ $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
+	# bytecode up front: every step process loads it even where PYTHONDONTWRITEBYTECODE is set
+	$(BIN)/python -m compileall -q orchestrator reporters workflow_templates
 	touch $(STAMP)
 
 demo: $(STAMP)

@@ -10,6 +10,9 @@ import sys
 
 
 def main() -> None:
+    # httpx imports its own command line client (rich, click, pygments) when those are
+    # installed; promoflow never runs it, and skipping it saves ~30 ms per step start.
+    sys.modules.setdefault("httpx._main", None)  # type: ignore[arg-type]
     if len(sys.argv) > 1 and sys.argv[1] == "step":
         from orchestrator.commands.step import step_app
 

@@ -25,7 +25,6 @@ from pathlib import Path
 from typing import TypeVar
 from urllib.parse import urlsplit, urlunsplit
 
-import httpx
 import pygit2
 from pygit2.enums import FileMode
 
@@ -264,6 +263,8 @@ class GitRemote:
             return call(self.wire)
         except gitwire.RefUpdateRejected as exc:
             raise PushRejected(f"push rejected: {self.scrub(str(exc))}") from None
+        except gitwire.Unreachable as exc:
+            raise GitError(f"cannot reach {self.url} ({exc})", transient=True) from None
         except gitwire.WireError as exc:
             if exc.status in (401, 403):
                 raise GitError(
@@ -273,10 +274,6 @@ class GitRemote:
                 raise GitError(f"repository {self.url} not found (or no access)") from None
             transient = exc.status is not None and exc.status >= 500
             raise GitError(f"git failed for {self.url}: {exc}", transient=transient) from None
-        except httpx.HTTPError as exc:
-            raise GitError(
-                f"cannot reach {self.url} ({type(exc).__name__})", transient=True
-            ) from None
 
     def _wire_store(
         self, wire: gitwire.SmartHttp, wants: list[str], haves: list[str], *,

@@ -2,8 +2,10 @@
 
 Each git CLI call costs a few process starts (git, git-remote-http, index-pack) on top of
 the HTTP requests; a promotion makes three of them. Speaking the protocol directly over one
-keep-alive httpx connection, reading the pack into pygit2's object database and pushing a
-pack built by pygit2 removes that overhead, and needs no git binary in the step image.
+keep-alive HTTP connection, reading the pack into pygit2's object database and pushing a
+pack built by pygit2 removes that overhead, and needs no git binary in the step image. The
+connection is the standard library's: it loads faster than any client library, and a step
+process starts once per workflow node.
 
 Only what promotions use is implemented: shallow (``deepen 1``) and partial
 (``filter blob:none``) fetches of one ref, fetches of single objects by id, and a push of
@@ -12,12 +14,14 @@ one ref update with ``report-status``.
 
 from __future__ import annotations
 
+import http.client
+import ssl
 import struct
 import zlib
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from urllib.parse import urlsplit
 
-import httpx
 import pygit2
 
 AGENT = "agent=promoflow"
@@ -32,6 +36,10 @@ class WireError(Exception):
     def __init__(self, message: str, status: int | None = None) -> None:
         super().__init__(message)
         self.status = status
+
+
+class Unreachable(WireError):
+    """No answer: the connection failed or broke (worth retrying)."""
 
 
 class RefUpdateRejected(WireError):
@@ -184,25 +192,64 @@ class SmartHttp:
 
     def __init__(self, url: str, authorization: str | None, timeout: float = 120) -> None:
         self.url = url.rstrip("/")
-        headers = {"User-Agent": "git/2.0 (promoflow)"}
+        parts = urlsplit(self.url)
+        self._tls = parts.scheme == "https"
+        self._host, self._port, self._path = parts.hostname or "", parts.port, parts.path
+        self._timeout = timeout
+        self._headers = {"User-Agent": "git/2.0 (promoflow)"}
         if authorization:
-            headers["Authorization"] = authorization
-        self.http = httpx.Client(headers=headers, timeout=timeout, follow_redirects=True)
+            self._headers["Authorization"] = authorization
+        self._conn: http.client.HTTPConnection | None = None
 
     def close(self) -> None:
-        self.http.close()
+        if self._conn is not None:
+            self._conn.close()
+            self._conn = None
+
+    def _connection(self) -> http.client.HTTPConnection:
+        if self._conn is None:
+            if self._tls:  # the CA bundle is loaded only for https
+                self._conn = http.client.HTTPSConnection(
+                    self._host,
+                    self._port,
+                    timeout=self._timeout,
+                    context=ssl.create_default_context(),
+                )
+            else:
+                self._conn = http.client.HTTPConnection(
+                    self._host, self._port, timeout=self._timeout
+                )
+        return self._conn
 
     def _post(self, service: str, body: bytes, v2: bool) -> bytes:
         headers = {
+            **self._headers,
             "Content-Type": f"application/x-{service}-request",
             "Accept": f"application/x-{service}-result",
         }
         if v2:
             headers["Git-Protocol"] = "version=2"
-        response = self.http.post(f"{self.url}/{service}", content=body, headers=headers)
-        if response.status_code != 200:
-            raise WireError(f"{service} answered HTTP {response.status_code}", response.status_code)
-        return response.content
+        for attempt in (1, 2):
+            try:
+                conn = self._connection()
+                conn.request("POST", f"{self._path}/{service}", body=body, headers=headers)
+                response = conn.getresponse()
+                content = response.read()
+                break
+            except (http.client.HTTPException, OSError) as exc:
+                self.close()
+                # a kept-alive connection the server has closed meanwhile: open a new one
+                if attempt == 1 and isinstance(exc, http.client.RemoteDisconnected):
+                    continue
+                raise Unreachable(type(exc).__name__) from None
+        if response.will_close:
+            self.close()
+        if response.status in (301, 302, 303, 307, 308):
+            where = response.getheader("Location", "")
+            raise WireError(f"{service} was redirected to {where}: use that URL", response.status)
+        if response.status != 200:
+            raise WireError(f"{service} answered HTTP {response.status}", response.status)
+        return content
 
     def _command(self, command: str, args: list[str]) -> bytes:
         body = pkt(f"command={command}\n") + pkt(f"{AGENT}\n") + pkt("object-format=sha1\n")

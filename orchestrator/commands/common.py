@@ -3,16 +3,34 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, NoReturn
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, cast
 
 import typer
-from rich.console import Console
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from orchestrator.loading import Config
 
-err = Console(stderr=True, highlight=False, soft_wrap=True)
-out = Console(highlight=False, soft_wrap=True)
+
+class _Lazy:
+    """A rich Console made on first use: a workflow step that succeeds never prints
+    through it, so it does not pay for importing rich at start-up."""
+
+    def __init__(self, **options: Any) -> None:
+        self._options = options
+        self._console: Console | None = None
+
+    def __getattr__(self, name: str) -> Any:
+        if self._console is None:
+            from rich.console import Console
+
+            self._console = Console(**self._options)
+        return getattr(self._console, name)
+
+
+err = cast("Console", _Lazy(stderr=True, highlight=False, soft_wrap=True))
+out = cast("Console", _Lazy(highlight=False, soft_wrap=True))
 
 ConfigOption = Annotated[
     Path,

@@ -6,8 +6,14 @@ from pathlib import Path
 from typing import Annotated, Any
 
 import typer
+from rich.console import Console
 
-from orchestrator.commands.common import ConfigOption, check_product, fail, load_valid, out
+from orchestrator.commands.common import ConfigOption, check_product, fail, load_valid
+
+
+def _console() -> Console:
+    """A real Console: the live tree and the approval prompt need all of it."""
+    return Console(highlight=False, soft_wrap=True)
 
 
 def parse_rejections(values: list[str]) -> dict[str, str]:
@@ -83,10 +89,11 @@ def promote_local(
     )
     try:
         plan = plan_product(config, product)
-        record, path = run_local(config, plan, request, options, out)
+        console = _console()
+        record, path = run_local(config, plan, request, options, console)
     except (CompileError, EngineError) as exc:
         fail(str(exc))
-    out.print(f"run record: {path}", markup=False)
+    console.print(f"run record: {path}", markup=False)
     if record.phase is not Phase.SUCCEEDED:
         raise typer.Exit(1)
 
@@ -121,7 +128,7 @@ def demo_cmd(
             fail(f"unknown environment {env!r}")
     options = DemoOptions(product, version, keep, fail_env, reject, soak)
     try:
-        result = run_demo(loaded, options, out)
+        result = run_demo(loaded, options, _console())
     except (CompileError, EngineError) as exc:
         fail(str(exc))
     if not succeeded(result):
