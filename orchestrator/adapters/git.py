@@ -105,6 +105,12 @@ class GitRemote:
         transport = os.environ.get("PROMOFLOW_GIT_TRANSPORT", "native")
         if self.url.startswith(("http://", "https://")) and transport != "cli":
             self.wire = gitwire.SmartHttp(self.url, self._authorization())
+        self.memory: gitwire.MemoryObjects | None = None
+        if cache_dir is None and self.wire is not None:
+            # nothing outlives the run and no git process reads the repository: keep the
+            # objects in memory instead of writing one loose file per fetched tree
+            self.memory = gitwire.MemoryObjects()
+            self.repo.odb.add_backend(self.memory, gitwire.MemoryObjects.PRIORITY)
 
     def _authorization(self) -> str | None:
         creds = self.credentials
@@ -277,11 +283,11 @@ class GitRemote:
 
     def _wire_store(
         self, wire: gitwire.SmartHttp, wants: list[str], haves: list[str], *,
-        depth: int | None, blobless: bool,
+        depth: int | None, blobless: bool, shallows: list[str] | None = None,
     ) -> None:  # fmt: skip
-        pack, shallow = wire.fetch(wants, haves, depth, blobless)
+        pack, shallow = wire.fetch(wants, haves, depth, blobless, shallows)
         gitwire.add_shallow(self.repo, shallow)
-        gitwire.store(self.repo, pack)
+        gitwire.store(self.repo, pack, self.memory)
 
     def _wire_fetch_branch(self, branch: str, ref: str) -> pygit2.Commit:
         refs = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}"))
@@ -290,8 +296,18 @@ class GitRemote:
             raise GitError(f"branch {branch!r} not found in {self.url}")
         if self._lookup_commit(tip) is None:
             known = self.repo.references.get(ref)
-            haves = [str(known.target)] if known is not None else []
-            self._wire(lambda w: self._wire_store(w, [tip], haves, depth=1, blobless=True))
+            if known is not None and self._lookup_commit(str(known.target)) is not None:
+                # a cached earlier tip: only what changed since (branches move forward;
+                # promoflow never force-pushes), not the whole tree again
+                shallows = gitwire.shallow_commits(self.repo)
+                haves = [str(known.target)]
+                self._wire(
+                    lambda w: self._wire_store(
+                        w, [tip], haves, depth=None, blobless=True, shallows=shallows
+                    )
+                )
+            else:
+                self._wire(lambda w: self._wire_store(w, [tip], [], depth=1, blobless=True))
         self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
         return self.repo[tip].peel(pygit2.Commit)
 

@@ -14,6 +14,7 @@ one ref update with ``report-status``.
 
 from __future__ import annotations
 
+import hashlib
 import http.client
 import ssl
 import struct
@@ -265,14 +266,24 @@ class SmartHttp:
         return refs
 
     def fetch(
-        self, wants: list[str], haves: list[str], depth: int | None, blobless: bool
+        self,
+        wants: list[str],
+        haves: list[str],
+        depth: int | None,
+        blobless: bool,
+        shallows: list[str] | None = None,
     ) -> tuple[bytes, list[str]]:
-        """A pack with ``wants`` (minus what ``haves`` reach) and the shallow boundary."""
+        """A pack with ``wants`` (minus what ``haves`` reach) and the shallow boundary.
+
+        ``shallows`` are the commits the client has without their parents. A ``deepen``
+        makes upload-pack ignore ``haves`` (it sends the whole tree again), so an
+        incremental fetch passes no depth, its haves, and its shallow commits instead."""
         args = ["ofs-delta", "no-progress"]
         if depth:
             args.append(f"deepen {depth}")
         if blobless:
             args.append("filter blob:none")
+        args += [f"shallow {s}" for s in shallows or []]
         args += [f"want {w}" for w in wants] + [f"have {h}" for h in haves] + ["done"]
         pack, shallow, section = bytearray(), [], ""
         for line in read_pkts(self._command("fetch", args)):
@@ -310,8 +321,64 @@ class SmartHttp:
 # -- pygit2 glue -------------------------------------------------------------------------
 
 
-def store(repo: pygit2.Repository, pack: bytes) -> int:
-    """Write every object of ``pack`` into ``repo``; returns how many."""
+class MemoryObjects(pygit2.OdbBackend):
+    """Objects held in memory and read through the repository like any other.
+
+    A run without a cache throws its repository away at the end; writing the fetched trees
+    as loose objects (one compressed file each, hundreds for a large monorepo) cost more
+    than fetching them. Added as the highest-priority backend, it serves every read
+    (pygit2, tree building, the push) and takes every write."""
+
+    PRIORITY = 10
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.objects: dict[str, tuple[int, bytes]] = {}
+
+    def add(self, kind: int, data: bytes) -> None:
+        header = b"%s %d\x00" % (_NAMES[kind], len(data))
+        self.objects[hashlib.sha1(header + data).hexdigest()] = (kind, data)
+
+    def read_cb(self, oid: pygit2.Oid) -> tuple[int, bytes]:
+        return self.objects[str(oid)]
+
+    def read_header_cb(self, oid: pygit2.Oid) -> tuple[int, int]:
+        kind, data = self.objects[str(oid)]
+        return kind, len(data)
+
+    def exists_cb(self, oid: pygit2.Oid) -> bool:
+        return str(oid) in self.objects
+
+    def _full(self, prefix: pygit2.Oid) -> str:
+        text = str(prefix).rstrip("0") or "0"
+        found = [sha for sha in self.objects if sha.startswith(text)]
+        if not found:
+            raise KeyError(str(prefix))
+        if len(found) > 1:
+            raise ValueError(f"ambiguous object prefix {text}")
+        return found[0]
+
+    def read_prefix_cb(self, prefix: pygit2.Oid) -> tuple[int, bytes, pygit2.Oid]:
+        sha = self._full(prefix)
+        kind, data = self.objects[sha]
+        return kind, data, pygit2.Oid(hex=sha)
+
+    def exists_prefix_cb(self, prefix: pygit2.Oid) -> pygit2.Oid:
+        return pygit2.Oid(hex=self._full(prefix))
+
+    def refresh_cb(self) -> None:
+        return None
+
+    def write_cb(self, oid: pygit2.Oid, data: bytes, kind: int) -> None:
+        """Objects the run creates (trees, the commit) stay in memory with the rest."""
+        self.objects[str(oid)] = (kind, data)
+
+
+_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
+
+
+def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = None) -> int:
+    """Every object of ``pack`` into ``repo`` (or into ``memory``); returns how many."""
     if not pack:
         return 0
     odb = repo.odb
@@ -325,8 +392,20 @@ def store(repo: pygit2.Repository, pack: bytes) -> int:
 
     objects = parse_pack(pack, lookup)
     for obj in objects:
-        odb.write(_TYPES[obj.type], obj.data)
+        if memory is not None:
+            memory.add(obj.type, obj.data)
+        else:
+            odb.write(_TYPES[obj.type], obj.data)
     return len(objects)
+
+
+def shallow_commits(repo: pygit2.Repository) -> list[str]:
+    """The commits recorded as shallow (their parents are not here)."""
+    try:
+        with open(f"{repo.path.rstrip('/')}/shallow") as fh:
+            return fh.read().split()
+    except FileNotFoundError:
+        return []
 
 
 def add_shallow(repo: pygit2.Repository, oids: list[str]) -> None:
