@@ -173,9 +173,11 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
                 local.config, plan, request, run_options, console, announce=where
             )
         _show_log(console, promotion_log(bare, seed, plan.product.spec.repo.branch))
-        console.print(f"run record: {path}", highlight=False)
         if options.keep:
+            console.print(f"run record: {path}", highlight=False)
             console.print(f"kept: {bare} (try: git --git-dir {bare} log --stat)", highlight=False)
+        else:
+            console.print("(--keep DIR keeps the repository and the run record)")
         return DemoResult(record, bare, path, seed)
     finally:
         if options.keep is None:
