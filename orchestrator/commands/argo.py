@@ -298,7 +298,7 @@ def diff_cmd(
     except RequestError as exc:
         raise typer.BadParameter(str(exc)) from None
     if repo:
-        request = request.model_copy(update={"repo": repo})
+        request = request.replace(repo=repo)
     try:
         with GitRemote(request.repo, Credentials.from_env()) as remote:
             tip, diffs = promotion_diff(remote, request)

@@ -75,7 +75,7 @@ def resolve_promote(params: dict[str, Any], config: Path | None) -> PromoteReque
                 run=params.get("run") or None,
             )
             overrides = {k: params[k] for k in ("repo", "branch") if params.get(k)}
-            return request.model_copy(update=overrides) if overrides else request
+            return request.replace(**overrides) if overrides else request
         files = params.pop("files", None)
         if not files:
             raise RequestError("--files is required without --config")
@@ -134,7 +134,7 @@ def promote_cmd(
     }
     request = resolve_promote(params, config)
     if plan:
-        sys.stdout.write(request.model_dump_json(indent=2) + "\n")
+        sys.stdout.write(request.to_json() + "\n")
         return
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
     from orchestrator.steps.message import MessageError

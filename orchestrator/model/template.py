@@ -7,39 +7,23 @@ that could write outside the product's directory never reaches a promotion.
 
 from __future__ import annotations
 
-from pathlib import PurePosixPath
 from typing import Annotated, ClassVar, Literal
 
 from pydantic import AfterValidator
 
 from orchestrator.model.base import Model, Resource
-from orchestrator.model.yamlpath import parse_yaml_path
+from orchestrator.model.paths import check_relative_file, check_yaml_path, is_glob
 
-_GLOB_CHARS = set("*?[")
-
-
-def check_relative_file(value: str) -> str:
-    """A path inside the product directory: relative, no ``..``, forward slashes."""
-    if not value.strip():
-        raise ValueError("file cannot be empty")
-    if "\\" in value:
-        raise ValueError(f"{value!r}: use '/' to separate directories")
-    path = PurePosixPath(value)
-    if path.is_absolute():
-        raise ValueError(f"{value!r} is absolute: files are relative to the product directory")
-    if ".." in path.parts:
-        raise ValueError(f"{value!r} escapes the product directory ('..' is not allowed)")
-    return value
-
-
-def check_yaml_path(value: str) -> str:
-    parse_yaml_path(value)
-    return value
-
-
-def is_glob(file: str) -> bool:
-    return any(ch in _GLOB_CHARS for ch in file)
-
+__all__ = [
+    "FileRule",
+    "PromotionTemplate",
+    "PromotionTemplateSpec",
+    "RelativeFile",
+    "VersionSource",
+    "YamlPath",
+    "check_relative_file",
+    "is_glob",
+]
 
 RelativeFile = Annotated[str, AfterValidator(check_relative_file)]
 YamlPath = Annotated[str, AfterValidator(check_yaml_path)]

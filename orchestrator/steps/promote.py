@@ -27,7 +27,7 @@ from tenacity import (
 from orchestrator import globs
 from orchestrator.adapters.git import GitRemote, PushRejected
 from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
-from orchestrator.model.template import is_glob
+from orchestrator.model.paths import is_glob
 from orchestrator.steps import message
 from orchestrator.steps.request import PromoteRequest
 from orchestrator.yamledit import Value, YamlEditError, edit, read
@@ -249,7 +249,11 @@ def _copy_files(work: _Edit, pattern: str, source: dict[str, Entry]) -> None:
 
 
 def _copy_values(
-    remote: GitRemote, work: _Edit, file: str, paths: list[str], source: dict[str, Entry]
+    remote: GitRemote,
+    work: _Edit,
+    file: str,
+    paths: tuple[str, ...] | list[str],
+    source: dict[str, Entry],
 ) -> None:
     entry = source.get(file)
     source_name = _join(work.request.source_path, file)

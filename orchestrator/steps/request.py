@@ -8,89 +8,155 @@ both paths produce an equal :class:`PromoteRequest`, which is what the step acts
 
 from __future__ import annotations
 
+import dataclasses
 import json
-from typing import TYPE_CHECKING, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.compiler.names import repo_lock
-from orchestrator.model.template import FileRule
+from orchestrator.model.paths import check_relative_file, check_yaml_path
 
 if TYPE_CHECKING:
     from orchestrator.loading.config import Config
+
+ACTIONS = ("commit", "pull-request", "none")
 
 
 class RequestError(ValueError):
     """The step's arguments are incomplete or contradictory (a usage error, exit 2)."""
 
 
-class PromoteRequest(BaseModel):
-    """Inputs of one promotion into one environment."""
+@dataclass(frozen=True)
+class FileSpec:
+    """One file to promote: selected YAML paths, or the whole file when ``paths`` is empty
+    (the step's form of a PromotionTemplate's FileRule, checked by the same rules)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    file: str
+    paths: tuple[str, ...] = ()
+
+    @property
+    def whole_file(self) -> bool:
+        return not self.paths
+
+
+@dataclass(frozen=True)
+class PromoteRequest:
+    """Inputs of one promotion into one environment.
+
+    A plain dataclass checked by :func:`build_request`: the promote step starts once per
+    workflow node, and this keeps pydantic (and the model layer) out of its start-up."""
 
     product: str
     environment: str
+    repo: str
+    branch: str
+    target_path: str
+    files: tuple[FileSpec, ...]
     source_environment: str | None = None
     source_commit: str | None = None
     version: str | None = None
-    repo: str
-    branch: str
     source_branch: str | None = None
     source_path: str | None = None
-    target_path: str
-    files: tuple[FileRule, ...] = Field(min_length=1)
     version_file: str | None = None
     version_path: str | None = None
-    action: Literal["commit", "pull-request", "none"] = "commit"
+    action: str = "commit"
     requested_by: str | None = None
     run: str | None = None
     lock: str | None = None
-
-    @field_validator("*", mode="before")
-    @classmethod
-    def _empty_is_none(cls, value: object) -> object:
-        """Argo passes unset optional parameters as empty strings."""
-        return None if value == "" else value
-
-    @field_validator("source_path", "target_path")
-    @classmethod
-    def _inside_repository(cls, value: str | None) -> str | None:
-        """A directory of the repository: ``..`` or ``.`` would name a tree entry git refuses
-        (and ``..`` would leave the environment's directory)."""
-        if value is not None and any(part in (".", "..") for part in value.split("/")):
-            raise ValueError(f"{value!r}: '.' and '..' are not allowed in a repository path")
-        return value
 
     @property
     def is_trigger(self) -> bool:
         """No source environment: the version itself is written (the flow's entry)."""
         return self.source_environment is None
 
+    def replace(self, **changes: Any) -> PromoteRequest:
+        return dataclasses.replace(self, **changes)
 
-def parse_files(text: str) -> tuple[FileRule, ...]:
+    def to_json(self) -> str:
+        """The resolved request as ``--plan`` prints it (field order of the flags)."""
+        data: dict[str, Any] = {name: getattr(self, name) for name in _FIELDS}
+        data["files"] = [{"file": f.file, "paths": list(f.paths)} for f in self.files]
+        return json.dumps(data, indent=2)
+
+
+_REQUIRED = ("product", "environment", "repo", "branch", "target_path")
+_FIELDS = (
+    "product", "environment", "source_environment", "source_commit", "version", "repo",
+    "branch", "source_branch", "source_path", "target_path", "files", "version_file",
+    "version_path", "action", "requested_by", "run", "lock",
+)  # fmt: skip
+
+
+def _flag(name: str) -> str:
+    return "--" + name.replace("_", "-")
+
+
+def _inside_repository(name: str, value: str | None) -> None:
+    """A directory of the repository: ``..`` or ``.`` would name a tree entry git refuses
+    (and ``..`` would leave the environment's directory)."""
+    if value is not None and any(part in (".", "..") for part in value.split("/")):
+        raise RequestError(
+            f"{_flag(name)}: {value!r}: '.' and '..' are not allowed in a repository path"
+        )
+
+
+def file_spec(item: Any, where: str = "--files") -> FileSpec:
+    """One ``{"file": ..., "paths": [...]}`` entry (or a FileRule), checked."""
+    if not isinstance(item, dict):
+        item = {"file": getattr(item, "file", None), "paths": getattr(item, "paths", None)}
+    raw: dict[str, Any] = item
+    unknown = sorted(set(raw) - {"file", "paths"})
+    if unknown:
+        raise RequestError(f"{where}: unknown field {unknown[0]!r} (expected file, paths)")
+    name, paths = raw.get("file"), raw.get("paths") or []
+    if not isinstance(name, str):
+        raise RequestError(f"{where}: every entry needs a 'file' string")
+    if not isinstance(paths, list | tuple) or not all(isinstance(p, str) for p in paths):
+        raise RequestError(f"{where}: 'paths' of {name!r} must be a list of strings")
+    try:
+        check_relative_file(name)
+        for path in paths:
+            check_yaml_path(path)
+    except ValueError as exc:
+        raise RequestError(f"{where}: {exc}") from None
+    return FileSpec(name, tuple(paths))
+
+
+def parse_files(text: str) -> tuple[FileSpec, ...]:
     """The ``--files`` JSON: ``[{"file": "values.yaml", "paths": ["image.tag"]}, ...]``."""
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
         raise RequestError(f"--files is not valid JSON: {exc.msg} at character {exc.pos}") from None
-    if not isinstance(raw, list):
+    if not isinstance(raw, list) or not all(isinstance(item, dict) for item in raw):
         raise RequestError("--files must be a JSON list of {file, paths} objects")
-    try:
-        return tuple(FileRule.model_validate(item) for item in raw)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        raise RequestError(f"--files: {first['msg'].removeprefix('Value error, ')}") from None
+    return tuple(file_spec(item) for item in raw)
 
 
-def build_request(**values: object) -> PromoteRequest:
-    """Validate resolved values into a request; errors read as CLI usage errors."""
-    try:
-        return PromoteRequest.model_validate(values)
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"]).replace("_", "-")
-        raise RequestError(f"--{where}: {first['msg'].removeprefix('Value error, ')}") from None
+def build_request(**values: Any) -> PromoteRequest:
+    """Check resolved values into a request; errors read as CLI usage errors.
+    Argo passes unset optional parameters as empty strings: those are None here."""
+    cleaned = {k: (None if v == "" else v) for k, v in values.items()}
+    unknown = sorted(set(cleaned) - set(_FIELDS))
+    if unknown:
+        raise RequestError(f"{_flag(unknown[0])}: not a field of the request")
+    for name in _REQUIRED:
+        if not cleaned.get(name):
+            raise RequestError(f"{_flag(name)}: Field required")
+    for name, value in cleaned.items():
+        if name != "files" and value is not None and not isinstance(value, str):
+            raise RequestError(f"{_flag(name)}: Input should be a valid string")
+    files = tuple(file_spec(f) for f in cleaned.get("files") or ())
+    if not files:
+        raise RequestError("--files: List should have at least 1 item after validation, not 0")
+    action = cleaned.get("action") or "commit"
+    if action not in ACTIONS:
+        choices = ", ".join(repr(a) for a in ACTIONS)
+        raise RequestError(f"--action: Input should be {choices}")
+    _inside_repository("source_path", cleaned.get("source_path"))
+    _inside_repository("target_path", cleaned.get("target_path"))
+    texts: dict[str, Any] = {k: v for k, v in cleaned.items() if k not in ("files", "action")}
+    return PromoteRequest(files=files, action=action, **texts)
 
 
 def request_from_config(
