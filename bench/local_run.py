@@ -56,7 +56,7 @@ def wall(argv: list[str], repeats: int = 7) -> float:
 
 
 STEP_IMPORTS = {
-    "promote": "orchestrator.steps.promote, orchestrator.adapters.git",
+    "promote": "orchestrator.steps.promote, orchestrator.steps.request, orchestrator.adapters.git",
     "wait-argocd": "orchestrator.gates.wait, orchestrator.gates.sources, orchestrator.settings",
     "notify": "orchestrator.steps.notify, orchestrator.settings",
 }
