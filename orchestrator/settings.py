@@ -114,6 +114,9 @@ class GateSettings(BaseSettings):
     )
     argocd_namespace: str = Field("argocd", description="Namespace of the Application objects")
     kube_api: str = Field("", description="Kubernetes API URL (default: in-cluster/kubeconfig)")
+    kube_token: SecretStr = Field(
+        SecretStr(""), description="Bearer token for PROMOFLOW_KUBE_API (never printed)"
+    )
     poll_interval: float = Field(5.0, gt=0, description="Polling fallback interval, seconds")
     max_poll_interval: float = Field(30.0, gt=0, description="Backoff cap while polling")
     stream: bool = Field(True, description="React to change events instead of polling")

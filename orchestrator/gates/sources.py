@@ -79,7 +79,7 @@ class KubeSource:
         if settings.kube_api:
             configuration = client.Configuration()
             configuration.host = settings.kube_api.rstrip("/")
-            token = os.environ.get("PROMOFLOW_KUBE_TOKEN", "")
+            token = settings.kube_token.get_secret_value()
             if token:
                 configuration.api_key = {"authorization": f"Bearer {token}"}
             api_client = client.ApiClient(configuration)

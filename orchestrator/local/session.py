@@ -31,7 +31,7 @@ from orchestrator.local.argocd import LocalArgoCD, local_argocd
 from orchestrator.local.standins import missing, stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import RunView, summary
-from orchestrator.settings import StepSettings
+from orchestrator.settings import ArgoCDSettings, StepSettings
 
 Manifest = dict[str, Any]
 
@@ -95,17 +95,18 @@ def step_settings(argocd: LocalArgoCD | None) -> StepSettings:
         return settings.model_copy(
             update={"argocd_server": argocd.server, "argocd_opts": "--plaintext"}
         )
+    real = ArgoCDSettings()
     return settings.model_copy(
         update={
-            "argocd_server": os.environ.get("ARGOCD_SERVER", settings.argocd_server),
-            "argocd_opts": os.environ.get("ARGOCD_OPTS", settings.argocd_opts),
+            "argocd_server": real.server or settings.argocd_server,
+            "argocd_opts": real.opts or settings.argocd_opts,
         }
     )
 
 
 @contextmanager
 def _argocd(plan: ProductPlan, options: LocalOptions) -> Iterator[LocalArgoCD | None]:
-    if os.environ.get("ARGOCD_SERVER"):
+    if ArgoCDSettings().server:  # a real Argo CD: no stand-in
         yield None
         return
     cache = options.runs_dir.parent / "cache"
@@ -164,7 +165,7 @@ def run_local(
             manifests += stand_ins(manifests, status_url)
         env = {**os.environ, **options.extra_env, **(argocd.env() if argocd else {})}
         if announce is not None:
-            where = {"argocd": argocd.url if argocd else os.environ.get("ARGOCD_SERVER", "")}
+            where = {"argocd": argocd.url if argocd else ArgoCDSettings().server}
             if status_url:
                 where["stand-ins"] = status_url
             announce(where)
