@@ -257,6 +257,7 @@ def wait_argocd_cmd(
         waiting = [str(v) for v in verdicts if v.state != "deployed"]
         report.node_message("; ".join(waiting) or f"deployed {revision[:12]}{where}")
 
+    from orchestrator.gates.equivalence import GitEquivalence
     from orchestrator.gates.sources import open_source
 
     try:
@@ -266,7 +267,13 @@ def wait_argocd_cmd(
             if not names:
                 fail(f"no applications match {selector!r}")
         report.log(f"waiting for {', '.join(names)} to run {revision[:12]}{where}")
-        result = Waiter(source, names, revision.strip(), options, progress=show).run()
+        same = GitEquivalence(repo or None, log=report.log)
+        try:
+            result = Waiter(
+                source, names, revision.strip(), options, progress=show, equivalence=same
+            ).run()
+        finally:
+            same.close()
     except SourceError as exc:
         report.node_message(str(exc))
         fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)

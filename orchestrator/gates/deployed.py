@@ -14,6 +14,7 @@ waiting, with its message.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, Literal
@@ -95,8 +96,14 @@ def assess(
     *,
     repo: str | None = None,
     health: bool = True,
+    same: Callable[[str], bool] | None = None,
 ) -> Verdict:
-    """Where ``app`` stands against commit ``sha``."""
+    """Where ``app`` stands against commit ``sha``.
+
+    ``same(rev)`` answers whether a later commit ``rev`` holds the same content for this
+    app as ``sha``: Argo CD reports the branch head it compared, so once another
+    environment's promotion lands on the same branch, an app runs ``sha``'s manifests at
+    a newer commit. Without it only ``sha`` itself counts."""
     if app is None:
         return Verdict(name, "failed", "application not found")
     status = app.get("status") or {}
@@ -110,9 +117,12 @@ def assess(
         return Verdict(name, "failed", f"sync of {short} {phase.lower()}: {message}")
     revisions = synced_revisions(app, repo)
     sync_status = (status.get("sync") or {}).get("status", "Unknown")
-    if not revisions or any(rev != sha for rev in revisions):
+    if not revisions or not all(rev == sha or (same and rev and same(rev)) for rev in revisions):
         current = ", ".join(r[:12] or "?" for r in revisions) or "nothing"
         return Verdict(name, "waiting", f"{sync_status} at {current}, waiting for {short}")
+    if any(rev != sha for rev in revisions):
+        later = ", ".join(sorted({r[:12] for r in revisions if r != sha}))
+        short = f"{later} (same content as {short})"
     if sync_status != "Synced":
         return Verdict(name, "waiting", f"{sync_status} at {short}, waiting for Synced")
     finished = _time(op.get("finishedAt"))

@@ -86,6 +86,8 @@ class WaitResult:
 
 
 Progress = Callable[[list[Verdict]], None]
+Equivalence = Callable[[App, str, str], bool]
+"""``(app, sha, rev)``: does commit ``rev`` hold the same content as ``sha`` for ``app``?"""
 
 
 def _automated(app: App) -> bool:
@@ -111,6 +113,7 @@ class Waiter:
         progress: Progress | None = None,
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
+        equivalence: Equivalence | None = None,
     ) -> None:
         if not apps:
             raise ValueError("no applications to wait for")
@@ -123,6 +126,22 @@ class Waiter:
         self._events: Iterator[App] | None = None
         self._opened = 0.0
         self._seen = 0
+        self.equivalence = equivalence
+        self._same: dict[tuple[str, str], bool] = {}
+
+    def _same_as_sha(self, name: str) -> Callable[[str], bool] | None:
+        """The app's answer to "does this later commit deploy what SHA holds?" (cached)."""
+        check, app = self.equivalence, self.state.get(name)
+        if check is None or app is None:
+            return None
+
+        def same(rev: str) -> bool:
+            key = (name, rev)
+            if key not in self._same:
+                self._same[key] = check(app, self.sha, rev)
+            return self._same[key]
+
+        return same
 
     def _assess(self) -> list[Verdict]:
         verdicts = [
@@ -132,6 +151,7 @@ class Waiter:
                 self.sha,
                 repo=self.options.repo,
                 health=self.options.health,
+                same=self._same_as_sha(name),
             )
             for name in self.apps
         ]
