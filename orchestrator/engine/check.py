@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from orchestrator.engine.depends import from_dependencies, parse_depends
+from orchestrator.engine.depends import task_depends
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.expressions import WORKFLOW_VARIABLES, check_references
 from orchestrator.engine.templates import BOUNDARY_KINDS, LEAF_KINDS, Template, Workflow
@@ -64,15 +64,6 @@ def _refuse(keys: Iterable[str], allowed: frozenset[str], where: str) -> None:
     extra = sorted(set(keys) - allowed)
     if extra:
         raise EngineError(f"unsupported Argo feature: {extra[0]} in {where}")
-
-
-def task_depends(task: Mapping[str, Any]) -> frozenset[str]:
-    """The tasks a DAG task waits for, from ``depends`` or the older ``dependencies``."""
-    if task.get("depends"):
-        return parse_depends(str(task["depends"])).tasks
-    if task.get("dependencies"):
-        return from_dependencies(task["dependencies"]).tasks
-    return frozenset()
 
 
 def _declared(section: Any, kind: str) -> set[str]:

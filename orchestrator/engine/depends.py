@@ -17,6 +17,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from enum import Enum
+from typing import Any
 
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.model import Phase
@@ -208,6 +209,21 @@ def parse_depends(text: str) -> Depends:
 def from_dependencies(names: Iterable[str]) -> Depends:
     """The older ``dependencies: [a, b]`` list means ``a && b``."""
     return parse_depends(" && ".join(names))
+
+
+def task_rule(task: Mapping[str, Any]) -> Depends | None:
+    """A DAG task's ``depends`` (or older ``dependencies``); ``None`` when it waits for nothing."""
+    if task.get("depends"):
+        return parse_depends(str(task["depends"]))
+    if task.get("dependencies"):
+        return from_dependencies(task["dependencies"])
+    return None
+
+
+def task_depends(task: Mapping[str, Any]) -> frozenset[str]:
+    """The tasks a DAG task waits for."""
+    rule = task_rule(task)
+    return rule.tasks if rule else frozenset()
 
 
 def dag_phase(depends: Mapping[str, frozenset[str]], phases: Mapping[str, Phase]) -> Phase:

@@ -52,6 +52,10 @@ class ContainerResult:
 
 
 class Executor(Protocol):
+    @property
+    def host_env(self) -> Mapping[str, str]:
+        """The environment steps run in; secret references are read from it."""
+
     def run(self, job: ContainerJob) -> ContainerResult: ...
 
 

@@ -19,9 +19,9 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from orchestrator.engine.check import check_workflow, task_depends
+from orchestrator.engine.check import check_workflow
 from orchestrator.engine.conditions import Value, evaluate_when, parse_expression
-from orchestrator.engine.depends import Decision, dag_phase, from_dependencies, parse_depends
+from orchestrator.engine.depends import Decision, dag_phase, task_rule
 from orchestrator.engine.durations import seconds
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import (
@@ -214,69 +214,46 @@ class Engine:
     def _dag(self, tpl: Template, scope: _Scope, prefix: str, on_exit: bool) -> tuple[Phase, str]:
         body = tpl.body["dag"]
         tasks = {str(t["name"]): t for t in body.get("tasks") or []}
-        named = {name: task_depends(task) for name, task in tasks.items()}
-        rules = {
-            name: parse_depends(str(task["depends"]))
-            if task.get("depends")
-            else from_dependencies(task.get("dependencies") or [])
-            for name, task in tasks.items()
-            if task.get("depends") or task.get("dependencies")
-        }
+        rules = {name: task_rule(task) for name, task in tasks.items()}
         fail_fast = body.get("failFast", True) is not False
         phases: dict[str, Phase] = {}
         outputs: dict[str, dict[str, str]] = {}
         running: dict[Future[NodeRecord], str] = {}
         failed = False
-        pool = ThreadPoolExecutor(max_workers=self._parallelism)
-        while True:
-            for name, task in tasks.items():
-                if name in phases or name in running.values():
-                    continue
-                rule = rules.get(name)
-                decision = rule.decide(phases) if rule else Decision.RUN
-                if decision is Decision.RUN and failed and fail_fast:
-                    decision = Decision.OMIT
-                if decision is Decision.WAIT:
-                    continue
-                values = scope.child(
-                    {
-                        f"tasks.{t}.outputs.parameters.{k}": v
-                        for t, params in outputs.items()
-                        for k, v in params.items()
-                    }
-                )
-                where = f"task {name}"
-                tpl_of_task = self.wf.resolve(task, where)
-                if decision is Decision.OMIT:
-                    phases[name] = self._skip(prefix + name, tpl_of_task, on_exit, Phase.OMITTED)
-                    continue
-                when = task.get("when")
-                if when:
-                    condition = substitute(str(when), values.values, where)
-                    if not evaluate_when(condition):
-                        phases[name] = self._skip(
-                            prefix + name,
-                            tpl_of_task,
-                            on_exit,
-                            Phase.SKIPPED,
-                            f"when '{condition}' evaluated false",
-                        )
+        with ThreadPoolExecutor(max_workers=self._parallelism) as pool:
+            while True:
+                for name, task in tasks.items():
+                    if name in phases or name in running.values():
                         continue
-                args = substitute_all(argument_values(task), values.values, where)
-                future = pool.submit(
-                    self._execute, prefix + name, tpl_of_task, args, values, on_exit
-                )
-                running[future] = name
-            if not running:
-                break
-            done, _ = wait(list(running), return_when=FIRST_COMPLETED)
-            for future in done:
-                name = running.pop(future)
-                node = future.result()
-                phases[name] = node.phase
-                outputs[name] = node.outputs
-                failed = failed or node.phase.failed_or_error
-        pool.shutdown()
+                    rule = rules[name]
+                    decision = rule.decide(phases) if rule else Decision.RUN
+                    if decision is Decision.RUN and failed and fail_fast:
+                        decision = Decision.OMIT
+                    if decision is Decision.WAIT:
+                        continue
+                    task_tpl = self.wf.resolve(task, f"task {name}")
+                    if decision is Decision.OMIT:
+                        phases[name] = self._skip(prefix + name, task_tpl, on_exit, Phase.OMITTED)
+                        continue
+                    values = _with_outputs(scope, "tasks", outputs)
+                    skipped = self._skipped_by_when(task, values, prefix + name, task_tpl, on_exit)
+                    if skipped:
+                        phases[name] = Phase.SKIPPED
+                        continue
+                    args = substitute_all(argument_values(task), values.values, f"task {name}")
+                    running[
+                        pool.submit(self._execute, prefix + name, task_tpl, args, values, on_exit)
+                    ] = name
+                if not running:
+                    break
+                done, _ = wait(list(running), return_when=FIRST_COMPLETED)
+                for future in done:
+                    name = running.pop(future)
+                    node = future.result()
+                    phases[name] = node.phase
+                    outputs[name] = node.outputs
+                    failed = failed or node.phase.failed_or_error
+        named = {name: rule.tasks if rule else frozenset[str]() for name, rule in rules.items()}
         phase = dag_phase(named, phases)
         failures = [n for n in phases if phases[n].failed_or_error]
         message = f"child '{prefix + failures[0]}' failed" if phase.failed_or_error else ""
@@ -285,56 +262,38 @@ class Engine:
     def _steps(self, tpl: Template, scope: _Scope, prefix: str, on_exit: bool) -> tuple[Phase, str]:
         outputs: dict[str, dict[str, str]] = {}
         with ThreadPoolExecutor(max_workers=self._parallelism) as pool:
-            return self._step_groups(tpl, scope, prefix, on_exit, pool, outputs)
-
-    def _step_groups(
-        self,
-        tpl: Template,
-        scope: _Scope,
-        prefix: str,
-        on_exit: bool,
-        pool: ThreadPoolExecutor,
-        outputs: dict[str, dict[str, str]],
-    ) -> tuple[Phase, str]:
-        for group in tpl.body.get("steps") or []:
-            values = scope.child(
-                {
-                    f"steps.{s}.outputs.parameters.{k}": v
-                    for s, params in outputs.items()
-                    for k, v in params.items()
-                }
-            )
-            futures: dict[Future[NodeRecord], str] = {}
-            for step in group:
-                name = str(step["name"])
-                where = f"step {name}"
-                step_tpl = self.wf.resolve(step, where)
-                when = step.get("when")
-                if when:
-                    condition = substitute(str(when), values.values, where)
-                    if not evaluate_when(condition):
-                        self._skip(
-                            prefix + name,
-                            step_tpl,
-                            on_exit,
-                            Phase.SKIPPED,
-                            f"when '{condition}' evaluated false",
-                        )
+            for group in tpl.body.get("steps") or []:
+                values = _with_outputs(scope, "steps", outputs)
+                futures: dict[Future[NodeRecord], str] = {}
+                for step in group:
+                    name = str(step["name"])
+                    step_tpl = self.wf.resolve(step, f"step {name}")
+                    if self._skipped_by_when(step, values, prefix + name, step_tpl, on_exit):
                         continue
-                args = substitute_all(argument_values(step), values.values, where)
-                futures[
-                    pool.submit(self._execute, prefix + name, step_tpl, args, values, on_exit)
-                ] = name
-            wait(list(futures))
-            bad = ""
-            for future, name in futures.items():
-                node = future.result()
-                outputs[name] = node.outputs
-                if node.phase.failed_or_error and not bad:
-                    bad = name
-            if bad:
-                return Phase.FAILED, f"child '{prefix + bad}' failed"
+                    args = substitute_all(argument_values(step), values.values, f"step {name}")
+                    futures[
+                        pool.submit(self._execute, prefix + name, step_tpl, args, values, on_exit)
+                    ] = name
+                wait(list(futures))
+                for future, name in futures.items():
+                    outputs[name] = future.result().outputs
+                bad = [n for f, n in futures.items() if f.result().phase.failed_or_error]
+                if bad:
+                    return Phase.FAILED, f"child '{prefix + bad[0]}' failed"
         return Phase.SUCCEEDED, ""
+
+    def _skipped_by_when(
+        self, item: Mapping[str, Any], values: _Scope, name: str, tpl: Template, on_exit: bool
+    ) -> bool:
+        """Evaluate ``when``; a false one records the node Skipped, as Argo shows it."""
+        when = item.get("when")
+        if not when:
+            return False
+        condition = substitute(str(when), values.values, name)
+        if evaluate_when(condition):
+            return False
+        self._skip(name, tpl, on_exit, Phase.SKIPPED, f"when '{condition}' evaluated false")
+        return True
 
     def _skip(
         self, name: str, tpl: Template, on_exit: bool, phase: Phase, message: str = ""
@@ -420,7 +379,7 @@ class Engine:
     def _container(self, node: NodeRecord, body: Mapping[str, Any]) -> NodeRecord:
         container = body["container"]
         argv = [str(a) for a in (container.get("command") or []) + (container.get("args") or [])]
-        env = container_env(container.get("env") or [], _host_env(self.executor), node.name)
+        env = container_env(container.get("env") or [], self.executor.host_env, node.name)
         outputs = {
             str(p["name"]): (str(p["valueFrom"]["path"]), p["valueFrom"].get("default"))
             for p in (body.get("outputs") or {}).get("parameters") or []
@@ -521,6 +480,17 @@ class Engine:
         return delay * self.options.backoff_scale
 
 
+def _with_outputs(scope: _Scope, kind: str, outputs: Mapping[str, Mapping[str, str]]) -> _Scope:
+    """``tasks.NAME.outputs.parameters.P`` (or ``steps.``) of the nodes done so far."""
+    return scope.child(
+        {
+            f"{kind}.{node}.outputs.parameters.{key}": value
+            for node, params in outputs.items()
+            for key, value in params.items()
+        }
+    )
+
+
 class _Mutexes:
     """Holds a set of named mutexes (sorted, so two nodes never deadlock on them)."""
 
@@ -534,10 +504,6 @@ class _Mutexes:
     def __exit__(self, *_: object) -> None:
         for lock in reversed(self.locks):
             lock.release()
-
-
-def _host_env(executor: Executor) -> Mapping[str, str]:
-    return getattr(executor, "host_env", None) or {}
 
 
 def _phase(result: ContainerResult) -> Phase:

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.engine.check import task_depends
+from orchestrator.engine.depends import task_depends
 from orchestrator.engine.model import Phase, ProgressEvent
 from orchestrator.engine.runner import Engine, EngineOptions
 from orchestrator.engine.suspend import AutoApprover
