@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Annotated, Any
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.console import Console
 
-from orchestrator.commands.common import ConfigOption, check_product, fail, load_valid
+from orchestrator.commands.common import ConfigOption, check_product, err, fail, load_valid
+
+if TYPE_CHECKING:
+    from orchestrator.compiler.plan import ProductPlan
 
 
 def _console() -> Console:
@@ -29,6 +32,21 @@ def parse_rejections(values: list[str]) -> dict[str, str]:
     return result
 
 
+def check_environments(
+    plan: ProductPlan, option: str, names: list[str], gate: str | None = None
+) -> None:
+    """Each of ``names`` must be an environment of the product's flow (with ``gate``)."""
+    flow = [env.environment for env in plan.environments]
+    for name in names:
+        if name not in flow:
+            raise typer.BadParameter(
+                f"{name!r} is not in the flow of {plan.product.name} ({', '.join(flow)})",
+                param_hint=option,
+            )
+        if gate and plan.environment(name).policy.gate(gate) is None:
+            raise typer.BadParameter(f"{name!r} has no {gate} gate", param_hint=option)
+
+
 def load_templates(directory: Path | None) -> list[dict[str, Any]]:
     """WorkflowTemplates from every YAML file under ``directory``."""
     if directory is None:
@@ -41,10 +59,12 @@ def load_templates(directory: Path | None) -> list[dict[str, Any]]:
     for path in sorted([*directory.rglob("*.yaml"), *directory.rglob("*.yml")]):
         try:
             docs = list(yaml.safe_load_all(path.read_text()))
-        except yaml.YAMLError as exc:
+        except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
             mark = getattr(exc, "problem_mark", None)
-            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else str(path)
-            fail(f"{where}: error: not valid YAML")
+            where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else f"{path}:1:1"
+            reason = getattr(exc, "problem", None) or getattr(exc, "strerror", None) or exc
+            err.print(f"{where}: error: cannot read WorkflowTemplates: {reason}", markup=False)
+            raise typer.Exit(1) from None
         kinds = ("WorkflowTemplate", "ClusterWorkflowTemplate")
         found += [d for d in docs if isinstance(d, dict) and d.get("kind") in kinds]
     return found
@@ -76,9 +96,12 @@ def promote_local(
 
     config = load_valid(config_dir)
     check_product(config, product)
+    plan = plan_product(config, product)
+    rejections = parse_rejections(reject)
+    check_environments(plan, "--reject", list(rejections), gate="approval")
     options = LocalOptions(
         auto_approve=auto_approve,
-        reject=parse_rejections(reject),
+        reject=rejections,
         soak_scale=soak_scale,
         templates=load_templates(templates),
         use_stand_ins=stand_ins,
@@ -87,9 +110,8 @@ def promote_local(
     request = PromotionRequest(
         product, version, source_commit, requested_by, request_id or secrets.token_hex(4)
     )
+    console = _console()
     try:
-        plan = plan_product(config, product)
-        console = _console()
         record, path = run_local(config, plan, request, options, console)
     except (CompileError, EngineError) as exc:
         fail(str(exc))
@@ -116,6 +138,7 @@ def demo_cmd(
 ) -> None:
     """Promote a new version through the example environments, locally, in seconds."""
     from orchestrator.compiler import CompileError
+    from orchestrator.compiler.plan import plan_product
     from orchestrator.engine.errors import EngineError
     from orchestrator.local.demo import DemoOptions, run_demo, succeeded
 
@@ -123,9 +146,9 @@ def demo_cmd(
     check_product(loaded, product)
     if keep is not None and keep.exists() and any(keep.iterdir()):
         fail(f"{keep}: exists and is not empty; choose a new directory for --keep")
-    for env in (fail_env, reject):
-        if env is not None and env not in loaded.environments:
-            fail(f"unknown environment {env!r}")
+    plan = plan_product(loaded, product)
+    check_environments(plan, "--fail", [fail_env] if fail_env else [])
+    check_environments(plan, "--reject", [reject] if reject else [], gate="approval")
     options = DemoOptions(product, version, keep, fail_env, reject, soak)
     try:
         result = run_demo(loaded, options, _console())

@@ -267,3 +267,38 @@ def test_promote_local_refuses_missing_templates_clearly(
     assert "Traceback" not in result.stderr
     assert "smoke-tests" in result.stderr and "--stand-ins" in result.stderr
     assert pygit2.Repository(str(bare)).references["refs/heads/main"].target == before
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (["demo", "--fail", "nope"], "'nope' is not in the flow of shop"),
+        (["demo", "--reject", "dev"], "'dev' has no approval gate"),
+        (["promote", "--local", "-p", "shop", "-v", "1.5.0", "--reject", "qa"], "'qa' is not in"),
+    ],
+)
+def test_environments_named_on_the_command_line_are_checked(
+    args: list[str], message: str, tmp_path: Path
+) -> None:
+    result = subprocess.run(
+        [str(PROMOFLOW), *args, "-c", str(ROOT / "environments")],
+        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 2
+    assert "Traceback" not in result.stderr
+    assert message in " ".join(result.stderr.split())
+    assert not (tmp_path / ".promoflow").exists()
+
+
+def test_a_broken_template_file_is_reported_with_its_position(tmp_path: Path) -> None:
+    templates = tmp_path / "templates"
+    templates.mkdir()
+    (templates / "actions.yaml").write_text("kind: WorkflowTemplate\nspec: [\n")
+    result = subprocess.run(
+        [str(PROMOFLOW), "promote", "--local", "-c", str(ROOT / "environments"), "-p", "shop",
+         "-v", "1.5.0", "--auto-approve", "--templates", str(templates)],
+        capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1
+    assert result.stderr.startswith(f"{templates / 'actions.yaml'}:3:1: error: ")
+    assert "Traceback" not in result.stderr
