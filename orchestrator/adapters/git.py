@@ -221,6 +221,15 @@ class GitRemote:
         )  # fmt: skip
         return self.repo.revparse_single(ref).peel(pygit2.Commit)
 
+    def fetch_history(self, branch: str) -> pygit2.Commit:
+        """Fetch ``branch`` with its history (commits and trees, no blobs) into
+        ``refs/heads/BRANCH``, for readers that walk it (the local Argo CD stand-in)."""
+        self._git(
+            "fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head",
+            REMOTE, f"+refs/heads/{branch}:refs/heads/{branch}",
+        )  # fmt: skip
+        return self.repo.revparse_single(f"refs/heads/{branch}").peel(pygit2.Commit)
+
     def fetch_commit(self, sha: str) -> pygit2.Commit:
         """Make commit ``sha`` (and its trees) available, fetching it if needed."""
         commit = self._lookup_commit(sha)

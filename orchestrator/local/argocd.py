@@ -17,8 +17,6 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-import pygit2
-
 from orchestrator.compiler.plan import ProductPlan
 from orchestrator.simulator.argocd import (
     ArgoCDSimulator,
@@ -54,38 +52,26 @@ class LocalArgoCD:
 def mirror_resolver(cache: Path, interval: float = 1.0) -> Resolver:
     """Resolve apps of remote repositories through a blobless mirror in ``cache``, fetched
     at most every ``interval`` seconds (commits and trees are all the answer needs)."""
-    from orchestrator.adapters.git import Credentials, GitRemote
+    from orchestrator.adapters.git import Credentials, GitError, GitRemote
 
-    remotes: dict[str, GitRemote] = {}
+    remotes: dict[str, tuple[GitRemote, Resolver]] = {}
     fetched: dict[tuple[str, str], float] = {}
     lock = threading.Lock()
 
-    def local_path(url: str, revision: str) -> Path | None:
-        with lock:
-            remote = remotes.get(url)
-            if remote is None:
-                remote = remotes[url] = GitRemote(url, Credentials.from_env(), cache)
-            key = (url, revision)
-            if time.monotonic() - fetched.get(key, 0.0) >= interval:
-                ref = f"refs/remotes/origin/{revision}"
-                remote._git(
-                    "fetch", "--quiet", "--no-tags", "--filter=blob:none",
-                    "--no-write-fetch-head", "origin", f"+refs/heads/{revision}:{ref}",
-                )  # fmt: skip
-                remote.repo.references.create(
-                    f"refs/heads/{revision}", remote.repo.references[ref].target, force=True
-                )
-                fetched[key] = time.monotonic()
-            return remote.path
-
     def resolve(repo_url: str, revision: str, path: str) -> str | None:
-        try:
-            root = local_path(repo_url, revision or "main")
-        except Exception:  # an unreachable remote: the app stays as it is
-            return None
-        if root is None:
-            return None
-        return git_resolver({repo_url: root})(repo_url, revision, path)
+        branch = revision or "main"
+        with lock:
+            if repo_url not in remotes:
+                remote = GitRemote(repo_url, Credentials.from_env(), cache)
+                remotes[repo_url] = (remote, git_resolver({repo_url: remote.path}))
+            remote, local = remotes[repo_url]
+            if time.monotonic() - fetched.get((repo_url, branch), 0.0) >= interval:
+                try:
+                    remote.fetch_history(branch)
+                except GitError:  # unreachable for now: the app stays as it is
+                    return None
+                fetched[(repo_url, branch)] = time.monotonic()
+        return local(repo_url, branch, path)
 
     return resolve
 
@@ -148,7 +134,3 @@ def local_argocd(
         stack.enter_context(GitController(sim, resolve, delay=delay))
         server = stack.enter_context(sim.serve())
         yield LocalArgoCD(sim, server.url, token)
-
-
-def head_of(repo: Path, branch: str) -> str:
-    return str(pygit2.Repository(str(repo)).references[f"refs/heads/{branch}"].target)

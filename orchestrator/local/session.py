@@ -25,10 +25,17 @@ from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import SubprocessExecutor
 from orchestrator.engine.model import RunRecord
 from orchestrator.engine.runner import Engine, EngineOptions
-from orchestrator.engine.suspend import Answer, Approver, AutoApprover, PromptApprover, Question
+from orchestrator.engine.suspend import (
+    Answer,
+    Approver,
+    AutoApprover,
+    PromptApprover,
+    Question,
+    answer_values,
+)
 from orchestrator.loading.config import Config
 from orchestrator.local.argocd import LocalArgoCD, local_argocd
-from orchestrator.local.standins import missing, stand_ins
+from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import RunView, summary
 from orchestrator.settings import ArgoCDSettings, StepSettings
@@ -62,8 +69,6 @@ class _NoOneToAsk:
     as an unanswered approval on the cluster resumes with its default at the timeout."""
 
     def answer(self, question: Question) -> Answer:
-        from orchestrator.engine.suspend import answer_values
-
         reason = "no one to ask (not a terminal); use --auto-approve"
         return Answer(False, reason, answer_values(question, False))
 
@@ -88,25 +93,31 @@ def approver_for(options: LocalOptions, console: Console, who: str, view: RunVie
     return _NoOneToAsk()
 
 
-def step_settings(argocd: LocalArgoCD | None) -> StepSettings:
+def step_settings(argocd: LocalArgoCD | None, real: ArgoCDSettings) -> StepSettings:
     """Where the steps find Argo CD: the stand-in, or the real one from the environment."""
-    settings = StepSettings()
     if argocd is not None:
-        return settings.model_copy(
-            update={"argocd_server": argocd.server, "argocd_opts": "--plaintext"}
-        )
-    real = ArgoCDSettings()
-    return settings.model_copy(
-        update={
-            "argocd_server": real.server or settings.argocd_server,
-            "argocd_opts": real.opts or settings.argocd_opts,
-        }
-    )
+        server, opts = argocd.server, "--plaintext"
+    else:
+        server, opts = real.server, real.opts
+    return StepSettings().model_copy(update={"argocd_server": server, "argocd_opts": opts})
+
+
+def _missing_templates(plan: ProductPlan, provided: list[Manifest]) -> list[str]:
+    """The team's WorkflowTemplates (pre/post actions) the flow names and nobody gave."""
+    named = {
+        ref.workflow_template
+        for env in plan.environments
+        for ref in (env.policy.pre_action, env.policy.post_action)
+        if ref is not None
+    }
+    return sorted(named - {str(m["metadata"]["name"]) for m in provided})
 
 
 @contextmanager
-def _argocd(plan: ProductPlan, options: LocalOptions) -> Iterator[LocalArgoCD | None]:
-    if ArgoCDSettings().server:  # a real Argo CD: no stand-in
+def _argocd(
+    plan: ProductPlan, options: LocalOptions, real: ArgoCDSettings
+) -> Iterator[LocalArgoCD | None]:
+    if real.server:  # a real Argo CD: no stand-in
         yield None
         return
     cache = options.runs_dir.parent / "cache"
@@ -141,9 +152,17 @@ def run_local(
 ) -> tuple[RunRecord, Path]:
     """Run one promotion locally; returns the record and where it was saved.
     ``announce`` receives the stand-ins' addresses once they are up."""
+    absent = _missing_templates(plan, options.templates)
+    if absent and not options.use_stand_ins:
+        raise EngineError(
+            "the flow uses WorkflowTemplates that are not available locally: "
+            f"{', '.join(absent)} (pass them with --templates DIR, or run stand-ins with "
+            "--stand-ins)"
+        )
+    real = ArgoCDSettings()
     with ExitStack() as stack:
-        argocd = stack.enter_context(_argocd(plan, options))
-        settings = step_settings(argocd)
+        argocd = stack.enter_context(_argocd(plan, options, real))
+        settings = step_settings(argocd, real)
         compiled = compile_product(config, plan.product.name, settings, request)
         assert compiled.workflow is not None
         manifests: list[Manifest] = [
@@ -152,20 +171,12 @@ def run_local(
             *options.templates,
         ]
         status_url = ""
-        absent = missing(manifests)
         if absent:
-            if not options.use_stand_ins:
-                names = ", ".join(sorted(absent))
-                raise EngineError(
-                    f"the flow uses WorkflowTemplates that are not available locally: {names} "
-                    "(pass them with --templates DIR, or run stand-ins with --stand-ins)"
-                )
-            page = StatusPage()
-            status_url = stack.enter_context(serve_status_page(page))
+            status_url = stack.enter_context(serve_status_page(StatusPage()))
             manifests += stand_ins(manifests, status_url)
         env = {**os.environ, **options.extra_env, **(argocd.env() if argocd else {})}
         if announce is not None:
-            where = {"argocd": argocd.url if argocd else ArgoCDSettings().server}
+            where = {"argocd": argocd.url if argocd else real.server}
             if status_url:
                 where["stand-ins"] = status_url
             announce(where)
