@@ -18,7 +18,7 @@ from rich.table import Table
 from rich.text import Text
 from rich.tree import Tree
 
-from orchestrator.engine.model import Phase, ProgressEvent, RunRecord
+from orchestrator.engine.model import NodeRecord, Phase, ProgressEvent, RunRecord
 from orchestrator.runs import split_task
 
 ICONS = {
@@ -139,13 +139,12 @@ def summary(record: RunRecord, environments: list[str]) -> RenderableType:
     table = Table(title=f"promotion {record.name}", title_justify="left")
     for column in ("environment", "commit", "gates passed", "result"):
         table.add_column(column)
-    for env in environments:
-        nodes = {
-            kind: node
-            for node in record.nodes.values()
-            if (parsed := split_task(node.name, environments)) and parsed[1] == env
-            for kind in [parsed[0]]
-        }
+    by_env: dict[str, dict[str, NodeRecord]] = {env: {} for env in environments}
+    for node in record.nodes.values():
+        parsed = split_task(node.name, environments)
+        if parsed and parsed[1] in by_env:
+            by_env[parsed[1]][parsed[0]] = node
+    for env, nodes in by_env.items():
         commit = nodes.get("merge") or nodes.get("deploy")
         sha = (commit.outputs.get("commit", "") if commit else "")[:12]
         gates = [
