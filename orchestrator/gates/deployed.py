@@ -43,8 +43,9 @@ def _time(value: Any) -> datetime | None:
         return None
 
 
-def _normalise(url: str) -> str:
-    return url.rstrip("/").removesuffix(".git").lower()
+def repo_key(url: str) -> str:
+    """A repository URL as compared here: no trailing slash or ``.git``, any case."""
+    return url.strip().rstrip("/").removesuffix(".git").lower()
 
 
 def synced_revisions(app: dict[str, Any], repo: str | None) -> list[str]:
@@ -56,7 +57,7 @@ def synced_revisions(app: dict[str, Any], repo: str | None) -> list[str]:
         picked = [
             rev
             for src, rev in zip(sources, revisions, strict=False)
-            if repo is None or _normalise(src.get("repoURL", "")) == _normalise(repo)
+            if repo is None or repo_key(src.get("repoURL", "")) == repo_key(repo)
         ]
         if len(revisions) < len(sources):
             picked.append("")  # not every source reported yet
@@ -73,7 +74,7 @@ def sync_revisions(app: dict[str, Any], repo: str | None, sha: str) -> list[str]
         return None
     return [
         sha
-        if repo is None or _normalise(src.get("repoURL", "")) == _normalise(repo)
+        if repo is None or repo_key(src.get("repoURL", "")) == repo_key(repo)
         else str(src.get("targetRevision") or "HEAD")
         for src in sources
     ]

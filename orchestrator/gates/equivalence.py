@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.gates.deployed import _normalise
+from orchestrator.gates.deployed import repo_key
 
 if TYPE_CHECKING:
     from orchestrator.adapters.git import GitRemote
@@ -46,7 +46,7 @@ class GitEquivalence:
         wanted = [
             src
             for src in _sources(app)
-            if self.repo is None or _normalise(src.get("repoURL", "")) == _normalise(self.repo)
+            if self.repo is None or repo_key(src.get("repoURL", "")) == repo_key(self.repo)
         ]
         if not wanted:
             return False

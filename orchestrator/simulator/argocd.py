@@ -40,6 +40,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from orchestrator.gates.deployed import repo_key
 from orchestrator.simulator.serve import ServerThread
 
 App = dict[str, Any]
@@ -142,10 +143,6 @@ def parse_selector(text: str | None) -> Callable[[Mapping[str, str]], bool]:
 
 def labels_of(app: App) -> dict[str, str]:
     return dict((app.get("metadata") or {}).get("labels") or {})
-
-
-def _normalise_url(url: str) -> str:
-    return url.strip().rstrip("/").removesuffix(".git").lower()
 
 
 def _sources(app: App) -> list[dict[str, Any]]:
@@ -666,7 +663,7 @@ class ArgoCDSimulator:
             names = names[:1]
         selector = parse_selector(params.get("selector"))
         projects = set(params.getlist("projects") + params.getlist("project"))
-        repo = _normalise_url(params["repo"]) if params.get("repo") else None
+        repo = repo_key(params["repo"]) if params.get("repo") else None
 
         def matches(app: App) -> bool:
             meta, spec = app.get("metadata") or {}, app.get("spec") or {}
@@ -676,7 +673,7 @@ class ArgoCDSimulator:
                 and (not projects or spec.get("project") in projects)
                 and (
                     repo is None
-                    or any(_normalise_url(s.get("repoURL", "")) == repo for s in _sources(app))
+                    or any(repo_key(s.get("repoURL", "")) == repo for s in _sources(app))
                 )
             )
 
@@ -1083,12 +1080,12 @@ def git_resolver(repo_dirs: Mapping[str, Path | str], *, by_path: bool = True) -
     that a real Argo CD reports the branch head it compared, whichever path a commit
     touched; ``by_path=False`` answers that way.
     """
-    roots = {_normalise_url(url): Path(path) for url, path in repo_dirs.items()}
+    roots = {repo_key(url): Path(path) for url, path in repo_dirs.items()}
     cache: dict[tuple[str, str, str], str | None] = {}
     lock = threading.Lock()
 
     def resolve(repo_url: str, revision: str, path: str) -> str | None:
-        root = roots.get(_normalise_url(repo_url))
+        root = roots.get(repo_key(repo_url))
         if root is None:
             return None
         repo = pygit2.Repository(str(root))
