@@ -142,17 +142,16 @@ def build_request(**values: Any) -> PromoteRequest:
         raise RequestError(f"{_flag(unknown[0])}: not a field of the request")
     for name in _REQUIRED:
         if not cleaned.get(name):
-            raise RequestError(f"{_flag(name)}: Field required")
+            raise RequestError(f"{_flag(name)} is required")
     for name, value in cleaned.items():
         if name != "files" and value is not None and not isinstance(value, str):
-            raise RequestError(f"{_flag(name)}: Input should be a valid string")
+            raise RequestError(f"{_flag(name)} must be text")
     files = tuple(file_spec(f) for f in cleaned.get("files") or ())
     if not files:
-        raise RequestError("--files: List should have at least 1 item after validation, not 0")
+        raise RequestError("--files must list at least one file")
     action = cleaned.get("action") or "commit"
     if action not in ACTIONS:
-        choices = ", ".join(repr(a) for a in ACTIONS)
-        raise RequestError(f"--action: Input should be {choices}")
+        raise RequestError(f"--action must be one of {', '.join(ACTIONS)}, not {action!r}")
     _inside_repository("source_path", cleaned.get("source_path"))
     _inside_repository("target_path", cleaned.get("target_path"))
     texts: dict[str, Any] = {k: v for k, v in cleaned.items() if k not in ("files", "action")}
