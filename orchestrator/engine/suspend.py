@@ -9,6 +9,7 @@ terminal, so the rest of the workflow cannot tell the difference.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -96,15 +97,18 @@ class PromptApprover:
         resume: Callable[[], object] | None = None,
     ) -> None:
         self.ask, self.who, self.pause, self.resume = ask, who, pause, resume
+        self._one_at_a_time = threading.Lock()
 
     def answer(self, question: Question) -> Answer:
-        if self.pause:
-            self.pause()
-        try:
-            approved, message = self.ask(question)
-        finally:
-            if self.resume:
-                self.resume()
+        # parallel environments reach their approvals together: ask them one by one
+        with self._one_at_a_time:
+            if self.pause:
+                self.pause()
+            try:
+                approved, message = self.ask(question)
+            finally:
+                if self.resume:
+                    self.resume()
         verb = "approved" if approved else "rejected"
         text = f"{verb} by {self.who}" + (f": {message}" if message else "")
         return Answer(approved, text, answer_values(question, approved))

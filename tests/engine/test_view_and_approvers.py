@@ -69,3 +69,27 @@ def test_a_terminal_approval_pauses_the_display_and_records_who_said_what() -> N
     assert not answer.approved
     assert answer.values == {"approve": "NO"}
     assert answer.message == "rejected by alice: not on a Friday"
+
+
+def test_parallel_approvals_are_asked_one_at_a_time() -> None:
+    import threading
+    import time
+
+    asking: list[int] = []
+    overlaps: list[int] = []
+
+    def ask(q: Question) -> tuple[bool, str]:
+        asking.append(1)
+        overlaps.append(len(asking))
+        time.sleep(0.05)
+        asking.pop()
+        return True, ""
+
+    approver = PromptApprover(ask, "alice")
+    questions = [Question(f"approve-{e}", f"approve {e}", {"environment": e}, ()) for e in "ab"]
+    threads = [threading.Thread(target=approver.answer, args=(q,)) for q in questions]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert overlaps == [1, 1]
