@@ -255,7 +255,7 @@ def approval(settings: StepSettings) -> WorkflowTemplate:
             inputs=[
                 Parameter(name="environment"),
                 Parameter(name="approvers", default=""),
-                Parameter(name="timeout", default="7d"),
+                Parameter(name="timeout", default="168h"),
             ],
             intermediate_parameters=[
                 Parameter(

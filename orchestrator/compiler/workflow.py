@@ -22,13 +22,13 @@ from hera.workflows.models import TemplateRef, WorkflowTemplateRef
 from orchestrator.compiler import names
 from orchestrator.compiler.library import template_name
 from orchestrator.compiler.plan import CompileError, EnvironmentPlan, ProductPlan
-from orchestrator.model.duration import format_duration
+from orchestrator.goduration import format_go
 from orchestrator.model.policy import WorkflowRef
 from orchestrator.settings import StepSettings
 
 WORKFLOW_PARAMETERS = ("product", "version", "source-commit", "requested-by")
 DEADLINE_MARGIN = timedelta(minutes=1)
-DEFAULT_APPROVAL_TIMEOUT = "7d"
+DEFAULT_APPROVAL_TIMEOUT = "168h"  # 7 days, as Go writes it: Argo has no "d" unit
 
 
 @dataclass(frozen=True)
@@ -119,7 +119,7 @@ def _environment_tasks(
             {
                 "environment": n,
                 "approvers": ",".join(approval.approvers),
-                "timeout": format_duration(approval.timeout)
+                "timeout": format_go(approval.timeout)
                 if approval.timeout
                 else DEFAULT_APPROVAL_TIMEOUT,
             },
@@ -151,7 +151,7 @@ def _environment_tasks(
         chain.add(
             names.task("soak", n),
             _ref(settings, "soak"),
-            {"environment": n, "duration": format_duration(soak.duration)},
+            {"environment": n, "duration": format_go(soak.duration)},
         )
     checks = policy.http_gates
     for i, gate in enumerate(checks, start=1):
@@ -194,8 +194,8 @@ def _wait_task(chain: _Chain, env: EnvironmentPlan, commit: str, settings: StepS
             "environment": env.environment,
             "apps": env.app.argocd_app,
             "revision": commit,
-            "sync-timeout": format_duration(sync_timeout) if sync else "15m",
-            "health-timeout": format_duration(health_timeout) if health else "0s",
+            "sync-timeout": format_go(sync_timeout) if sync else "15m",
+            "health-timeout": format_go(health_timeout) if health else "0s",
             "health": "true" if health else "false",
             "deadline-seconds": str(int(deadline.total_seconds())),
         },

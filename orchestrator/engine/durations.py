@@ -1,32 +1,30 @@
-"""Argo duration fields as seconds.
+"""Argo duration fields as seconds, read with Argo's own rule.
 
-Argo reads ``suspend.duration``, ``backoff.duration`` and friends as seconds when the text is
-a bare number and as a Go-style duration otherwise (``30m``, ``1h30m``); the engine needs
-plain floats to sleep, scale and compare.
+The controller reads ``suspend.duration`` and retry ``backoff.duration``/``maxDuration``/
+``cap`` with ``ParseStringToDuration``: a bare integer is seconds, anything else must be a
+Go duration (``30m``, ``1h30m``, ``168h``; no ``d``). The engine applies the same rule so a
+value that would error the node on a cluster errors it here too, with Argo's message and the
+field named; the engine needs plain floats to sleep, scale and compare.
 """
 
 from __future__ import annotations
 
-import math
-
 from orchestrator.engine.errors import EngineError
-from orchestrator.model.duration import parse_duration
+from orchestrator.goduration import DurationError, parse_argo
 
 
 def seconds(value: object, what: str) -> float:
-    """``"90"``, ``90`` and ``"1m30s"`` -> 90.0; anything else names ``what`` in the error."""
-    number: float | None = None
-    if isinstance(value, int | float) and not isinstance(value, bool):
-        number = float(value)
-    elif isinstance(value, str):
-        text = value.strip()
-        try:
-            number = float(text)
-        except ValueError:
-            try:
-                number = parse_duration(text).total_seconds()
-            except ValueError:
-                number = None
-    if number is not None and math.isfinite(number) and number >= 0:
-        return number
-    raise EngineError(f"{what}: {value!r} is not a duration (use seconds or e.g. '15m')")
+    """``"90"``, ``90`` and ``"1m30s"`` -> 90.0; ``"7d"`` and the like -> :class:`EngineError`.
+
+    Integers in the YAML (``duration: 90``) reach Argo as the string ``"90"``: the same rule.
+    Negative values parse (Argo accepts them and waits not at all), so they count as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise EngineError(f"{what}: {value!r} is not a duration (whole seconds or e.g. '15m')")
+    try:
+        number = parse_argo(str(value))
+    except DurationError as exc:
+        raise EngineError(
+            f"{what}: {exc} (Argo reads whole seconds or a Go duration such as '168h'; "
+            "there is no 'd' unit)"
+        ) from None
+    return max(number, 0.0)

@@ -361,13 +361,15 @@ class Engine:
             for p in params
         )
         duration = (body.get("suspend") or {}).get("duration")
-        if supplied or duration is None:
+        # the controller parses the duration before anything else (executeSuspend): a value
+        # it refuses errors the node even when a person would have answered in time
+        wanted = None if duration is None else seconds(duration, f"suspend duration of {node.name}")
+        if supplied or wanted is None:
             question = Question(node.name, node.display_name, dict(inputs), supplied)
             answer = self.approver.answer(question)
             node.outputs = dict(answer.values)
             phase = Phase.SUCCEEDED if answer.approved else Phase.FAILED
             return self._finish(node, phase, answer.message)
-        wanted = seconds(duration, f"suspend duration of {node.name}")
         scaled = wanted * self.options.soak_scale
         node.message = f"waiting {duration}" + (
             f" (scaled to {scaled:.1f}s)" if self.options.soak_scale != 1 else ""

@@ -12,8 +12,30 @@ from typing import Annotated, Any
 
 from pydantic import BeforeValidator, PlainSerializer, WithJsonSchema
 
-_PART = re.compile(r"(\d+)(ms|s|m|h|d)")
+_PART = re.compile(r"(\d{1,15})(ms|s|m|h|d)")
 _UNIT_SECONDS = {"ms": 0.001, "s": 1, "m": 60, "h": 3600, "d": 86400}
+MAX_DAYS = 366
+"""Longer than any approval, soak or gate timeout a team means: a bigger number is a typo,
+and refusing it here keeps every later conversion (timedelta, Go's int64 nanoseconds) exact."""
+MAX_SECONDS = MAX_DAYS * 86400
+
+
+def _shown(value: Any) -> str:
+    """The value as the user wrote it, cut short: an error line stays one readable line."""
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _bounded(seconds: float, value: Any) -> timedelta:
+    if seconds != seconds or seconds in (float("inf"), float("-inf")):
+        raise ValueError(
+            f"{_shown(value)} is not a duration: it must be a finite number of seconds"
+        )
+    if seconds < 0:
+        raise ValueError("a duration cannot be negative")
+    if seconds > MAX_SECONDS:
+        raise ValueError(f"{_shown(value)} is longer than the maximum of {MAX_DAYS} days")
+    return timedelta(seconds=seconds)
 
 
 def parse_duration(value: Any) -> timedelta:
@@ -22,10 +44,10 @@ def parse_duration(value: Any) -> timedelta:
         return value
     if isinstance(value, bool):
         raise ValueError("expected a duration such as '30s', '15m' or '1h30m'")
+    if isinstance(value, int) and value > MAX_SECONDS:  # float() of a huge int overflows
+        raise ValueError(f"{_shown(value)} is longer than the maximum of {MAX_DAYS} days")
     if isinstance(value, int | float):
-        if value < 0:
-            raise ValueError("a duration cannot be negative")
-        return timedelta(seconds=value)
+        return _bounded(float(value), value)
     if not isinstance(value, str):
         raise ValueError("expected a duration such as '30s', '15m' or '1h30m'")
     text = value.strip()
@@ -37,9 +59,9 @@ def parse_duration(value: Any) -> timedelta:
         pos = match.end()
     if not text or pos != len(text):
         raise ValueError(
-            f"{value!r} is not a duration: use numbers with units ms, s, m, h, d, e.g. '15m'"
+            f"{_shown(value)} is not a duration: use numbers with units ms, s, m, h, d, e.g. '15m'"
         )
-    return timedelta(seconds=total)
+    return _bounded(total, value)
 
 
 def format_duration(value: timedelta) -> str:
@@ -57,7 +79,7 @@ def format_duration(value: timedelta) -> str:
     return "".join(parts)
 
 
-DURATION_PATTERN = r"^(\d+(ms|s|m|h|d))+$"
+DURATION_PATTERN = r"^(\d{1,15}(ms|s|m|h|d))+$"
 
 Duration = Annotated[
     timedelta,

@@ -1,0 +1,189 @@
+"""Durations as Argo Workflows reads them: whole seconds, or Go's ``time.ParseDuration``.
+
+Argo parses ``suspend.duration``, retry ``backoff.duration``/``maxDuration``/``cap`` and
+``podGC.deleteDelayDuration`` with ``ParseStringToDuration``
+(``pkg/apis/workflow/v1alpha1/utils.go``): ``strconv.Atoi`` first (a bare integer is
+seconds), then ``time.ParseDuration``, which knows ``ns``, ``us``, ``µs``, ``ms``, ``s``,
+``m`` and ``h`` and nothing longer. ``7d`` therefore errors the node on a real cluster
+("unable to parse 7d as a duration"). promoflow's own resources may say ``2d``; everything
+the compiler hands to Argo goes through :func:`format_go` and every value the local engine
+reads goes through :func:`parse_argo`, so both sides apply the same rule as the controller.
+
+Pure functions, no imports from the rest of the package: the compiler, the engine and the
+tests all use this one module.
+"""
+
+from __future__ import annotations
+
+from datetime import timedelta
+
+NANOSECOND = 1
+_UNITS = {
+    "ns": 1,
+    "us": 1_000,
+    "\u00b5s": 1_000,  # U+00B5 MICRO SIGN
+    "\u03bcs": 1_000,  # U+03BC GREEK SMALL LETTER MU
+    "ms": 1_000_000,
+    "s": 1_000_000_000,
+    "m": 60 * 1_000_000_000,
+    "h": 3600 * 1_000_000_000,
+}
+_MAX = 1 << 63
+INT64_MAX = _MAX - 1
+INT64_MIN = -_MAX
+
+
+class DurationError(ValueError):
+    """Go (or Argo) would refuse this text; the message is the one Go or Argo prints."""
+
+
+def _quote(text: str) -> str:
+    """Go's ``time.quote``: non-ASCII and control characters as ``\\xHH`` UTF-8 bytes."""
+    out = ['"']
+    for char in text:
+        if char < " " or ord(char) >= 0x80:
+            out += [f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass")]
+        elif char in '"\\':
+            out.append("\\" + char)
+        else:
+            out.append(char)
+    return "".join(out) + '"'
+
+
+def _leading_int(s: str) -> tuple[int, str]:
+    """``time.leadingInt``: the leading digits; an error past 1<<63 (Go's overflow)."""
+    i, value = 0, 0
+    while i < len(s) and "0" <= s[i] <= "9":
+        if value > _MAX // 10:
+            raise OverflowError
+        value = value * 10 + ord(s[i]) - 48
+        if value > _MAX:
+            raise OverflowError
+        i += 1
+    return value, s[i:]
+
+
+def _leading_fraction(s: str) -> tuple[int, float, str]:
+    """``time.leadingFraction``: digits after the point; extra precision is dropped."""
+    i, value, scale, overflow = 0, 0, 1.0, False
+    while i < len(s) and "0" <= s[i] <= "9":
+        if not overflow:
+            if value > (_MAX - 1) // 10:
+                overflow = True
+            else:
+                candidate = value * 10 + ord(s[i]) - 48
+                if candidate > _MAX:
+                    overflow = True
+                else:
+                    value = candidate
+                    scale *= 10
+        i += 1
+    return value, scale, s[i:]
+
+
+def parse_go(text: str) -> int:
+    """Go's ``time.ParseDuration``: nanoseconds, or :class:`DurationError` with Go's text."""
+    original, s = text, text
+    invalid = DurationError(f"time: invalid duration {_quote(original)}")
+    negative = False
+    if s and s[0] in "+-":
+        negative = s[0] == "-"
+        s = s[1:]
+    if s == "0":
+        return 0
+    if not s:
+        raise invalid
+    total = 0
+    while s:
+        if not (s[0] == "." or "0" <= s[0] <= "9"):
+            raise invalid
+        before = len(s)
+        try:
+            whole, s = _leading_int(s)
+        except OverflowError:
+            raise invalid from None
+        had_int = before != len(s)
+        frac, scale, had_frac = 0, 1.0, False
+        if s and s[0] == ".":
+            s = s[1:]
+            before = len(s)
+            frac, scale, s = _leading_fraction(s)
+            had_frac = before != len(s)
+        if not had_int and not had_frac:
+            raise invalid
+        i = 0
+        while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
+            i += 1
+        if i == 0:
+            raise DurationError(f"time: missing unit in duration {_quote(original)}")
+        unit_text, s = s[:i], s[i:]
+        unit = _UNITS.get(unit_text)
+        if unit is None:
+            raise DurationError(
+                f"time: unknown unit {_quote(unit_text)} in duration {_quote(original)}"
+            )
+        if whole > _MAX // unit:
+            raise invalid
+        whole *= unit
+        if frac > 0:
+            whole += int(float(frac) * (float(unit) / scale))
+            if whole > _MAX:
+                raise invalid
+        total += whole
+        if total > _MAX:
+            raise invalid
+    if negative:
+        return -total
+    if total > INT64_MAX:
+        raise invalid
+    return total
+
+
+def _atoi(text: str) -> int | None:
+    """``strconv.Atoi`` on 64-bit: optional sign, ASCII digits only, int64 range."""
+    body = text[1:] if text[:1] in ("+", "-") else text
+    if not body or not all("0" <= c <= "9" for c in body):
+        return None
+    value = int(text)
+    return value if INT64_MIN <= value <= INT64_MAX else None
+
+
+def parse_argo(text: str) -> float:
+    """Argo's ``ParseStringToDuration``: seconds as a float; errors read as Argo's do."""
+    number = _atoi(text)
+    if number is not None:
+        # time.Duration(val) * time.Second wraps around in int64, exactly as Go computes it
+        nanos = (number * 1_000_000_000 + _MAX) % (1 << 64) - _MAX
+        return nanos / 1e9
+    try:
+        return parse_go(text) / 1e9
+    except DurationError as exc:
+        raise DurationError(f"unable to parse {text} as a duration: {exc}") from None
+
+
+def is_argo_duration(text: str) -> bool:
+    try:
+        parse_argo(text)
+    except DurationError:
+        return False
+    return True
+
+
+def format_go(value: timedelta) -> str:
+    """The shortest text Go parses back to ``value``: 7 days -> ``168h``, 90 s -> ``1m30s``.
+
+    Hours are the largest unit Go knows, so days become multiples of 24h; sub-second parts
+    are written in milliseconds (the finest unit promoflow's own durations carry)."""
+    millis = round(value.total_seconds() * 1000)
+    if millis < 0:
+        raise ValueError("a duration handed to Argo cannot be negative")
+    if millis == 0:
+        return "0s"
+    parts = []
+    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
+        count, millis = divmod(millis, size)
+        if count:
+            parts.append(f"{count}{unit}")
+    if millis:
+        parts.append(f"{millis}ms")
+    return "".join(parts)

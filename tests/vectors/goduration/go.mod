@@ -1,0 +1,3 @@
+module promoflow.dev/tests/vectors/goduration
+
+go 1.22
