@@ -28,7 +28,7 @@ from orchestrator.model import (
 )
 from orchestrator.settings import StepSettings
 
-SCHEMA = Path(__file__).resolve().parents[1].parent / "shared/refdata/argo-workflows/schema.json"
+SCHEMA = Path(__file__).resolve().parents[1] / "tests/refdata/argo-workflows/schema.json"
 
 
 def config(count: int) -> Config:

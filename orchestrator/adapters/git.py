@@ -1,9 +1,12 @@
 """Git remotes for the promote step: fetch little, build commits in memory, push safely.
 
-Fetching uses the git CLI because libgit2 cannot make partial clones: a shallow
-``--filter=blob:none`` fetch brings one commit's trees and no file contents, and only the
-blobs a promotion reads are fetched afterwards, in one batch. Everything else (reading
-trees and blobs, writing the new tree, the commit, the push) goes through pygit2 in
+Over HTTP(S) the native transport (:mod:`gitwire`) speaks git's protocol in process; the
+CLI transport (``PROMOFLOW_GIT_TRANSPORT=cli``, and ``ssh://``) runs ``git fetch``/``git
+push``. libgit2 cannot make partial clones, so neither fetches through pygit2. Where the
+server allows it, a shallow ``filter blob:none`` fetch brings one commit's trees and no file
+contents, and only the blobs a promotion reads are fetched afterwards, in one batch; where
+it does not (git's default), the tip is fetched shallow with its files. Everything else
+(reading trees and blobs, writing the new tree, the commit, the push) goes through pygit2 in
 process. A bare repository can be kept in a cache directory between runs, so a warm
 promotion only fetches what changed since the last one.
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
+import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
@@ -28,11 +32,13 @@ from urllib.parse import urlsplit, urlunsplit
 import pygit2
 from pygit2.enums import FileMode
 
-from orchestrator.adapters import gitwire
+from orchestrator.adapters import gitobjects, gitpack, gitwire
 
 REMOTE = "origin"
 T = TypeVar("T")
 DEFAULT_TIMEOUT = 300
+UNSHALLOW = 0x7FFFFFFF
+"""git's INFINITE_DEPTH: ``deepen`` by it is what ``git fetch --unshallow`` sends."""
 
 
 class GitError(Exception):
@@ -90,7 +96,12 @@ class GitRemote:
     """One remote repository and the bare local repository that mirrors what we need."""
 
     def __init__(
-        self, url: str, credentials: Credentials | None = None, cache_dir: Path | None = None
+        self,
+        url: str,
+        credentials: Credentials | None = None,
+        cache_dir: Path | None = None,
+        *,
+        timeout: float = 120,
     ) -> None:
         self.url, self.credentials = split_credentials(url, credentials or Credentials())
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
@@ -104,13 +115,13 @@ class GitRemote:
         self.wire: gitwire.SmartHttp | None = None
         transport = os.environ.get("PROMOFLOW_GIT_TRANSPORT", "native")
         if self.url.startswith(("http://", "https://")) and transport != "cli":
-            self.wire = gitwire.SmartHttp(self.url, self._authorization())
-        self.memory: gitwire.MemoryObjects | None = None
+            self.wire = gitwire.SmartHttp(self.url, self._authorization(), timeout)
+        self.memory: gitobjects.MemoryObjects | None = None
         if cache_dir is None and self.wire is not None:
             # nothing outlives the run and no git process reads the repository: keep the
             # objects in memory instead of writing one loose file per fetched tree
-            self.memory = gitwire.MemoryObjects()
-            self.repo.odb.add_backend(self.memory, gitwire.MemoryObjects.PRIORITY)
+            self.memory = gitobjects.MemoryObjects()
+            self.repo.odb.add_backend(self.memory, gitobjects.MemoryObjects.PRIORITY)
 
     def _authorization(self) -> str | None:
         creds = self.credentials
@@ -234,14 +245,22 @@ class GitRemote:
         """Make commit ``sha`` (and its trees) available, fetching it if needed."""
         commit = self._lookup_commit(sha)
         if commit is None and self.wire is not None:
-            self._wire(lambda w: self._wire_store(w, [sha], [], depth=1, blobless=True))
-            commit = self._lookup_commit(sha)
-        if commit is None:
-            self._git(
+            self._wire(lambda w: self._wire_fetch_commit(w, sha))
+        elif commit is None:
+            result = self._run(
                 "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
                 "--no-write-fetch-head", REMOTE, sha,
             )  # fmt: skip
-            commit = self._lookup_commit(sha)
+            if result.returncode != 0 and "unadvertised object" in result.stderr:
+                # a v0 server that serves only branch tips: bring the branches' history
+                self._git(
+                    "fetch", "--quiet", "--no-tags", "--filter=blob:none",
+                    *(("--unshallow",) if gitobjects.shallow_commits(self.repo) else ()),
+                    "--no-write-fetch-head", REMOTE, "+refs/heads/*:refs/remotes/origin/*",
+                )  # fmt: skip
+            elif result.returncode != 0:
+                raise classify(self.scrub(result.stderr.strip()), self.url)
+        commit = self._lookup_commit(sha)
         if commit is None:
             raise GitError(f"commit {sha} not found in {self.url}")
         return commit
@@ -259,6 +278,11 @@ class GitRemote:
         if not missing:
             return
         if self.wire is not None:
+            if not self._wire(lambda w: w.capabilities()).wants_by_id:
+                # never happens after our own fetches there: they bring every file
+                raise GitError(
+                    f"{self.url} does not serve files by id and {len(missing)} are missing"
+                )
             self._wire(lambda w: self._wire_store(w, missing, [], depth=None, blobless=False))
             return
         self._git(
@@ -272,31 +296,54 @@ class GitRemote:
 
     # -- the native transport (gitwire) -------------------------------------------------
 
+    def transport(self) -> str:
+        """How this remote is fetched, for ``--plan`` and the step's log."""
+        if self.wire is None:
+            return "git CLI (PROMOFLOW_GIT_TRANSPORT=cli or a non-HTTP URL)"
+        return self._wire(lambda w: w.capabilities()).describe()
+
     def _wire(self, call: Callable[[gitwire.SmartHttp], T]) -> T:
+        """Every native-transport failure as one :class:`GitError`, classified."""
         assert self.wire is not None
         try:
             return call(self.wire)
         except gitwire.RefUpdateRejected as exc:
             raise PushRejected(f"push rejected: {self.scrub(str(exc))}") from None
-        except gitwire.Unreachable as exc:
-            raise GitError(f"cannot reach {self.url} ({exc})", transient=True) from None
         except gitwire.WireError as exc:
+            message = self.scrub(str(exc))
             if exc.status in (401, 403):
-                raise GitError(
-                    f"authentication to {self.url} failed: check GIT_TOKEN (or GIT_SSH_KEY)"
-                ) from None
-            if exc.status == 404:
-                raise GitError(f"repository {self.url} not found (or no access)") from None
-            transient = exc.status is not None and exc.status >= 500
-            raise GitError(f"git failed for {self.url}: {exc}", transient=transient) from None
+                message = f"authentication to {self.url} failed: check GIT_TOKEN (or GIT_SSH_KEY)"
+            elif exc.status == 404:
+                message = f"repository {self.url} not found (or no access)"
+            raise GitError(message, transient=exc.transient) from None
+        except gitpack.PackError as exc:
+            # a corrupted download: fetching again may well succeed
+            raise GitError(f"bad pack from {self.url}: {exc}", transient=True) from None
+        except pygit2.GitError as exc:
+            raise GitError(f"git failed for {self.url}: {self.scrub(str(exc))}") from None
 
     def _wire_store(
         self, wire: gitwire.SmartHttp, wants: list[str], haves: list[str], *,
         depth: int | None, blobless: bool, shallows: list[str] | None = None,
     ) -> None:  # fmt: skip
-        pack, shallow = wire.fetch(wants, haves, depth, blobless, shallows)
-        gitwire.add_shallow(self.repo, shallow)
-        gitwire.store(self.repo, pack, self.memory)
+        fetched = wire.fetch(wants, haves, depth, blobless, shallows)
+        gitobjects.store(self.repo, fetched.pack, self.memory)
+        gitobjects.update_shallow(self.repo, fetched.shallow, fetched.unshallow)
+
+    def _wire_fetch_commit(self, wire: gitwire.SmartHttp, sha: str) -> None:
+        caps = wire.capabilities()
+        if caps.wants_by_id:
+            self._wire_store(wire, [sha], [], depth=1, blobless=caps.partial)
+            return
+        # v0 without allow-reachable-sha1-in-want: only tips may be asked for, so bring
+        # the history of every branch (what `git fetch` would need to find it too); past
+        # our shallow boundary only a deepen reaches (it ignores haves: a rare, full fetch)
+        tips = sorted({oid for name, oid in caps.refs.items() if name.startswith("refs/heads/")})
+        shallows = gitobjects.shallow_commits(self.repo)
+        self._wire_store(
+            wire, tips, [], depth=UNSHALLOW if shallows else None, blobless=False,
+            shallows=shallows,
+        )  # fmt: skip
 
     def _wire_fetch_branch(self, branch: str, ref: str) -> pygit2.Commit:
         refs = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}"))
@@ -304,19 +351,22 @@ class GitRemote:
         if tip is None:
             raise GitError(f"branch {branch!r} not found in {self.url}")
         if self._lookup_commit(tip) is None:
+            partial = self._wire(lambda w: w.capabilities()).partial
             known = self.repo.references.get(ref)
             if known is not None and self._lookup_commit(str(known.target)) is not None:
                 # a cached earlier tip: only what changed since (branches move forward;
                 # promoflow never force-pushes), not the whole tree again
-                shallows = gitwire.shallow_commits(self.repo)
+                shallows = gitobjects.shallow_commits(self.repo)
                 haves = [str(known.target)]
                 self._wire(
                     lambda w: self._wire_store(
-                        w, [tip], haves, depth=None, blobless=True, shallows=shallows
+                        w, [tip], haves, depth=None, blobless=partial, shallows=shallows
                     )
                 )
             else:
-                self._wire(lambda w: self._wire_store(w, [tip], [], depth=1, blobless=True))
+                self._wire(lambda w: self._wire_store(w, [tip], [], depth=1, blobless=partial))
+            if self._lookup_commit(tip) is None:
+                raise GitError(f"{self.url} did not send the tip of {branch} ({tip[:12]})")
         self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
         return self.repo[tip].peel(pygit2.Commit)
 
@@ -332,9 +382,9 @@ class GitRemote:
             parent = self.repo[commit].peel(pygit2.Commit)
             base = old or (parent.parents[0].id if parent.parent_ids else None)
             base_tree = self.repo[base].peel(pygit2.Commit).tree if base else None
-            objects = gitwire.new_objects(self.repo, commit, base_tree)
+            objects = gitobjects.new_objects(self.repo, commit, base_tree)
             with tempfile.TemporaryDirectory(prefix="promoflow-pack-") as scratch:
-                pack = gitwire.build_pack(self.repo, objects, scratch)
+                pack = gitobjects.build_pack(self.repo, objects, scratch)
             zero = "0" * 40
             self._wire(
                 lambda w: w.push(
@@ -353,17 +403,39 @@ class GitRemote:
 
 
 def classify(message: str, url: str) -> GitError:
-    """A git failure as the user should read it, with ``transient`` where retrying helps."""
+    """A git CLI failure as the user should read it, worded and classified as the native
+    transport's (:mod:`neterrors`), with ``transient`` only where retrying may help."""
     lowered = message.lower()
     if any(s in lowered for s in ("authentication", "401", "403", "could not read username")):
         return GitError(f"authentication to {url} failed: check GIT_TOKEN (or GIT_SSH_KEY)")
     if any(s in lowered for s in ("not found", "does not appear to be a git repository", "404")):
-        return GitError(f"repository {url} not found (or no access): {message}")
-    unreachable = ("could not resolve", "connection refused", "failed to connect", "timed out")
-    if any(s in lowered for s in unreachable):
-        return GitError(f"cannot reach {url}: {message}", transient=True)
-    server_error = any(f"http {c}" in lowered or f" {c} " in lowered for c in (500, 502, 503, 504))
-    return GitError(f"git failed for {url}: {message}", transient=server_error)
+        return GitError(f"repository {url} not found (or no access)")
+    if "could not resolve host" in lowered or "name or service not known" in lowered:
+        return GitError(f"cannot resolve the host name of {url}: check the URL")
+    if "certificate" in lowered and ("problem" in lowered or "verif" in lowered):
+        return GitError(f"TLS certificate of {url} is not trusted ({message.splitlines()[-1]})")
+    if "wrong version number" in lowered or "unexpected tls packet" in lowered:
+        return GitError(f"{url} does not speak TLS (a plain-HTTP server?): use an http:// URL")
+    if "connection refused" in lowered or "failed to connect" in lowered:
+        return GitError(f"connection to {url} refused (is the server running?)", transient=True)
+    if "timed out" in lowered or "timeout" in lowered:
+        return GitError(f"{url} did not answer in time", transient=True)
+    status = re.search(r"returned error: (\d{3})|http (\d{3})", lowered)
+    code = int(next(g for g in status.groups() if g)) if status else None
+    if code is not None and code >= 500:
+        return GitError(f"{url} answered HTTP {code}", transient=True)
+    reset = (
+        "connection reset",
+        "early eof",
+        "unexpected disconnect",
+        "rpc failed",
+        "the remote end hung up",
+    )
+    if any(s in lowered for s in reset):
+        return GitError(
+            f"the connection to {url} broke ({message.splitlines()[-1]})", transient=True
+        )
+    return GitError(f"git failed for {url}: {message}")
 
 
 def blob_mode(mode: int) -> bool:

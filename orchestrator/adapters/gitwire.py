@@ -1,46 +1,50 @@
-"""Git's smart HTTP protocol, in process: ls-refs and fetch (protocol v2), and push.
+"""Git's smart HTTP protocol, in process: discovery, ls-refs and fetch (v2 or v0), and push.
 
 Each git CLI call costs a few process starts (git, git-remote-http, index-pack) on top of
 the HTTP requests; a promotion makes three of them. Speaking the protocol directly over one
-keep-alive HTTP connection, reading the pack into pygit2's object database and pushing a
-pack built by pygit2 removes that overhead, and needs no git binary in the step image. The
-connection is the standard library's: it loads faster than any client library, and a step
-process starts once per workflow node.
+keep-alive HTTP connection, parsing the pack in process and pushing a pack built by pygit2
+removes that overhead, and needs no git binary in the step image. The connection is the
+standard library's: it loads faster than any client library, and a step process starts once
+per workflow node.
 
-Only what promotions use is implemented: shallow (``deepen 1``) and partial
-(``filter blob:none``) fetches of one ref, fetches of single objects by id, and a push of
-one ref update with ``report-status``.
+Nothing about the server is assumed: the first request is the capability advertisement
+(``GET info/refs``), and the client speaks protocol v2 only when the server offers it, asks
+for ``filter blob:none`` only when the server advertises ``filter``, and asks for objects by
+id (single blobs, a pinned commit) only where the protocol allows it (always in v2, in v0
+only with ``allow-reachable-sha1-in-want``). git's defaults offer v2 without filters, older
+servers and some proxies only v0; :class:`Capabilities` says which path a fetch takes.
+
+Only what promotions use is implemented: shallow and partial fetches of a few objects, and
+a push of one ref update with ``report-status``.
 """
 
 from __future__ import annotations
 
-import hashlib
 import http.client
 import ssl
-import struct
-import zlib
-from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
-import pygit2
+from orchestrator.adapters import neterrors
 
 AGENT = "agent=promoflow"
-_TYPES = {1: pygit2.enums.ObjectType.COMMIT, 2: pygit2.enums.ObjectType.TREE,
-          3: pygit2.enums.ObjectType.BLOB, 4: pygit2.enums.ObjectType.TAG}  # fmt: skip
-OFS_DELTA, REF_DELTA = 6, 7
+FLUSH, DELIM = b"0000", b"0001"
+V0_CAPS = ("side-band-64k", "ofs-delta", "no-progress")
 
 
 class WireError(Exception):
     """The server answered something this client cannot use; ``status`` is the HTTP one."""
 
-    def __init__(self, message: str, status: int | None = None) -> None:
+    def __init__(self, message: str, status: int | None = None, transient: bool = False):
         super().__init__(message)
         self.status = status
+        self.transient = transient
 
 
 class Unreachable(WireError):
-    """No answer: the connection failed or broke (worth retrying)."""
+    """No usable answer: the connection failed or broke (``transient`` says if retrying
+    may help: a refused connection may, a host name that does not resolve will not)."""
 
 
 class RefUpdateRejected(WireError):
@@ -55,137 +59,99 @@ def pkt(line: str | bytes) -> bytes:
     return b"%04x" % (len(data) + 4) + data
 
 
-FLUSH, DELIM = b"0000", b"0001"
-
-
 def read_pkts(data: bytes) -> Iterator[bytes | None]:
     """Payloads in order; ``None`` for flush/delim/response-end packets."""
     pos = 0
     while pos + 4 <= len(data):
-        size = int(data[pos : pos + 4], 16)
+        try:
+            size = int(data[pos : pos + 4], 16)
+        except ValueError:
+            raise WireError("the server's answer is not in git's pkt-line format") from None
         if size < 4:
             pos += 4
             yield None
             continue
+        if pos + size > len(data):
+            raise WireError("the server's answer is truncated", transient=True)
         yield data[pos + 4 : pos + size]
         pos += size
 
 
-# -- pack files --------------------------------------------------------------------------
+# -- what the server speaks --------------------------------------------------------------
 
 
-def _apply_delta(base: bytes, delta: bytes) -> bytes:
-    def varint(pos: int) -> tuple[int, int]:
-        value, shift = 0, 0
-        while True:
-            byte = delta[pos]
-            pos += 1
-            value |= (byte & 0x7F) << shift
-            shift += 7
-            if not byte & 0x80:
-                return value, pos
+@dataclass(frozen=True)
+class Capabilities:
+    """The server's advertisement: protocol version, fetch features, and (v0) its refs."""
 
-    _, pos = varint(0)
-    size, pos = varint(pos)
-    out = bytearray()
-    while pos < len(delta):
-        op = delta[pos]
-        pos += 1
-        if op & 0x80:
-            offset = length = 0
-            for i in range(4):
-                if op & (1 << i):
-                    offset |= delta[pos] << (8 * i)
-                    pos += 1
-            for i in range(3):
-                if op & (1 << (4 + i)):
-                    length |= delta[pos] << (8 * i)
-                    pos += 1
-            out += base[offset : offset + (length or 0x10000)]
-        elif op:
-            out += delta[pos : pos + op]
-            pos += op
-        else:
-            raise WireError("invalid delta instruction in pack")
-    if len(out) != size:
-        raise WireError("delta result has the wrong size")
-    return bytes(out)
+    version: int
+    features: frozenset[str]
+    refs: dict[str, str] = field(default_factory=dict)
 
+    @property
+    def filter(self) -> bool:
+        return "filter" in self.features
 
-@dataclass
-class PackObject:
-    type: int
-    data: bytes
+    @property
+    def shallow(self) -> bool:
+        return "shallow" in self.features
+
+    @property
+    def wants_by_id(self) -> bool:
+        """May ask for any reachable object by id (a blob, a commit below a tip)."""
+        return self.version == 2 or bool(
+            {"allow-reachable-sha1-in-want", "allow-any-sha1-in-want"} & self.features
+        )
+
+    @property
+    def partial(self) -> bool:
+        """Trees first, then only the blobs read: needs the filter and wants by id."""
+        return self.filter and self.wants_by_id
+
+    def describe(self) -> str:
+        how = (
+            "partial fetch (filter blob:none): the tip's trees, then only the files read"
+            if self.partial
+            else "the server allows no blob filter: shallow fetch of the tip with its files"
+        )
+        return f"git protocol v{self.version}; {how}"
 
 
-def parse_pack(pack: bytes, lookup: Callable[[bytes], PackObject | None]) -> list[PackObject]:
-    """Every object of ``pack`` with deltas resolved (``lookup`` finds thin-pack bases)."""
-    if pack[:4] != b"PACK":
-        raise WireError("response is not a pack")
-    _, count = struct.unpack(">II", pack[4:12])
-    pos = 12
-    by_offset: dict[int, PackObject] = {}
-    pending: list[tuple[int, int, int | bytes, bytes]] = []
-    for _ in range(count):
-        start = pos
-        byte = pack[pos]
-        pos += 1
-        kind, shift = (byte >> 4) & 7, 4
-        while byte & 0x80:
-            byte = pack[pos]
-            pos += 1
-            shift += 7
-        base: int | bytes = 0
-        if kind == OFS_DELTA:
-            byte = pack[pos]
-            pos += 1
-            offset = byte & 0x7F
-            while byte & 0x80:
-                byte = pack[pos]
-                pos += 1
-                offset = ((offset + 1) << 7) | (byte & 0x7F)
-            base = start - offset
-        elif kind == REF_DELTA:
-            base = pack[pos : pos + 20]
-            pos += 20
-        inflater = zlib.decompressobj()
-        data = inflater.decompress(pack[pos:])
-        pos = len(pack) - len(inflater.unused_data)
-        if kind in _TYPES:
-            by_offset[start] = PackObject(kind, data)
-        else:
-            pending.append((start, kind, base, data))
-    by_id = {_oid(o): o for o in by_offset.values()}
-    while pending:
-        progress, waiting = False, []
-        for start, kind, base, delta in pending:
-            source = (
-                by_offset.get(base) if isinstance(base, int) else by_id.get(base) or lookup(base)
-            )
-            if source is None:
-                waiting.append((start, kind, base, delta))
-                continue
-            obj = PackObject(source.type, _apply_delta(source.data, delta))
-            by_offset[start] = obj
-            by_id[_oid(obj)] = obj
-            progress = True
-        if not progress:
-            raise WireError("pack has deltas against objects we do not have")
-        pending = waiting
-    return list(by_offset.values())
-
-
-_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
-
-
-def _oid(obj: PackObject) -> bytes:
-    import hashlib
-
-    header = _NAMES[obj.type] + b" %d\0" % len(obj.data)
-    return hashlib.sha1(header + obj.data).digest()
+def parse_advertisement(body: bytes) -> Capabilities:
+    """``GET info/refs?service=git-upload-pack``: a v2 capability list or v0 ref lines."""
+    lines = [line for line in read_pkts(body) if line is not None]
+    if lines and lines[0].startswith(b"# service="):
+        lines = lines[1:]
+    if lines and lines[0].rstrip(b"\n") == b"version 2":
+        features: set[str] = set()
+        for raw in lines[1:]:
+            key, _, value = raw.decode(errors="replace").strip().partition("=")
+            if key == "fetch":
+                features.update(value.split())
+        return Capabilities(2, frozenset(features))
+    refs: dict[str, str] = {}
+    caps: set[str] = set()
+    for i, raw in enumerate(lines):
+        head, _, tail = raw.partition(b"\0")
+        if i == 0:
+            caps = {c.split("=")[0] for c in tail.decode(errors="replace").split()}
+        oid, _, name = head.decode(errors="replace").strip().partition(" ")
+        if name and name != "capabilities^{}":
+            refs[name] = oid
+    return Capabilities(0, frozenset(caps), refs)
 
 
 # -- the client --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Fetched:
+    """A fetch's pack and how the shallow boundary moved (commits now without parents
+    here, and commits whose parents arrived)."""
+
+    pack: bytes
+    shallow: list[str]
+    unshallow: list[str]
 
 
 class SmartHttp:
@@ -201,6 +167,8 @@ class SmartHttp:
         if authorization:
             self._headers["Authorization"] = authorization
         self._conn: http.client.HTTPConnection | None = None
+        self._caps: Capabilities | None = None
+        self._unread_refs = False
 
     def close(self) -> None:
         if self._conn is not None:
@@ -222,18 +190,13 @@ class SmartHttp:
                 )
         return self._conn
 
-    def _post(self, service: str, body: bytes, v2: bool) -> bytes:
-        headers = {
-            **self._headers,
-            "Content-Type": f"application/x-{service}-request",
-            "Accept": f"application/x-{service}-result",
-        }
-        if v2:
-            headers["Git-Protocol"] = "version=2"
+    def _request(
+        self, method: str, path: str, body: bytes | None, headers: dict[str, str]
+    ) -> tuple[int, bytes, http.client.HTTPResponse]:
         for attempt in (1, 2):
             try:
                 conn = self._connection()
-                conn.request("POST", f"{self._path}/{service}", body=body, headers=headers)
+                conn.request(method, path, body=body, headers={**self._headers, **headers})
                 response = conn.getresponse()
                 content = response.read()
                 break
@@ -242,15 +205,43 @@ class SmartHttp:
                 # a kept-alive connection the server has closed meanwhile: open a new one
                 if attempt == 1 and isinstance(exc, http.client.RemoteDisconnected):
                     continue
-                raise Unreachable(type(exc).__name__) from None
+                failure = neterrors.describe(exc, self.url)
+                raise Unreachable(failure.message, transient=failure.transient) from None
         if response.will_close:
             self.close()
-        if response.status in (301, 302, 303, 307, 308):
+        status = response.status
+        if status in (301, 302, 303, 307, 308):
             where = response.getheader("Location", "")
-            raise WireError(f"{service} was redirected to {where}: use that URL", response.status)
-        if response.status != 200:
-            raise WireError(f"{service} answered HTTP {response.status}", response.status)
-        return content
+            raise WireError(f"{self.url} redirects to {where}: use that URL", status)
+        if status != 200:
+            raise WireError(f"{self.url} answered HTTP {status}", status, transient=status >= 500)
+        return status, content, response
+
+    def capabilities(self, refresh: bool = False) -> Capabilities:
+        """The advertisement, asked once (protocol v2 when offered); ``refresh`` asks again
+        (in v0 it is also the only way to read the refs as they are now)."""
+        if self._caps is None or refresh:
+            self._unread_refs = True
+            _, body, response = self._request(
+                "GET",
+                f"{self._path}/info/refs?service=git-upload-pack",
+                None,
+                {"Git-Protocol": "version=2"},
+            )
+            kind = response.getheader("Content-Type", "")
+            if kind != "application/x-git-upload-pack-advertisement":
+                raise WireError(f"{self.url} does not speak git's smart HTTP protocol")
+            self._caps = parse_advertisement(body)
+        return self._caps
+
+    def _post(self, service: str, body: bytes, v2: bool) -> bytes:
+        headers = {
+            "Content-Type": f"application/x-{service}-request",
+            "Accept": f"application/x-{service}-result",
+        }
+        if v2:
+            headers["Git-Protocol"] = "version=2"
+        return self._request("POST", f"{self._path}/{service}", body, headers)[1]
 
     def _command(self, command: str, args: list[str]) -> bytes:
         body = pkt(f"command={command}\n") + pkt(f"{AGENT}\n") + pkt("object-format=sha1\n")
@@ -258,6 +249,12 @@ class SmartHttp:
         return self._post("git-upload-pack", body, v2=True)
 
     def ls_refs(self, prefix: str) -> dict[str, str]:
+        caps = self.capabilities()
+        if caps.version != 2:
+            if not self._unread_refs:  # a retry after the branch moved: what is it now?
+                caps = self.capabilities(refresh=True)
+            self._unread_refs = False
+            return {name: oid for name, oid in caps.refs.items() if name.startswith(prefix)}
         refs: dict[str, str] = {}
         for line in read_pkts(self._command("ls-refs", [f"ref-prefix {prefix}"])):
             if line:
@@ -272,38 +269,101 @@ class SmartHttp:
         depth: int | None,
         blobless: bool,
         shallows: list[str] | None = None,
-    ) -> tuple[bytes, list[str]]:
-        """A pack with ``wants`` (minus what ``haves`` reach) and the shallow boundary.
+    ) -> Fetched:
+        """A pack with ``wants`` (minus what ``haves`` reach) and the new shallow boundary.
 
         ``shallows`` are the commits the client has without their parents. A ``deepen``
         makes upload-pack ignore ``haves`` (it sends the whole tree again), so an
-        incremental fetch passes no depth, its haves, and its shallow commits instead."""
+        incremental fetch passes no depth, its haves, and its shallow commits instead.
+        ``blobless`` and ``depth`` are asked only of servers that advertise them."""
+        caps = self.capabilities()
+        if blobless and not caps.filter:
+            raise WireError(f"{self.url} does not allow partial fetches (filter)")
+        depth = depth if caps.shallow else None
+        if caps.version == 2:
+            return self._fetch_v2(wants, haves, depth, blobless, shallows or [])
+        return self._fetch_v0(wants, haves, depth, blobless, shallows or [])
+
+    def _fetch_v2(
+        self, wants: list[str], haves: list[str], depth: int | None, blobless: bool,
+        shallows: list[str],
+    ) -> Fetched:  # fmt: skip
         args = ["ofs-delta", "no-progress"]
         if depth:
             args.append(f"deepen {depth}")
         if blobless:
             args.append("filter blob:none")
-        args += [f"shallow {s}" for s in shallows or []]
+        args += [f"shallow {s}" for s in shallows]
         args += [f"want {w}" for w in wants] + [f"have {h}" for h in haves] + ["done"]
-        pack, shallow, section = bytearray(), [], ""
+        pack, shallow, unshallow, section = bytearray(), list[str](), list[str](), ""
         for line in read_pkts(self._command("fetch", args)):
             if line is None:
                 continue
             if section == "packfile":
-                band, payload = line[0], line[1:]
-                if band == 1:
-                    pack += payload
-                elif band == 3:
-                    raise WireError(f"server error: {payload.decode(errors='replace').strip()}")
+                self._band(line, pack)
                 continue
             text = line.decode(errors="replace").strip()
             if text in ("acknowledgments", "shallow-info", "packfile", "wanted-refs"):
                 section = text
-            elif section == "shallow-info" and text.startswith("shallow "):
-                shallow.append(text.split()[1])
+            elif section == "shallow-info" and text.startswith(("shallow ", "unshallow ")):
+                (shallow if text.startswith("shallow ") else unshallow).append(text.split()[1])
             elif text.startswith("ERR "):
-                raise WireError(f"server error: {text[4:]}")
-        return bytes(pack), shallow
+                raise WireError(f"{self.url}: {text[4:]}")
+        if section != "packfile":
+            raise WireError(f"{self.url} sent no pack (the fetch request was refused)")
+        return Fetched(bytes(pack), shallow, unshallow)
+
+    def _fetch_v0(
+        self, wants: list[str], haves: list[str], depth: int | None, blobless: bool,
+        shallows: list[str],
+    ) -> Fetched:  # fmt: skip
+        caps = self.capabilities()
+        if "side-band-64k" not in caps.features:  # every git since 1.6 offers it
+            raise WireError(f"{self.url} offers no side-band: not a git server this client reads")
+        asked = [c for c in V0_CAPS if c in caps.features] + [AGENT]
+        if depth or shallows:
+            asked.append("shallow")
+        if blobless:
+            asked.append("filter")
+        body = b"".join(
+            pkt(f"want {w} {' '.join(asked)}\n" if i == 0 else f"want {w}\n")
+            for i, w in enumerate(wants)
+        )
+        body += b"".join(pkt(f"shallow {s}\n") for s in shallows)
+        if depth:
+            body += pkt(f"deepen {depth}\n")
+        if blobless:
+            body += pkt("filter blob:none\n")
+        body += FLUSH + b"".join(pkt(f"have {h}\n") for h in haves) + pkt("done\n")
+        answer = self._post("git-upload-pack", body, v2=False)
+        pack, shallow, unshallow = bytearray(), list[str](), list[str]()
+        in_shallow_info, in_pack = bool(depth or shallows), False
+        for line in read_pkts(answer):
+            if line is None:
+                in_shallow_info = False
+                continue
+            if in_pack:
+                self._band(line, pack)
+                continue
+            text = line.decode(errors="replace").strip()
+            if text.startswith("ERR "):
+                raise WireError(f"{self.url}: {text[4:]}")
+            if in_shallow_info and text.startswith(("shallow ", "unshallow ")):
+                (shallow if text.startswith("shallow ") else unshallow).append(text.split()[1])
+            elif text == "NAK" or text.startswith("ACK "):
+                in_pack = True  # one ACK or NAK (no multi_ack), then the side-band pack
+            else:
+                raise WireError(f"{self.url} answered the fetch unexpectedly: {text[:80]}")
+        if not in_pack:
+            raise WireError(f"{self.url} sent no pack (the fetch request was refused)")
+        return Fetched(bytes(pack), shallow, unshallow)
+
+    def _band(self, line: bytes, pack: bytearray) -> None:
+        band, payload = line[0], line[1:]
+        if band == 1:
+            pack += payload
+        elif band == 3:
+            raise WireError(f"{self.url}: {payload.decode(errors='replace').strip()}")
 
     def push(self, old: str, new: str, ref: str, pack: bytes) -> None:
         """Update ``ref`` from ``old`` to ``new``; the server refuses if ``old`` is stale."""
@@ -312,158 +372,8 @@ class SmartHttp:
         answer = self._post("git-receive-pack", body, v2=False)
         lines = [ln.decode(errors="replace").strip() for ln in read_pkts(answer) if ln]
         if not lines or lines[0] != "unpack ok":
-            raise WireError(f"push failed: {lines[0] if lines else 'no report from server'}")
+            reason = lines[0] if lines else "no report from the server"
+            raise WireError(f"push to {self.url} failed: {reason}")
         for line in lines[1:]:
             if line.startswith("ng "):
                 raise RefUpdateRejected(line.split(" ", 2)[-1])
-
-
-# -- pygit2 glue -------------------------------------------------------------------------
-
-
-class MemoryObjects(pygit2.OdbBackend):
-    """Objects held in memory and read through the repository like any other.
-
-    A run without a cache throws its repository away at the end; writing the fetched trees
-    as loose objects (one compressed file each, hundreds for a large monorepo) cost more
-    than fetching them. Added as the highest-priority backend, it serves every read
-    (pygit2, tree building, the push) and takes every write."""
-
-    PRIORITY = 10
-
-    def __init__(self) -> None:
-        super().__init__()
-        self.objects: dict[str, tuple[int, bytes]] = {}
-
-    def add(self, kind: int, data: bytes) -> None:
-        header = b"%s %d\x00" % (_NAMES[kind], len(data))
-        self.objects[hashlib.sha1(header + data).hexdigest()] = (kind, data)
-
-    def read_cb(self, oid: pygit2.Oid) -> tuple[int, bytes]:
-        return self.objects[str(oid)]
-
-    def read_header_cb(self, oid: pygit2.Oid) -> tuple[int, int]:
-        kind, data = self.objects[str(oid)]
-        return kind, len(data)
-
-    def exists_cb(self, oid: pygit2.Oid) -> bool:
-        return str(oid) in self.objects
-
-    def _full(self, prefix: pygit2.Oid) -> str:
-        text = str(prefix).rstrip("0") or "0"
-        found = [sha for sha in self.objects if sha.startswith(text)]
-        if not found:
-            raise KeyError(str(prefix))
-        if len(found) > 1:
-            raise ValueError(f"ambiguous object prefix {text}")
-        return found[0]
-
-    def read_prefix_cb(self, prefix: pygit2.Oid) -> tuple[int, bytes, pygit2.Oid]:
-        sha = self._full(prefix)
-        kind, data = self.objects[sha]
-        return kind, data, pygit2.Oid(hex=sha)
-
-    def exists_prefix_cb(self, prefix: pygit2.Oid) -> pygit2.Oid:
-        return pygit2.Oid(hex=self._full(prefix))
-
-    def refresh_cb(self) -> None:
-        return None
-
-    def write_cb(self, oid: pygit2.Oid, data: bytes, kind: int) -> None:
-        """Objects the run creates (trees, the commit) stay in memory with the rest."""
-        self.objects[str(oid)] = (kind, data)
-
-
-_NAMES = {1: b"commit", 2: b"tree", 3: b"blob", 4: b"tag"}
-
-
-def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = None) -> int:
-    """Every object of ``pack`` into ``repo`` (or into ``memory``); returns how many."""
-    if not pack:
-        return 0
-    odb = repo.odb
-
-    def lookup(oid: bytes) -> PackObject | None:
-        try:
-            kind, data = odb.read(pygit2.Oid(raw=oid))[:2]
-        except KeyError:
-            return None
-        return PackObject(int(kind), bytes(data))
-
-    objects = parse_pack(pack, lookup)
-    for obj in objects:
-        if memory is not None:
-            memory.add(obj.type, obj.data)
-        else:
-            odb.write(_TYPES[obj.type], obj.data)
-    return len(objects)
-
-
-def shallow_commits(repo: pygit2.Repository) -> list[str]:
-    """The commits recorded as shallow (their parents are not here)."""
-    try:
-        with open(f"{repo.path.rstrip('/')}/shallow") as fh:
-            return fh.read().split()
-    except FileNotFoundError:
-        return []
-
-
-def add_shallow(repo: pygit2.Repository, oids: list[str]) -> None:
-    """Record the shallow boundary so nothing walks past commits we do not have."""
-    if not oids:
-        return
-    path = f"{repo.path.rstrip('/')}/shallow"
-    try:
-        with open(path) as fh:
-            known = set(fh.read().split())
-    except FileNotFoundError:
-        known = set()
-    with open(path, "w") as fh:
-        fh.write("".join(f"{o}\n" for o in sorted(known | set(oids))))
-
-
-def new_objects(
-    repo: pygit2.Repository, commit: pygit2.Oid, base: pygit2.Tree | None
-) -> list[pygit2.Oid]:
-    """Objects of ``commit`` the server lacks: the commit, and every tree or blob that
-    differs from ``base`` (the tree of the tip it was built on) and exists locally."""
-    out = [commit]
-    new_tree = repo[commit].peel(pygit2.Commit).tree
-
-    def walk(new: pygit2.Tree, old: pygit2.Tree | None) -> None:
-        out.append(new.id)
-        for entry in new:
-            name = entry.name or ""
-            previous = old[name] if old is not None and name in old else None
-            if previous is not None and previous.id == entry.id:
-                continue
-            if entry.filemode == pygit2.enums.FileMode.TREE:
-                old_sub = (
-                    repo[previous.id].peel(pygit2.Tree)
-                    if previous is not None and previous.filemode == pygit2.enums.FileMode.TREE
-                    else None
-                )
-                walk(repo[entry.id].peel(pygit2.Tree), old_sub)
-            elif odb_has(repo, entry.id):
-                out.append(entry.id)
-
-    if base is None or new_tree.id != base.id:
-        walk(new_tree, base)
-    return out
-
-
-def odb_has(repo: pygit2.Repository, oid: pygit2.Oid) -> bool:
-    return bool(repo.odb.exists(oid))
-
-
-def build_pack(repo: pygit2.Repository, oids: list[pygit2.Oid], scratch: str) -> bytes:
-    """A pack of exactly ``oids`` (no walking: the rest is on the server already)."""
-    import glob
-
-    builder = pygit2.PackBuilder(repo)
-    for oid in oids:
-        builder.add(oid)
-    builder.write(scratch)
-    (path,) = glob.glob(f"{scratch}/*.pack")
-    with open(path, "rb") as fh:
-        return fh.read()

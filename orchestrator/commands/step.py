@@ -133,10 +133,18 @@ def promote_cmd(
         "lock": lock,
     }
     request = resolve_promote(params, config)
+    import pygit2
+
+    from orchestrator.adapters.git import Credentials, GitError, GitRemote
+
     if plan:
         sys.stdout.write(request.to_json() + "\n")
+        with GitRemote(request.repo, Credentials.from_env(), None, timeout=10) as remote:
+            try:
+                err.print(f"git: {remote.transport()}", highlight=False)
+            except GitError as exc:
+                err.print(f"git: cannot ask the server what it speaks: {exc}", highlight=False)
         return
-    from orchestrator.adapters.git import Credentials, GitError, GitRemote
     from orchestrator.steps.message import MessageError
     from orchestrator.steps.promote import PromoteError, promote
 
@@ -150,10 +158,13 @@ def promote_cmd(
                 result = open_pull_request(remote, request, template=template)
             else:
                 result = promote(remote, request, template=template)
+            how = remote.transport()  # asked once during the run: no request now
     except (PromoteError, MessageError) as exc:
         fail(str(exc))
     except GitError as exc:
         fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
+    except pygit2.GitError as exc:  # the adapters wrap their own; this is the last line
+        fail(f"git: {exc}")
     write_outputs(
         _outputs_dir(outputs),
         {
@@ -163,6 +174,7 @@ def promote_cmd(
         },
     )
     sys.stdout.write(json.dumps(result.as_json()) + "\n")
+    err.print(f"git: {how}", highlight=False)
     if result.attempts > 1:
         err.print(f"pushed after {result.attempts} attempts (the branch moved meanwhile)")
 

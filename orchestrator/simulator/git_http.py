@@ -1,8 +1,13 @@
 """A local smart-HTTP git server: the real ``git http-backend`` behind a threaded server.
 
 Used by the tests, the benchmarks and ``promoflow demo`` so promotions talk to a remote
-exactly as they would to a Git hosting service: protocol v2, shallow and partial fetches,
-pushes, and optional basic authentication.
+exactly as they would to a Git hosting service, with optional basic authentication.
+
+Repositories are configured as git configures a new one (no ``uploadpack.allowFilter``, no
+``allowAnySHA1InWant``, non-fast-forward pushes allowed): a server set up to suit its
+client proves nothing about the servers users have. Tests that need more ask for it
+(``init_bare_repo(..., allow_filter=True)``), and ``protocol_v2=False`` serves a server
+that never answers in protocol v2, as older servers and some proxies do.
 
 libgit2 (pygit2) sends push bodies with ``Transfer-Encoding: chunked``; CGI needs a
 Content-Length, so chunked bodies are decoded here first (otherwise pushes fail with
@@ -27,19 +32,15 @@ from urllib.parse import urlsplit
 log = logging.getLogger(__name__)
 
 
-def init_bare_repo(path: Path) -> Path:
-    """A bare repository that accepts pushes over HTTP and serves partial clones."""
+def init_bare_repo(path: Path, *, allow_filter: bool = False) -> Path:
+    """A bare repository with git's defaults (``allow_filter``: also serve partial clones,
+    as GitHub, GitLab and recent Gitea do)."""
     subprocess.run(
         ["git", "init", "--quiet", "--bare", "--initial-branch=main", str(path)], check=True
     )
-    for key, value in (
-        ("http.receivepack", "true"),
-        ("uploadpack.allowFilter", "true"),
-        ("uploadpack.allowAnySHA1InWant", "true"),
-        ("receive.denyNonFastForwards", "true"),
-        ("receive.denyDeletes", "true"),
-    ):
-        subprocess.run(["git", "--git-dir", str(path), "config", key, value], check=True)
+    if allow_filter:
+        for key in ("uploadpack.allowFilter", "uploadpack.allowAnySHA1InWant"):
+            subprocess.run(["git", "--git-dir", str(path), "config", key, "true"], check=True)
     return path
 
 
@@ -56,6 +57,7 @@ class _Server(ThreadingHTTPServer):
     auth: str | None
     stats: Stats
     lock: threading.Lock
+    protocol_v2: bool
 
 
 class _Handler(BaseHTTPRequestHandler):
@@ -119,7 +121,7 @@ class _Handler(BaseHTTPRequestHandler):
             "CONTENT_LENGTH": str(len(body)),
             "REMOTE_USER": "promoflow" if self.server.auth else "anonymous",
             "REMOTE_ADDR": self.client_address[0],
-            "GIT_PROTOCOL": self.headers.get("Git-Protocol", ""),
+            "GIT_PROTOCOL": self.headers.get("Git-Protocol", "") if self.server.protocol_v2 else "",
             "HTTP_CONTENT_ENCODING": self.headers.get("Content-Encoding", ""),
             "HOME": str(self.server.root),
         }
@@ -149,10 +151,18 @@ class _Handler(BaseHTTPRequestHandler):
 class GitHttpServer:
     """Serve every bare repository under ``root`` at ``http://127.0.0.1:PORT/NAME.git``."""
 
-    def __init__(self, root: Path, username: str | None = None, password: str | None = None):
+    def __init__(
+        self,
+        root: Path,
+        username: str | None = None,
+        password: str | None = None,
+        *,
+        protocol_v2: bool = True,
+    ) -> None:
         self.root = Path(root)
         server = _Server(("127.0.0.1", 0), _Handler)
         server.root = self.root
+        server.protocol_v2 = protocol_v2
         server.auth = None
         if username is not None and password is not None:
             pair = base64.b64encode(f"{username}:{password}".encode()).decode()

@@ -1,4 +1,4 @@
-"""Check Argo CD objects and API answers against the upstream schemas (../shared/refdata).
+"""Check Argo CD objects and API answers against the upstream schemas (tests/refdata).
 
 Two sources, both from the Argo CD repository: the Application CRD's ``openAPIV3Schema``
 (what the Kubernetes API server accepts) and the API server's ``swagger.json`` (what its

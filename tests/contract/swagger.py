@@ -1,4 +1,4 @@
-"""Validate HTTP answers against the Argo Server swagger (../shared/refdata)."""
+"""Validate HTTP answers against the Argo Server swagger (tests/refdata)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The Argo CD simulator answers like the Argo CD API server, and promoflow's client reads it.
 
-Shapes are checked against the upstream references (../shared/refdata/argo-cd): every
+Shapes are checked against the upstream references (tests/refdata/argo-cd): every
 Application served (get, list items, stream events) against the CRD schema with no field
 either the CRD or the swagger leaves undeclared; every error body against the swagger's
 ``runtimeError``. Then :class:`~orchestrator.adapters.argocd.ArgoCDClient` is run against the

@@ -1,7 +1,7 @@
 """The fake Kubernetes API serves Applications the way the real API server does, as read
 by the official ``kubernetes`` client (the one KubeSource uses) over real HTTP.
 
-Objects are checked against the Application CRD schema (../shared/refdata/argo-cd); errors
+Objects are checked against the Application CRD schema (tests/refdata/argo-cd); errors
 must be ``v1.Status`` bodies the client turns into ``ApiException`` with the right status.
 """
 

@@ -1,5 +1,5 @@
 """A fake Argo Server over real HTTP: the REST endpoints promoflow uses, answered in the
-shapes of ../shared/refdata/argo-workflows/openapi-swagger.json.
+shapes of tests/refdata/argo-workflows/openapi-swagger.json.
 
 Objects are validated against the upstream JSON Schema on create and update (400 with the
 reason, nothing stored), names conflict with 409, missing objects are 404, and a configured

@@ -159,13 +159,25 @@ class Remote:
 
 
 class GitHost:
-    """A GitHttpServer (basic auth) with helpers to create remotes under it."""
+    """A GitHttpServer (basic auth) with helpers to create remotes under it.
+
+    Repositories get git's defaults unless ``allow_filter`` is set; ``protocol_v2 = False``
+    makes the server answer in protocol v0 only (see :func:`server_kind`)."""
 
     def __init__(self, root: Path, server: GitHttpServer) -> None:
         self.root, self.server = root, server
+        self.allow_filter = False
+
+    @property
+    def protocol_v2(self) -> bool:
+        return self.server._server.protocol_v2
+
+    @protocol_v2.setter
+    def protocol_v2(self, value: bool) -> None:
+        self.server._server.protocol_v2 = value
 
     def create(self, name: str = "acme/gitops") -> Remote:
-        path = init_bare_repo(self.root / f"{name}.git")
+        path = init_bare_repo(self.root / f"{name}.git", allow_filter=self.allow_filter)
         for key, value in (("core.logAllRefUpdates", "always"), ("receive.fsckObjects", "true")):
             git("--git-dir", str(path), "config", key, value)
         return Remote(self.server, path, name)
@@ -205,7 +217,24 @@ def host(tmp_path: Path, git_server: GitHttpServer) -> GitHost:
     root = tmp_path / "srv"
     root.mkdir()
     git_server._server.root = root
+    git_server._server.protocol_v2 = True
     return GitHost(root, git_server)
+
+
+SERVER_KINDS = {
+    "default": "git's defaults: protocol v2, no blob filter",
+    "filter": "uploadpack.allowFilter and allowAnySHA1InWant (GitHub, GitLab)",
+    "v0": "protocol v0 only (older servers, proxies that drop Git-Protocol), no filter",
+}
+
+
+@pytest.fixture(params=list(SERVER_KINDS))
+def server_kind(request: pytest.FixtureRequest, host: GitHost) -> str:
+    """The host configured as one kind of server found in the wild; remotes created after."""
+    kind: str = request.param
+    host.allow_filter = kind == "filter"
+    host.protocol_v2 = kind != "v0"
+    return kind
 
 
 @pytest.fixture(params=["native", "cli"])

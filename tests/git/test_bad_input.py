@@ -116,18 +116,32 @@ def test_bad_input_is_refused(host: GitHost, case: str) -> None:
     assert_refused(result, code, message, remote, head)
 
 
-def test_unreachable_remote_is_transient(host: GitHost, transport: str) -> None:
+def test_server_down_is_transient(host: GitHost, transport: str) -> None:
+    """Both transports: exit 75 (retried by the workflow) and the same words."""
     remote = shop_repo(host)
     head = remote.head()
     url = f"http://127.0.0.1:{closed_port()}/acme/gitops.git"
 
     result = run_step(*promote_args(remote, "--repo", url), env=host.env())
 
-    assert_refused(result, TRANSIENT_EXIT, f"error: cannot reach {url}", remote, head)
+    message = f"error: connection to {url} refused (is the server running?)"
+    assert_refused(result, TRANSIENT_EXIT, message, remote, head)
+
+
+def test_unresolvable_host_is_permanent(host: GitHost, transport: str) -> None:
+    """A name that does not resolve will not resolve on a retry: exit 1 at once."""
+    remote = shop_repo(host)
+    head = remote.head()
+    url = "http://git.promoflow-test.invalid/acme/gitops.git"
+
+    result = run_step(*promote_args(remote, "--repo", url), env=host.env())
+
+    message = f"error: cannot resolve the host name of {url}: check the URL"
+    assert_refused(result, 1, message, remote, head)
 
 
 @pytest.mark.parametrize("token", [WRONG_TOKEN, ""])
-def test_bad_credentials(host: GitHost, transport: str, token: str) -> None:
+def test_bad_credentials(host: GitHost, transport: str, server_kind: str, token: str) -> None:
     remote = shop_repo(host)
     head = remote.head()
 
@@ -148,7 +162,7 @@ def test_token_in_the_url_is_not_printed(host: GitHost, transport: str) -> None:
     assert_refused(result, 1, message, remote, head)
 
 
-def test_unknown_repository(host: GitHost, transport: str) -> None:
+def test_unknown_repository(host: GitHost, transport: str, server_kind: str) -> None:
     remote = shop_repo(host)
     head = remote.head()
     url = remote.url.replace("gitops", "nope")

@@ -7,7 +7,7 @@ from pathlib import Path
 import pygit2
 import pytest
 
-from orchestrator.adapters import gitwire
+from orchestrator.adapters import gitobjects
 from orchestrator.adapters.git import GitRemote
 from tests.git.conftest import GitHost, shop_repo
 
@@ -40,7 +40,7 @@ def test_a_cache_directory_gets_real_objects(host: GitHost, tmp_path: Path) -> N
 
 
 def test_prefix_lookups_and_missing_objects() -> None:
-    memory = gitwire.MemoryObjects()
+    memory = gitobjects.MemoryObjects()
     memory.add(3, b"hello\n")
     sha = "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object of "hello\n"
     assert sha in memory.objects

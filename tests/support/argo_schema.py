@@ -1,4 +1,4 @@
-"""Check Argo objects against the upstream JSON Schema (../shared/refdata), strictly.
+"""Check Argo objects against the upstream JSON Schema (tests/refdata), strictly.
 
 The upstream schema declares ``IntOrString`` as a string only, while the cluster accepts
 integers too; promoflow emits strings (``retryStrategy.limit: "3"``), and this checker widens
@@ -16,7 +16,7 @@ from typing import Any
 
 import jsonschema
 
-REFDATA = Path(__file__).resolve().parents[2].parent / "shared" / "refdata"
+REFDATA = Path(__file__).resolve().parents[1] / "refdata"
 WORKFLOWS_SCHEMA = REFDATA / "argo-workflows" / "schema.json"
 PREFIX = "io.argoproj.workflow.v1alpha1."
 

@@ -1,0 +1,168 @@
+"""pygit2 glue for the native transport: where fetched objects go, and what a push sends.
+
+A run without a cache keeps every object in memory (:class:`MemoryObjects`); a cached run
+writes them into the bare repository. The shallow boundary is recorded as git records it
+(the ``shallow`` file), so nothing walks past commits that are not here. A push sends a pack
+of exactly the objects the server lacks, computed from the tree the commit was built on.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import glob
+import hashlib
+import os
+
+import pygit2
+
+from orchestrator.adapters import gitpack
+
+_TYPES = {
+    gitpack.COMMIT: pygit2.enums.ObjectType.COMMIT,
+    gitpack.TREE: pygit2.enums.ObjectType.TREE,
+    gitpack.BLOB: pygit2.enums.ObjectType.BLOB,
+    gitpack.TAG: pygit2.enums.ObjectType.TAG,
+}
+
+
+class MemoryObjects(pygit2.OdbBackend):
+    """Objects held in memory and read through the repository like any other.
+
+    A run without a cache throws its repository away at the end; writing the fetched trees
+    as loose objects (one compressed file each, hundreds for a large monorepo) cost more
+    than fetching them. Added as the highest-priority backend, it serves every read
+    (pygit2, tree building, the push) and takes every write."""
+
+    PRIORITY = 10
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.objects: dict[str, tuple[int, bytes]] = {}
+
+    def add(self, kind: int, data: bytes, oid: bytes | None = None) -> None:
+        if oid is None:
+            header = b"%s %d\x00" % (gitpack.NAMES[kind], len(data))
+            oid = hashlib.sha1(header + data).digest()
+        self.objects[oid.hex()] = (kind, data)
+
+    def read_cb(self, oid: pygit2.Oid) -> tuple[int, bytes]:
+        return self.objects[str(oid)]
+
+    def read_header_cb(self, oid: pygit2.Oid) -> tuple[int, int]:
+        kind, data = self.objects[str(oid)]
+        return kind, len(data)
+
+    def exists_cb(self, oid: pygit2.Oid) -> bool:
+        return str(oid) in self.objects
+
+    def _full(self, prefix: pygit2.Oid) -> str:
+        text = str(prefix).rstrip("0") or "0"
+        found = [sha for sha in self.objects if sha.startswith(text)]
+        if not found:
+            raise KeyError(str(prefix))
+        if len(found) > 1:
+            raise ValueError(f"ambiguous object prefix {text}")
+        return found[0]
+
+    def read_prefix_cb(self, prefix: pygit2.Oid) -> tuple[int, bytes, pygit2.Oid]:
+        sha = self._full(prefix)
+        kind, data = self.objects[sha]
+        return kind, data, pygit2.Oid(hex=sha)
+
+    def exists_prefix_cb(self, prefix: pygit2.Oid) -> pygit2.Oid:
+        return pygit2.Oid(hex=self._full(prefix))
+
+    def refresh_cb(self) -> None:
+        return None
+
+    def write_cb(self, oid: pygit2.Oid, data: bytes, kind: int) -> None:
+        """Objects the run creates (trees, the commit) stay in memory with the rest."""
+        self.objects[str(oid)] = (kind, data)
+
+
+def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = None) -> int:
+    """Every object of ``pack`` into ``repo`` (or into ``memory``); returns how many."""
+    if not pack:
+        return 0
+    odb = repo.odb
+
+    def lookup(oid: bytes) -> tuple[int, bytes] | None:
+        try:
+            kind, data = odb.read(pygit2.Oid(raw=oid))[:2]
+        except KeyError:
+            return None
+        return int(kind), bytes(data)
+
+    objects = gitpack.parse(pack, lookup)
+    if memory is not None:
+        for obj in objects:
+            memory.add(obj.type, obj.data, obj.oid)
+    else:
+        for obj in objects:
+            odb.write(_TYPES[obj.type], obj.data)
+    return len(objects)
+
+
+def shallow_commits(repo: pygit2.Repository) -> list[str]:
+    """The commits recorded as shallow (their parents are not here)."""
+    try:
+        with open(f"{repo.path.rstrip('/')}/shallow") as fh:
+            return fh.read().split()
+    except FileNotFoundError:
+        return []
+
+
+def update_shallow(repo: pygit2.Repository, add: list[str], remove: list[str]) -> None:
+    """Move the shallow boundary as the server said (``shallow``/``unshallow`` lines), so
+    nothing walks past commits we do not have and deepened history is walked."""
+    if not add and not remove:
+        return
+    known = (set(shallow_commits(repo)) | set(add)) - set(remove)
+    path = f"{repo.path.rstrip('/')}/shallow"
+    if not known:
+        with contextlib.suppress(FileNotFoundError):
+            os.remove(path)
+        return
+    with open(path, "w") as fh:
+        fh.write("".join(f"{o}\n" for o in sorted(known)))
+
+
+def new_objects(
+    repo: pygit2.Repository, commit: pygit2.Oid, base: pygit2.Tree | None
+) -> list[pygit2.Oid]:
+    """Objects of ``commit`` the server lacks: the commit, and every tree or blob that
+    differs from ``base`` (the tree of the tip it was built on) and exists locally."""
+    out = [commit]
+    new_tree = repo[commit].peel(pygit2.Commit).tree
+
+    def walk(new: pygit2.Tree, old: pygit2.Tree | None) -> None:
+        out.append(new.id)
+        for entry in new:
+            name = entry.name or ""
+            previous = old[name] if old is not None and name in old else None
+            if previous is not None and previous.id == entry.id:
+                continue
+            if entry.filemode == pygit2.enums.FileMode.TREE:
+                old_sub = (
+                    repo[previous.id].peel(pygit2.Tree)
+                    if previous is not None and previous.filemode == pygit2.enums.FileMode.TREE
+                    else None
+                )
+                walk(repo[entry.id].peel(pygit2.Tree), old_sub)
+            elif repo.odb.exists(entry.id):
+                out.append(entry.id)
+
+    if base is None or new_tree.id != base.id:
+        walk(new_tree, base)
+    return out
+
+
+def build_pack(repo: pygit2.Repository, oids: list[pygit2.Oid], scratch: str) -> bytes:
+    """A pack of exactly ``oids`` (no walking: the rest is on the server already)."""
+    builder = pygit2.PackBuilder(repo)
+    for oid in oids:
+        builder.add(oid)
+    builder.write(scratch)
+    (path,) = glob.glob(f"{scratch}/*.pack")
+    with open(path, "rb") as fh:
+        return fh.read()
