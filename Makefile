@@ -32,3 +32,16 @@ bench: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache
+
+# A real local control plane for tests/e2e (Kubernetes + kwok + Argo CD + Argo Workflows),
+# built from the Go module proxy into ~/.cache/promoflow/cluster: tests/e2e/cluster/README.md
+.PHONY: cluster cluster-down cluster-status
+
+cluster: $(STAMP)
+	$(BIN)/python -m tests.e2e.cluster up
+
+cluster-down: $(STAMP)
+	$(BIN)/python -m tests.e2e.cluster down
+
+cluster-status: $(STAMP)
+	$(BIN)/python -m tests.e2e.cluster status
