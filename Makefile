@@ -28,7 +28,7 @@ lint: $(STAMP)
 	$(BIN)/mypy
 
 bench: $(STAMP)
-	@for b in bench/[!_]*.py; do echo "== $$b"; $(BIN)/python -m bench.$$(basename $$b .py) || exit 1; done
+	$(BIN)/python -m bench
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

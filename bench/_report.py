@@ -7,6 +7,8 @@ behind an exit code of 0. Rows without a target are information (printed, never 
 
 from __future__ import annotations
 
+import json
+import os
 import sys
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -40,9 +42,26 @@ def below(limit: float) -> Callable[[float], bool]:
     return lambda value: value < limit
 
 
+SUMMARY_ENV = "PROMOFLOW_BENCH_SUMMARY"
+"""A JSON-lines file each benchmark appends its rows to (set by ``python -m bench``)."""
+
+
 def finish(title: str, rows: list[Row], console: Console | None = None) -> None:
-    """Print the table; exit 1 if any target was missed."""
+    """Print the table; record the rows for the summary; exit 1 if a target was missed."""
     console = console or Console(highlight=False)
+    summary = os.environ.get(SUMMARY_ENV)
+    if summary:
+        with open(summary, "a", encoding="utf-8") as fh:
+            for row in rows:
+                record = {
+                    "bench": title,
+                    "figure": row.figure,
+                    "measured": row.detail,
+                    "ratio": row.value,
+                    "target": row.target,
+                    "verdict": row.verdict,
+                }
+                fh.write(json.dumps(record) + "\n")
     table = Table(title=title, title_justify="left")
     for column in ("figure", "measured", "ratio", "target", ""):
         table.add_column(column, justify="right" if column == "ratio" else "left")

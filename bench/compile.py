@@ -17,6 +17,7 @@ from typing import Any
 
 import jsonschema
 
+from bench._report import Row, finish
 from orchestrator.compiler import PromotionRequest, compile_product
 from orchestrator.loading.config import Config
 from orchestrator.model import (
@@ -96,7 +97,18 @@ def main() -> None:
     measure(5, validators, repeats=1)  # warm imports and caches
     small, large = measure(20, validators), measure(200, validators)
     print(f"compile+validate  t(20)={small * 1000:7.1f} ms  t(200)={large * 1000:7.1f} ms")
-    print(f"ratio t(200)/t(20) = {large / small:.1f}  (linear would be 10; target <= 15)")
+    finish(
+        "compile",
+        [
+            Row(
+                "t(200)/t(20) environments",
+                large / small,
+                f"{large * 1000:.0f} ms / {small * 1000:.0f} ms (linear: 10)",
+                "<= 15",
+                lambda ratio: ratio <= 15,
+            )
+        ],
+    )
 
 
 if __name__ == "__main__":

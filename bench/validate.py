@@ -14,6 +14,7 @@ import tempfile
 import time
 from pathlib import Path
 
+from bench._report import Row, finish
 from orchestrator.graph import validate
 from orchestrator.loading import load_config
 
@@ -71,16 +72,19 @@ def measure(count: int, shape: str, repeats: int = 5) -> float:
 
 
 def main() -> None:
-    worst = 0.0
+    rows = []
     for shape in ("fan-out", "chain"):
         small, large = measure(20, shape), measure(500, shape)
-        ratio = large / small
-        worst = max(worst, ratio)
-        print(
-            f"{shape:8s} t(20)={small * 1000:7.1f} ms  t(500)={large * 1000:7.1f} ms  "
-            f"ratio t(500)/t(20)={ratio:5.1f}  (linear would be 25; target <= 40)"
+        rows.append(
+            Row(
+                f"{shape}: t(500)/t(20) environments",
+                large / small,
+                f"{large * 1000:.0f} ms / {small * 1000:.0f} ms (linear: 25)",
+                "<= 40",
+                lambda ratio: ratio <= 40,
+            )
         )
-    print(f"worst ratio: {worst:.1f}")
+    finish("validate", rows)
 
 
 if __name__ == "__main__":

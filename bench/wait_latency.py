@@ -25,6 +25,7 @@ import time
 from rich.console import Console
 from rich.progress import Progress
 
+from bench._report import Row, at_least, below, finish
 from orchestrator.adapters.argocd import ArgoCDClient
 from orchestrator.gates.sources import ApiSource
 from orchestrator.gates.wait import Waiter, WaitOptions, WaitResult
@@ -92,10 +93,20 @@ def main() -> None:
     for mode, values in delays.items():
         each = " ".join(f"{v * 1000:.0f}" for v in values)
         console.print(f"  {mode:8} {statistics.median(values) * 1000:8.1f} ms   ({each} ms)")
-    ratio = polling / stream
-    console.print(f"ratio polling/stream = {ratio:.0f}x (poll interval {poll:g} s)")
-    met = stream < 1.0 and ratio >= 10
-    console.print(f"targets stream < 1 s and >= 10x faster: {'met' if met else 'MISSED'}")
+    finish(
+        "wait latency",
+        [
+            Row("stream median, seconds", stream, f"{stream * 1000:.1f} ms", "< 1", below(1.0)),
+            Row(
+                "polling/stream",
+                polling / stream,
+                f"{polling * 1000:.0f} ms / {stream * 1000:.1f} ms (poll {poll:g} s)",
+                ">= 10",
+                at_least(10),
+            ),
+        ],
+        console,
+    )
 
 
 if __name__ == "__main__":
