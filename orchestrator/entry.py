@@ -2,11 +2,78 @@
 
 Workflow pods run a step per node; they go straight to the step commands without importing
 the rest of the CLI (Argo commands, rendering, the compiler).
+
+Errors are printed here, in one form for every command: a single ``error: ...`` line on
+stderr (exit 2 for usage errors, as click decides), scrubbed of credentials, since a flag's
+value may hold one (``--argo-server https://user:pass@host``). typer's framed error box
+wraps long messages over several lines and repeats the value verbatim; a step's log line
+and a user's terminal both want one line.
 """
 
 from __future__ import annotations
 
+import errno
+import os
 import sys
+from collections.abc import Sequence
+from typing import Any
+
+INTERNAL_ERROR_EXIT = 1
+
+
+def _say(message: str) -> None:
+    from orchestrator.urls import scrub
+
+    sys.stderr.write(f"error: {' '.join(scrub(message).split())}\n")
+    sys.stderr.flush()
+
+
+def run(app: Any, args: Sequence[str], prog_name: str) -> int:
+    """Run a typer app on ``args`` and return the exit code; print errors as one line."""
+    import typer
+
+    try:
+        result = app(args=list(args), prog_name=prog_name, standalone_mode=False)
+    except typer.Abort:
+        _say("aborted")
+        return 1
+    except OSError as exc:
+        if exc.errno == errno.EPIPE:  # output piped into `head`: not an error of ours
+            return 1
+        return _internal(exc)
+    except Exception as exc:
+        if not _is_click_error(exc):
+            return _internal(exc)
+        code: int = exc.exit_code  # type: ignore[attr-defined]
+        name = type(exc).__name__
+        if name == "NoArgsIsHelpError":
+            return code  # typer has printed the help already
+        message = exc.format_message()  # type: ignore[attr-defined]
+        ctx = getattr(exc, "ctx", None)
+        if name not in ("BadParameter", "MissingParameter") and code == 2 and ctx is not None:
+            message += f" (see '{ctx.command_path} --help')"
+        _say(message)
+        return code
+    return result if isinstance(result, int) else 0
+
+
+def _is_click_error(exc: BaseException) -> bool:
+    """click's errors, by shape: typer vendors click from 0.28 on (``typer._click``), older
+    releases raise click's own classes, and both carry a message and an exit code."""
+    return callable(getattr(exc, "format_message", None)) and isinstance(
+        getattr(exc, "exit_code", None), int
+    )
+
+
+def _internal(exc: BaseException) -> int:
+    """A bug, not a user mistake: say so in one line (the traceback on request)."""
+    if os.environ.get("PROMOFLOW_DEBUG"):
+        raise exc
+    _say(
+        f"internal error: {type(exc).__name__}: {exc} "
+        "(a bug in promoflow; PROMOFLOW_DEBUG=1 shows the traceback)"
+    )
+    return INTERNAL_ERROR_EXIT
 
 
 def main() -> None:
@@ -16,11 +83,10 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "step":
         from orchestrator.commands.step import step_app
 
-        step_app(args=sys.argv[2:], prog_name="promoflow step")
-        return
+        sys.exit(run(step_app, sys.argv[2:], "promoflow step"))
     from orchestrator.cli import app
 
-    app()
+    sys.exit(run(app, sys.argv[1:], "promoflow"))
 
 
 if __name__ == "__main__":

@@ -7,12 +7,62 @@ CLI does), so a shell already set up for ``argo`` works for promoflow unchanged.
 
 from __future__ import annotations
 
-from typing import Literal
+import shlex
+from typing import Any, Literal, TypeVar
 
-from pydantic import Field, SecretStr
+from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from orchestrator import __version__
+from orchestrator.urls import UrlError, check_url, server_url
+
+S = TypeVar("S", bound=BaseSettings)
+CREDENTIAL_FLAGS = ("--auth-token", "--password", "--header", "-H")
+"""argocd CLI flags that carry a credential: never copied into a Workflow."""
+
+
+class SettingsError(ValueError):
+    """A setting from the environment cannot be used; the message names the variable and
+    the problem, never the value (it may hold a credential)."""
+
+
+def load(cls: type[S], **values: Any) -> S:
+    """``cls(**values)``, with pydantic's errors turned into one :class:`SettingsError`."""
+    try:
+        return cls(**values)
+    except ValidationError as exc:
+        prefix = str(cls.model_config.get("env_prefix", ""))
+        problems = []
+        for error in exc.errors():
+            loc = [str(part) for part in error["loc"]]
+            name = (prefix + loc[0]).upper() if loc else ""
+            message = str(error["msg"]).removeprefix("Value error, ")
+            problems.append(f"{name}: {message}" if name else message)
+        raise SettingsError("; ".join(problems)) from None
+
+
+def _url_setting(value: str, *, hint: str = "") -> str:
+    """An optional URL setting (empty: unset), checked: it is copied into Workflows."""
+    if not value:
+        return value
+    try:
+        return check_url(value, hint=hint)
+    except UrlError as exc:
+        raise ValueError(str(exc)) from None
+
+
+def _no_credential_flags(value: str) -> str:
+    try:
+        flags = shlex.split(value)
+    except ValueError:
+        raise ValueError("not a valid list of flags (unbalanced quotes)") from None
+    for flag in flags:
+        if flag.split("=", 1)[0] in CREDENTIAL_FLAGS:
+            raise ValueError(
+                f"credentials are not allowed ({flag.split('=', 1)[0]}): it is copied into "
+                "the Workflow; the token comes from the Secret named by PROMOFLOW_ARGOCD_SECRET"
+            )
+    return value
 
 
 class StepSettings(BaseSettings):
@@ -33,6 +83,25 @@ class StepSettings(BaseSettings):
     report_url: str = Field("", description="Where the onExit handler posts results")
     template_prefix: str = "promoflow"
     ui_url: str = Field("", description="Argo Workflows UI base URL, for links in reports")
+
+    @field_validator("argocd_server")
+    @classmethod
+    def _check_server(cls, value: str) -> str:
+        try:
+            server_url(value, hint="the token comes from PROMOFLOW_ARGOCD_SECRET")
+        except UrlError as exc:
+            raise ValueError(str(exc)) from None
+        return value
+
+    @field_validator("report_url", "ui_url")
+    @classmethod
+    def _check_urls(cls, value: str) -> str:
+        return _url_setting(value)
+
+    @field_validator("argocd_opts")
+    @classmethod
+    def _check_opts(cls, value: str) -> str:
+        return _no_credential_flags(value)
 
 
 class ArgoSettings(BaseSettings):
@@ -63,6 +132,15 @@ class ArgoSettings(BaseSettings):
             return None
         return token if token.lower().startswith(("bearer ", "basic ")) else f"Bearer {token}"
 
+    @model_validator(mode="after")
+    def _check_base_url(self) -> ArgoSettings:
+        if self.server:
+            try:
+                check_url(self.base_url, hint="use ARGO_TOKEN for the token")
+            except UrlError as exc:
+                raise ValueError(f"ARGO_SERVER (with ARGO_BASE_HREF): {exc}") from None
+        return self
+
     def ui_link(self, name: str, namespace: str | None = None) -> str:
         return f"{self.base_url}/workflows/{namespace or self.namespace}/{name}"
 
@@ -90,9 +168,25 @@ class ArgoCDSettings(BaseSettings):
         return "--insecure" in self._flags()
 
     def _flags(self) -> list[str]:
-        import shlex
+        try:
+            return shlex.split(self.opts)
+        except ValueError:
+            return self.opts.split()
 
-        return shlex.split(self.opts)
+    @property
+    def transport_opts(self) -> str:
+        """Only the flags that say how to connect (``--plaintext``, ``--insecure``): what may
+        be copied into a Workflow; ``--auth-token`` and the like stay in this shell."""
+        return " ".join(f for f in self._flags() if f in ("--plaintext", "--insecure"))
+
+    @model_validator(mode="after")
+    def _check_base_url(self) -> ArgoCDSettings:
+        if self.server:
+            try:
+                check_url(self.base_url, hint="use ARGOCD_AUTH_TOKEN for the token")
+            except UrlError as exc:
+                raise ValueError(f"ARGOCD_SERVER: {exc}") from None
+        return self
 
     @property
     def base_url(self) -> str:
@@ -117,6 +211,15 @@ class GateSettings(BaseSettings):
     kube_token: SecretStr = Field(
         SecretStr(""), description="Bearer token for PROMOFLOW_KUBE_API (never printed)"
     )
-    poll_interval: float = Field(5.0, gt=0, description="Polling fallback interval, seconds")
-    max_poll_interval: float = Field(30.0, gt=0, description="Backoff cap while polling")
+    poll_interval: float = Field(
+        5.0, gt=0, le=3600, allow_inf_nan=False, description="Polling fallback interval, seconds"
+    )
+    max_poll_interval: float = Field(
+        30.0, gt=0, le=3600, allow_inf_nan=False, description="Backoff cap while polling"
+    )
     stream: bool = Field(True, description="React to change events instead of polling")
+
+    @field_validator("kube_api")
+    @classmethod
+    def _check_kube_api(cls, value: str) -> str:
+        return _url_setting(value, hint="use PROMOFLOW_KUBE_TOKEN for the token")

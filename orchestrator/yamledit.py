@@ -22,6 +22,7 @@ from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError as RuamelError
 
 from orchestrator.model.yamlpath import PathPart, format_yaml_path, parse_yaml_path
+from orchestrator.nesting import yaml_too_deep
 
 Style = Literal["plain", "single", "double", "other"]
 Path = tuple[PathPart, ...]
@@ -53,7 +54,16 @@ def _rt() -> YAML:
     return rt
 
 
+def _not_too_deep(text: str, name: str) -> None:
+    """Both YAML libraries recurse once per nesting level (RecursionError, or a crash in
+    libyaml's C composer): a values file nested past the bound is refused before parsing."""
+    deep = yaml_too_deep(text)
+    if deep is not None:
+        raise YamlEditError(f"{name}:{deep.line}:{deep.col}: invalid YAML ({deep.message})")
+
+
 def _load_rt(text: str, name: str) -> Any:
+    _not_too_deep(text, name)
     try:
         return _rt().load(text)
     except RuamelError as exc:
@@ -61,6 +71,7 @@ def _load_rt(text: str, name: str) -> Any:
 
 
 def _safe(text: str, name: str) -> Any:
+    _not_too_deep(text, name)
     try:
         return yaml.safe_load(text)
     except yaml.YAMLError as exc:

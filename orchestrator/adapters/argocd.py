@@ -38,14 +38,17 @@ class ArgoCDClient:
         token = settings.auth_token.get_secret_value().strip()
         if token:
             headers["Authorization"] = f"Bearer {token}"
-        self.http = httpx.Client(
-            base_url=settings.base_url,
-            headers=headers,
-            # plaintext never uses TLS: do not load the CA bundle for nothing
-            verify=not settings.insecure and settings.base_url.startswith("https://"),
-            timeout=httpx.Timeout(30, read=60),
-            transport=transport,
-        )
+        try:
+            self.http = httpx.Client(
+                base_url=settings.base_url,
+                headers=headers,
+                # plaintext never uses TLS: do not load the CA bundle for nothing
+                verify=not settings.insecure and settings.base_url.startswith("https://"),
+                timeout=httpx.Timeout(30, read=60),
+                transport=transport,
+            )
+        except httpx.InvalidURL:
+            raise ArgoCDError("ARGOCD_SERVER: not a valid URL") from None
 
     def close(self) -> None:
         self.http.close()
@@ -69,6 +72,8 @@ class ArgoCDClient:
     def _get(self, path: str, what: str, **params: str) -> httpx.Response:
         try:
             response = self.http.get(path, params=params or None)
+        except httpx.InvalidURL:
+            raise ArgoCDError(f"{what}: not a valid request URL") from None
         except httpx.HTTPError as exc:
             raise ArgoCDError(
                 f"{what}: cannot reach Argo CD at {self.settings.base_url} ({type(exc).__name__})",
@@ -110,6 +115,8 @@ class ArgoCDClient:
             body["revision"] = revision
         try:
             response = self.http.post(f"/api/v1/applications/{name}/sync", json=body)
+        except httpx.InvalidURL:
+            raise ArgoCDError(f"sync {name}: not a valid request URL") from None
         except httpx.HTTPError as exc:
             raise ArgoCDError(f"sync {name}: {type(exc).__name__}", transient=True) from None
         self._check(response, f"sync {name}")
@@ -154,6 +161,8 @@ class ArgoCDClient:
                     yield result.get("type", "MODIFIED"), app
         except httpx.ReadTimeout:
             return
+        except httpx.InvalidURL:
+            raise ArgoCDError("watch: not a valid request URL") from None
         except httpx.HTTPError as exc:
             raise ArgoCDError(f"watch: {type(exc).__name__}", transient=True) from None
 

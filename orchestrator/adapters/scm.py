@@ -15,6 +15,8 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from orchestrator.urls import UrlError, check_url
+
 Kind = Literal["github", "gitlab"]
 State = Literal["open", "merged", "closed"]
 
@@ -60,7 +62,13 @@ class ScmTarget:
             if kind == "gitlab"
             else f"https://{host}/api/v3"
         )
-        return cls(kind, env.get("PROMOFLOW_SCM_API_URL") or default_api, project)  # type: ignore[arg-type]
+        api_url = env.get("PROMOFLOW_SCM_API_URL") or default_api
+        try:
+            check_url(api_url, hint="the token comes from GIT_TOKEN")
+        except UrlError as exc:
+            where = "PROMOFLOW_SCM_API_URL" if env.get("PROMOFLOW_SCM_API_URL") else "--repo"
+            raise ScmError(f"{where}: {exc}") from None
+        return cls(kind, api_url, project)  # type: ignore[arg-type]
 
 
 class ScmClient:
@@ -183,6 +191,7 @@ def _reason(response: httpx.Response) -> str:
 def parse_pr_url(url: str) -> int:
     """The number at the end of a pull/merge request URL."""
     tail = url.rstrip("/").rsplit("/", 1)[-1]
-    if not tail.isdigit():
-        raise ScmError(f"not a pull request URL: {url!r}")
+    # ASCII digits only: "²".isdigit() is true and int() refuses it; 4,300+ digits too
+    if not (tail.isascii() and tail.isdigit() and len(tail) <= 18):
+        raise ScmError(f"not a pull request URL: {url[:200]!r}")
     return int(tail)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any, NoReturn, cast
+from typing import TYPE_CHECKING, Annotated, Any, NoReturn, TypeVar, cast
 
 import typer
 
 if TYPE_CHECKING:
+    from pydantic_settings import BaseSettings
     from rich.console import Console
 
     from orchestrator.loading import Config
@@ -15,7 +16,10 @@ if TYPE_CHECKING:
 
 class _Lazy:
     """A rich Console made on first use: a workflow step that succeeds never prints
-    through it, so it does not pay for importing rich at start-up."""
+    through it, so it does not pay for importing rich at start-up.
+
+    Every text printed through it is scrubbed of credentials (``orchestrator.urls.scrub``):
+    one choke point for messages that quote a URL, a server's answer or an exception."""
 
     def __init__(self, **options: Any) -> None:
         self._options = options
@@ -28,9 +32,16 @@ class _Lazy:
             self._console = Console(**self._options)
         return getattr(self._console, name)
 
+    def print(self, *objects: Any, **options: Any) -> None:
+        from orchestrator.urls import scrub
 
-err = cast("Console", _Lazy(stderr=True, highlight=False, soft_wrap=True))
-out = cast("Console", _Lazy(highlight=False, soft_wrap=True))
+        shown = [scrub(o) if isinstance(o, str) else o for o in objects]
+        self.__getattr__("print")(*shown, **options)
+
+
+# emoji=False: rich would print a user's "a:x:b" as "a❌b" (":x:" is an emoji code)
+err = cast("Console", _Lazy(stderr=True, highlight=False, soft_wrap=True, emoji=False))
+out = cast("Console", _Lazy(highlight=False, soft_wrap=True, emoji=False))
 
 ConfigOption = Annotated[
     Path,
@@ -44,9 +55,25 @@ ConfigOption = Annotated[
 
 
 def fail(message: str, code: int = 1) -> NoReturn:
-    """Print ``error: message`` to stderr and exit with ``code`` (no traceback)."""
-    err.print(f"error: {message}", markup=False)
+    """Print ``error: message`` to stderr and exit with ``code`` (no traceback).
+
+    One line, whatever the message holds (an exception's text may have line breaks), and
+    scrubbed of credentials by the console."""
+    err.print(f"error: {' '.join(message.split())}", markup=False)
     raise typer.Exit(code)
+
+
+S = TypeVar("S", bound="BaseSettings")
+
+
+def settings(cls: type[S], **values: Any) -> S:
+    """Settings from the environment, or ``error: VARIABLE: problem`` and exit 2."""
+    from orchestrator.settings import SettingsError, load
+
+    try:
+        return load(cls, **values)
+    except SettingsError as exc:
+        fail(str(exc), 2)
 
 
 def load_valid(config: Path) -> Config:
@@ -64,6 +91,16 @@ def load_valid(config: Path) -> Config:
             err.print(str(problem), markup=False)
         raise typer.Exit(1)
     return loaded
+
+
+def finite(value: float, option: str, low: float, high: float) -> float:
+    """A float flag within [low, high]: click's ranges let ``nan`` through (every comparison
+    with it is false) and ``inf`` past an open upper end."""
+    import math
+
+    if not math.isfinite(value) or not low <= value <= high:
+        raise typer.BadParameter(f"must be a number from {low:g} to {high:g}", param_hint=option)
+    return value
 
 
 def check_product(config: Config, product: str) -> None:

@@ -34,8 +34,13 @@ class GitEquivalence:
         self._remotes: dict[str, GitRemote] = {}
 
     def _remote(self, url: str) -> GitRemote:
-        from orchestrator.adapters.git import Credentials, GitRemote
+        from orchestrator.adapters.git import Credentials, GitError, GitRemote
+        from orchestrator.urls import UrlError, check_git_url
 
+        try:  # Argo CD's repoURL: a malformed one must not crash the gate (urlsplit raises)
+            check_git_url(url, allow_credentials=True)
+        except UrlError as exc:
+            raise GitError(f"the application's repoURL {exc}") from None
         if url not in self._remotes:
             self._remotes[url] = GitRemote(url, Credentials.from_env())
         return self._remotes[url]

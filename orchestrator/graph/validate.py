@@ -41,7 +41,25 @@ def validate(config: Config) -> list[Problem]:
     for policy in config.policies:
         problems.extend(_check_policy_refs(policy, config))
     problems.extend(_policy_conflicts(config))
+    for resource in config.resources:
+        problems.extend(_credentials(resource))
     return sort_problems(problems)
+
+
+def _credentials(resource: Resource) -> Iterator[Problem]:
+    """Credentials in any other text (labels, descriptions, WorkflowTemplate parameters):
+    everything in a resource may reach the compiled Workflow, its logs or a run record.
+    The URL fields themselves refuse credentials when they load, with a specific hint."""
+    from orchestrator.model.errors import dotted
+    from orchestrator.urls import find_credentials
+
+    data = resource.model_dump(by_alias=True, mode="json", exclude={"api_version", "kind"})
+    for loc in find_credentials(data):
+        yield Problem(
+            resource.where(*loc),
+            f"{dotted(loc)}: must not hold a credential (a password or token in a URL): "
+            "it would be printed in workflows, logs and run records; keep it in a Secret",
+        )
 
 
 def _duplicates(config: Config) -> Iterator[Problem]:

@@ -10,8 +10,9 @@ from typing import TypeVar
 
 from orchestrator import globs
 from orchestrator.loading.documents import Broken, resource_from
+from orchestrator.loading.ours import claims
 from orchestrator.loading.python_source import is_promoflow_python, load_python
-from orchestrator.loading.yaml_source import is_promoflow_yaml, read_documents
+from orchestrator.loading.yaml_source import Document, is_promoflow_yaml, read_documents
 from orchestrator.model import (
     Environment,
     Product,
@@ -143,11 +144,16 @@ def load_config(root: Path) -> tuple[Config, list[Problem]]:
             continue
         if not is_promoflow_yaml(text):
             continue
-        for item in read_documents(text, display):
+        items = list(read_documents(text, display))
+        file_is_ours = any(
+            isinstance(item, Document) and isinstance(item.data, dict) and claims(item.data)
+            for item in items
+        )
+        for item in items:
             if isinstance(item, Problem):
                 problems.append(item)
                 continue
-            result = resource_from(item.data, item.source)
+            result = resource_from(item.data, item.source, file_is_ours)
             if isinstance(result, Broken) and result.name:
                 config.broken.add((result.kind, result.name))
             if isinstance(result, list):

@@ -6,8 +6,9 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from orchestrator.loading.ours import Claim, claim, missing_version_is_ours
 from orchestrator.model import API_VERSION, RESOURCE_KINDS, Resource
-from orchestrator.model.base import API_GROUP, SourceMap
+from orchestrator.model.base import SourceMap
 from orchestrator.model.errors import problems_from
 from orchestrator.problems import Problem, suggest
 
@@ -22,25 +23,39 @@ class Broken(list[Problem]):
         self.name = name
 
 
-def resource_from(data: Any, source: SourceMap) -> Resource | list[Problem] | None:
-    """Build the resource a mapping describes; ``None`` for another tool's document."""
+def _shown(value: str) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
+def resource_from(
+    data: Any, source: SourceMap, file_is_ours: bool = True
+) -> Resource | list[Problem] | None:
+    """Build the resource a mapping describes; ``None`` for another tool's document.
+
+    ``file_is_ours``: the file holds at least one promoflow document (see
+    :mod:`orchestrator.loading.ours` for which documents are claimed and why)."""
     if not isinstance(data, dict):
+        if not file_is_ours:
+            return None
         kind = "a list" if isinstance(data, list) else f"a {type(data).__name__}"
         return [
             Problem(source.origin, f"document is {kind}, expected a mapping with apiVersion/kind")
         ]
-    api_version = data.get("apiVersion")
-    if api_version is None:
-        if str(data.get("kind")) not in RESOURCE_KINDS:
-            return None  # e.g. Helm values in a file that also holds promoflow documents
-        return [Problem(source.origin, f"missing apiVersion (expected {API_VERSION!r})")]
-    if not str(api_version).startswith(f"{API_GROUP}/"):
+    claimed = claim(data)
+    if claimed is Claim.OTHER:
         return None
-    if api_version != API_VERSION:
+    if claimed is Claim.NO_VERSION:
+        if not missing_version_is_ours(data, file_is_ours):
+            return None
+        return [Problem(source.origin, f"missing apiVersion (expected {API_VERSION!r})")]
+    if claimed is Claim.WRONG_VERSION:
+        api_version = data.get("apiVersion")
+        shown = _shown(api_version) if isinstance(api_version, str) else "(not a string)"
         return [
             Problem(
                 source.at("apiVersion"),
-                f"unsupported apiVersion {api_version!r} (expected {API_VERSION!r})",
+                f"unsupported apiVersion {shown} (expected {API_VERSION!r})",
             )
         ]
     kind_value = data.get("kind")

@@ -3,7 +3,9 @@
 libyaml (through PyYAML's C composer) parses quickly and gives each node its start mark; the
 node tree is turned into plain data here, recording where every key and list item was
 written so later errors point at the exact place. The guards (file size, alias expansion,
-duplicate keys) refuse hostile or broken input before anything else looks at it.
+duplicate keys, nesting depth) refuse hostile or broken input before anything else looks at
+it; the nesting depth is bounded before libyaml composes the tree, since its composer
+recurses in C and a deep enough file would crash the process (see :mod:`orchestrator.nesting`).
 
 (Comment-preserving edits of the GitOps files use ruamel.yaml instead; loading the
 configuration only needs data and positions, and libyaml is an order of magnitude faster.)
@@ -11,7 +13,6 @@ configuration only needs data and positions, and libyaml is an order of magnitud
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -19,14 +20,15 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
+from orchestrator.loading.ours import worth_reading
 from orchestrator.model.base import Loc, Position, SourceMap
+from orchestrator.nesting import MAX_DEPTH, yaml_too_deep
 from orchestrator.problems import Problem
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_NODES = 100_000
 """Nodes a document may expand to once aliases are followed (stops "billion laughs")."""
 
-_PROMOFLOW_DOC = re.compile(r"^\s*apiVersion:\s*[\"']?promoflow\.dev/", re.MULTILINE)
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
@@ -48,8 +50,9 @@ class _Refused(Exception):
 
 
 def is_promoflow_yaml(text: str) -> bool:
-    """Cheap pre-filter: GitOps repositories hold many YAML files that are not ours."""
-    return _PROMOFLOW_DOC.search(text) is not None
+    """Cheap pre-filter: GitOps repositories hold many YAML files that are not ours; a file
+    whose promoflow document has a mistyped apiVersion is still read (and reported)."""
+    return worth_reading(text)
 
 
 def _pos(file: str, node: Node) -> Position:
@@ -160,6 +163,10 @@ def read_documents(text: str, file: str) -> Iterator[Document | Problem]:
         yield Problem(
             Position(file), f"file is larger than {MAX_FILE_BYTES // 1024} KiB; split it up"
         )
+        return
+    deep = yaml_too_deep(text, MAX_DEPTH)  # before composing: libyaml's composer recurses in C
+    if deep is not None:
+        yield Problem(Position(file, deep.line, deep.col), f"invalid YAML: {deep.message}")
         return
     loader = _Loader(text)
     try:

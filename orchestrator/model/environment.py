@@ -5,13 +5,14 @@ from __future__ import annotations
 from typing import ClassVar, Literal
 
 from orchestrator.model.base import Model, Resource
+from orchestrator.model.checks import ServerUrl
 
 
 class Cluster(Model):
     """An Argo CD destination the environment's apps are deployed to."""
 
     name: str
-    server: str | None = None
+    server: ServerUrl | None = None
     namespaces: list[str] = []
 
 

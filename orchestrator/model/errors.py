@@ -55,7 +55,8 @@ def field_names(model: type[BaseModel]) -> list[str]:
     return [f.alias or name for name, f in model.model_fields.items()]
 
 
-def _dotted(loc: Loc) -> str:
+def dotted(loc: Loc) -> str:
+    """``spec.steps[0].environment``: a location as users read it in messages."""
     out = ""
     for part in loc:
         out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
@@ -65,7 +66,7 @@ def _dotted(loc: Loc) -> str:
 def _message(error: Any, root: type[BaseModel]) -> str:
     loc: Loc = tuple(error["loc"])
     kind = error["type"]
-    where = _dotted(loc)
+    where = dotted(loc)
     if kind == "extra_forbidden":
         parent = model_at(root, loc[:-1])
         hint = suggest(str(loc[-1]), field_names(parent)) if parent else ""

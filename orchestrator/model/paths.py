@@ -33,5 +33,35 @@ def check_yaml_path(value: str) -> str:
     return value
 
 
+PATHS_RULE = "must be a non-empty list of YAML paths; omit 'paths' to copy the whole file"
+
+
+def check_paths_value(value: object) -> str | None:
+    """Why a *written* ``paths`` value is refused (``None`` when it lists something).
+
+    An absent ``paths`` copies the whole file; an empty or null one is refused rather than
+    read as "the whole file" (or as "nothing"), since either reading surprises someone."""
+    if isinstance(value, list | tuple) and value:
+        return None
+    return f"{PATHS_RULE} (got {_described(value)})"
+
+
+def _described(value: object) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number"
+    empty = "an empty " if not value else "a "
+    if isinstance(value, list | tuple):
+        return empty + "list"
+    if isinstance(value, dict):
+        return empty + "mapping"
+    if isinstance(value, str):
+        return empty + "string"
+    return type(value).__name__
+
+
 def is_glob(file: str) -> bool:
     return any(ch in _GLOB_CHARS for ch in file)

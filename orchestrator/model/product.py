@@ -7,6 +7,7 @@ from typing import ClassVar, Literal
 from pydantic import field_validator
 
 from orchestrator.model.base import Model, Resource
+from orchestrator.model.checks import GitUrl
 from orchestrator.model.names import Name
 from orchestrator.model.template import RelativeFile
 
@@ -28,7 +29,7 @@ def _check_placeholders(value: str) -> str:
 class Repo(Model):
     """The GitOps repository the product's environment configuration lives in."""
 
-    url: str
+    url: GitUrl
     branch: str = "main"
     layout: Literal["directory", "branch"] = "directory"
     branch_template: str = DEFAULT_BRANCH_TEMPLATE

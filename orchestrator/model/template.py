@@ -7,12 +7,17 @@ that could write outside the product's directory never reaches a promotion.
 
 from __future__ import annotations
 
-from typing import Annotated, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator
+from pydantic import AfterValidator, Field, field_validator
 
 from orchestrator.model.base import Model, Resource
-from orchestrator.model.paths import check_relative_file, check_yaml_path, is_glob
+from orchestrator.model.paths import (
+    check_paths_value,
+    check_relative_file,
+    check_yaml_path,
+    is_glob,
+)
 
 __all__ = [
     "FileRule",
@@ -30,10 +35,23 @@ YamlPath = Annotated[str, AfterValidator(check_yaml_path)]
 
 
 class FileRule(Model):
-    """One file to promote: selected YAML paths, or the whole file when ``paths`` is empty."""
+    """One file to promote: selected YAML paths, or the whole file when ``paths`` is absent.
+
+    Only an *absent* ``paths`` means the whole file: ``paths: []`` (or null, ``""``, ``{}``)
+    looks like "nothing selected" to a reader, and taking it as "everything" once overwrote
+    a target environment's own settings. So any written ``paths`` must list something."""
 
     file: RelativeFile
-    paths: list[YamlPath] = []
+    # validate_default=False: the check below runs only for a ``paths`` actually written
+    paths: list[YamlPath] = Field(default_factory=list, validate_default=False, min_length=1)
+
+    @field_validator("paths", mode="before")
+    @classmethod
+    def _written_paths_list_something(cls, value: Any) -> Any:
+        problem = check_paths_value(value)
+        if problem:
+            raise ValueError(problem)
+        return value
 
     @property
     def whole_file(self) -> bool:

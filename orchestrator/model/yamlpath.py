@@ -11,15 +11,21 @@ from __future__ import annotations
 import re
 
 _SEGMENT = re.compile(
-    r"""(?:(?P<plain>[A-Za-z0-9_\-/]+)|"(?P<dq>[^"]+)"|'(?P<sq>[^']+)')(?P<idx>(?:\[\d+\])*)"""
+    r"""(?:(?P<plain>[A-Za-z0-9_\-/]+)|"(?P<dq>[^"]+)"|'(?P<sq>[^']+)')"""
+    r"(?P<idx>(?:\[[0-9]{1,9}\])*)"  # ASCII digits, bounded: int() of 5,000 digits raises
 )
-_INDEX = re.compile(r"\[(\d+)\]")
+_INDEX = re.compile(r"\[([0-9]{1,9})\]")
 
 PathPart = str | int
 
 
 class YamlPathError(ValueError):
     """A path that does not follow the grammar; the message says where it breaks."""
+
+
+def _shown(text: str) -> str:
+    """The path as written, cut short: an error stays one readable line."""
+    return repr(text) if len(text) <= 80 else repr(text[:77]) + "..."
 
 
 def parse_yaml_path(text: str) -> tuple[PathPart, ...]:
@@ -32,7 +38,7 @@ def parse_yaml_path(text: str) -> tuple[PathPart, ...]:
         match = _SEGMENT.match(text, pos)
         if not match:
             raise YamlPathError(
-                f"invalid YAML path {text!r} at character {pos + 1}: expected a key "
+                f"invalid YAML path {_shown(text)} at character {pos + 1}: expected a key "
                 "(letters, digits, '_', '-', '/', or a quoted key)"
             )
         parts.append(match.group("plain") or match.group("dq") or match.group("sq"))
@@ -42,7 +48,7 @@ def parse_yaml_path(text: str) -> tuple[PathPart, ...]:
             return tuple(parts)
         if text[pos] != ".":
             raise YamlPathError(
-                f"invalid YAML path {text!r} at character {pos + 1}: expected '.' or '['"
+                f"invalid YAML path {_shown(text)} at character {pos + 1}: expected '.' or '['"
             )
         pos += 1
 

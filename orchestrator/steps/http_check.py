@@ -17,6 +17,10 @@ import httpx
 
 from orchestrator.model.yamlpath import PathPart, YamlPathError, parse_yaml_path
 
+MAX_BACKOFF = 60.0
+"""Longest wait between tries: doubling without a cap overflows ``time.sleep`` after about
+a thousand tries, and waits of hours help nobody."""
+
 
 class CheckUsageError(ValueError):
     """The check itself is malformed (exit 2)."""
@@ -76,8 +80,13 @@ def judge(check: Check, status: int, body: bytes) -> tuple[bool, str, str | None
         return True, f"answered {status}", None
     import json
 
+    from orchestrator.nesting import json_too_deep
+
+    text = body.decode("utf-8", errors="replace")
+    if json_too_deep(text) is not None:  # json.loads would end in a RecursionError
+        return False, "the body is JSON nested too deeply to read", None
     try:
-        value = _text(_lookup(json.loads(body), path))
+        value = _text(_lookup(json.loads(text), path))
     except ValueError:
         return False, "the body is not JSON", None
     except KeyError:
@@ -105,6 +114,8 @@ def run_check(
                 response = http.get(check.url)
                 ok, reason, value = judge(check, response.status_code, response.content)
                 status: int | None = response.status_code
+            except httpx.InvalidURL:
+                raise CheckUsageError("the URL is not valid") from None
             except httpx.HTTPError as exc:
                 ok, reason, value, status = False, f"no answer ({type(exc).__name__})", None, None
             if ok:
@@ -112,7 +123,7 @@ def run_check(
             log(f"attempt {attempt}: {reason}")
             if attempt <= check.retries:
                 sleep(delay)
-                delay *= 2
+                delay = min(delay * 2, MAX_BACKOFF)
         return Outcome(False, reason, attempt, status, value)
     finally:
         if own:

@@ -12,6 +12,8 @@ from typing import Any
 
 import httpx
 
+from orchestrator.nesting import json_too_deep
+
 
 class NotifyError(Exception):
     """The report could not be delivered (transient: the handler is retried)."""
@@ -21,6 +23,8 @@ def parse_failures(text: str) -> list[dict[str, Any]]:
     """Argo's ``workflow.failures``: a JSON list of failed nodes (empty or junk -> [])."""
     if not text.strip() or text.strip() == "null":
         return []
+    if json_too_deep(text) is not None:  # json.loads would end in a RecursionError
+        return [{"message": "(workflow.failures nested too deeply to read)"}]
     try:
         value = json.loads(text)
     except ValueError:
@@ -62,6 +66,8 @@ def deliver(report: dict[str, Any], url: str, *, timeout: float = 10.0) -> None:
     """POST the report; 5xx and network errors are transient, 4xx are not retried."""
     try:
         response = httpx.post(url, json=report, timeout=timeout)
+    except httpx.InvalidURL:
+        raise ValueError("PROMOFLOW_REPORT_URL: not a valid URL") from None
     except httpx.HTTPError as exc:
         raise NotifyError(f"cannot reach the report endpoint ({type(exc).__name__})") from None
     if response.status_code >= 500:

@@ -13,12 +13,15 @@ import sys
 import time
 from pathlib import Path
 
+from orchestrator.urls import scrub
+
 TERMINATION_LOG = "/dev/termination-log"
 
 
 def log(message: str) -> None:
-    """One timestamped line on stderr (stdout is kept for the step's JSON result)."""
-    sys.stderr.write(f"{time.strftime('%H:%M:%S')} {message}\n")
+    """One timestamped line on stderr (stdout is kept for the step's JSON result),
+    scrubbed of credentials like every message a step shows."""
+    sys.stderr.write(f"{time.strftime('%H:%M:%S')} {scrub(message)}\n")
     sys.stderr.flush()
 
 
@@ -34,7 +37,7 @@ def node_message(message: str) -> None:
     path = os.environ.get("PROMOFLOW_TERMINATION_LOG", TERMINATION_LOG)
     target = Path(path)
     if target.parent.is_dir() and (target.exists() or path != TERMINATION_LOG):
-        _write(target, message[:4000])
+        _write(target, scrub(message)[:4000])
 
 
 def _write(path: Path, text: str) -> None:

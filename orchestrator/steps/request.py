@@ -14,7 +14,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.compiler.names import repo_lock
-from orchestrator.model.paths import check_relative_file, check_yaml_path
+from orchestrator.model.paths import check_paths_value, check_relative_file, check_yaml_path
+from orchestrator.nesting import json_too_deep
+from orchestrator.urls import UrlError, check_git_url, scrub_data
 
 if TYPE_CHECKING:
     from orchestrator.loading.config import Config
@@ -29,7 +31,8 @@ class RequestError(ValueError):
 @dataclass(frozen=True)
 class FileSpec:
     """One file to promote: selected YAML paths, or the whole file when ``paths`` is empty
-    (the step's form of a PromotionTemplate's FileRule, checked by the same rules)."""
+    (the step's form of a PromotionTemplate's FileRule, checked by the same rules: empty here
+    means ``paths`` was absent, since a written empty ``paths`` is refused)."""
 
     file: str
     paths: tuple[str, ...] = ()
@@ -75,8 +78,13 @@ class PromoteRequest:
     def to_json(self) -> str:
         """The resolved request as ``--plan`` prints it (field order of the flags)."""
         data: dict[str, Any] = {name: getattr(self, name) for name in _FIELDS}
-        data["files"] = [{"file": f.file, "paths": list(f.paths)} for f in self.files]
-        return json.dumps(data, indent=2)
+        data["files"] = [
+            {"file": f.file, **({"paths": list(f.paths)} if f.paths else {})} for f in self.files
+        ]
+        # the step takes user:token@ in --repo (and any flag may hold a pasted secret):
+        # what is printed is scrubbed, whatever field it is in (the values, not the JSON
+        # text: masking inside an escaped string could break the JSON)
+        return json.dumps(scrub_data(data), indent=2)
 
 
 _REQUIRED = ("product", "environment", "repo", "branch", "target_path")
@@ -101,18 +109,28 @@ def _inside_repository(name: str, value: str | None) -> None:
 
 
 def file_spec(item: Any, where: str = "--files") -> FileSpec:
-    """One ``{"file": ..., "paths": [...]}`` entry (or a FileRule), checked."""
-    if not isinstance(item, dict):
-        item = {"file": getattr(item, "file", None), "paths": getattr(item, "paths", None)}
+    """One ``{"file": ..., "paths": [...]}`` entry (or a FileRule), checked.
+
+    As in a PromotionTemplate, only an absent ``paths`` means the whole file: a written one
+    that is empty, null or not a list is refused (see ``check_paths_value``)."""
+    if not isinstance(item, dict):  # a FileRule from the configuration: checked on load
+        selected = list(getattr(item, "paths", None) or ())
+        item = {"file": getattr(item, "file", None), **({"paths": selected} if selected else {})}
     raw: dict[str, Any] = item
     unknown = sorted(set(raw) - {"file", "paths"})
     if unknown:
         raise RequestError(f"{where}: unknown field {unknown[0]!r} (expected file, paths)")
-    name, paths = raw.get("file"), raw.get("paths") or []
+    name = raw.get("file")
     if not isinstance(name, str):
         raise RequestError(f"{where}: every entry needs a 'file' string")
-    if not isinstance(paths, list | tuple) or not all(isinstance(p, str) for p in paths):
-        raise RequestError(f"{where}: 'paths' of {name!r} must be a list of strings")
+    paths: Any = []
+    if "paths" in raw:
+        paths = raw["paths"]
+        problem = check_paths_value(paths)
+        if problem:
+            raise RequestError(f"{where}: 'paths' of {name!r} {problem}")
+        if not all(isinstance(p, str) for p in paths):
+            raise RequestError(f"{where}: 'paths' of {name!r} must be a list of strings")
     try:
         check_relative_file(name)
         for path in paths:
@@ -123,7 +141,13 @@ def file_spec(item: Any, where: str = "--files") -> FileSpec:
 
 
 def parse_files(text: str) -> tuple[FileSpec, ...]:
-    """The ``--files`` JSON: ``[{"file": "values.yaml", "paths": ["image.tag"]}, ...]``."""
+    """The ``--files`` JSON: ``[{"file": "values.yaml", "paths": ["image.tag"]}, ...]``.
+
+    The nesting depth is bounded before ``json.loads``, which would otherwise end a hostile
+    or broken argument with a RecursionError."""
+    deep = json_too_deep(text)
+    if deep is not None:
+        raise RequestError(f"--files is not a list of files: {deep.message}")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -152,6 +176,10 @@ def build_request(**values: Any) -> PromoteRequest:
     action = cleaned.get("action") or "commit"
     if action not in ACTIONS:
         raise RequestError(f"--action must be one of {', '.join(ACTIONS)}, not {action!r}")
+    try:  # user:token@ is allowed here: the git adapter moves it out of the URL
+        check_git_url(str(cleaned["repo"]), allow_credentials=True)
+    except UrlError as exc:
+        raise RequestError(f"--repo: {exc}") from None
     _inside_repository("source_path", cleaned.get("source_path"))
     _inside_repository("target_path", cleaned.get("target_path"))
     texts: dict[str, Any] = {k: v for k, v in cleaned.items() if k not in ("files", "action")}

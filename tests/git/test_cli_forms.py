@@ -26,7 +26,7 @@ SOURCE_SHA = "0123456789abcdef0123456789abcdef01234567"
 HELM_VALUES_FILES = json.dumps(
     [
         {"file": "values.yaml", "paths": ["image.tag", "image.digest", "chart.version"]},
-        {"file": "config/*.json", "paths": []},
+        {"file": "config/*.json"},  # no paths: the whole file (an empty list is an error)
     ]
 )
 

@@ -178,7 +178,7 @@ def test_http_gate_checks() -> None:
     with pytest.raises(ValidationError) as exc:
         Gate.model_validate({"http": {"url": "status.example.com"}})
     assert _errors(exc) == [
-        (("http",), "Value error, url 'status.example.com' must start with http:// or https://")
+        (("http", "url"), "Value error, not an http(s) URL: it must start with http:// or https://")
     ]
 
 

@@ -244,7 +244,8 @@ def test_gate_has_exactly_one_kind(ws: Workspace) -> None:
             gates:
               - {sync: {timeout: 5m}, health: {}}
               - {}
-              - http: {url: "ftp://example.com", equals: ok}
+              - http: {url: "https://example.com", equals: ok}
+              - http: {url: "ftp://example.com"}
         """,
     )
     assert ws.problems() == [
@@ -254,6 +255,8 @@ def test_gate_has_exactly_one_kind(ws: Workspace) -> None:
         "approval, sync, health, soak, http (got 0)",
         "policy.yaml:9:9: error: spec.policy.gates[2].http: 'equals' needs 'jsonpath': "
         "the value to compare with",
+        "policy.yaml:10:16: error: spec.policy.gates[3].http.url: not an http(s) URL: "
+        "it must start with http:// or https://",
     ]
 
 

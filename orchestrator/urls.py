@@ -1,0 +1,223 @@
+"""URLs from users: check them once, where they enter, and keep credentials out of output.
+
+Why one module: URLs arrive from the configuration (repository, clusters, HTTP gates), from
+flags (``--argo-server``, ``--repo``, ``--url``) and from the environment (``ARGO_SERVER``,
+``ARGOCD_SERVER``, ``PROMOFLOW_REPORT_URL``, ...). Each of them may be malformed (Python's
+``urlsplit`` raises ``ValueError`` on ``.port`` of ``host:99999``) or carry a credential
+(``https://bot:TOKEN@host``, ``?access_token=...``) that would otherwise be printed in
+compiled YAML, run records and error messages. The checks here refuse both with words a
+person can act on, and never repeat the URL itself: a malformed URL cannot be reliably
+split into "the secret part" and the rest, so no message echoes one.
+
+:func:`scrub` is the other half: every message, record and printed output passes through it,
+so a credential that arrives some other way is masked before anyone sees it. It is pure
+(``re`` and ``urllib`` only), so the promote step can use it without start-up cost:
+``orchestrator.urls.scrub(text, secrets=credentials.secrets())``.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from typing import Any
+from urllib.parse import parse_qsl, urlsplit
+
+MASK = "***"
+
+_SECRET_NAME = (
+    r"(?:[\w.\-]*[_\-.])?"
+    r"(?:token|secret|password|passwd|pwd|signature|sig|api_?key|apikey|key|credentials?|auth)"
+)
+_SECRET_PARAM_NAME = re.compile(rf"^{_SECRET_NAME}$", re.IGNORECASE)
+"""Query parameters that carry credentials: ``token``, ``access_token``, ``private_token``,
+``api_key``, ``X-Amz-Signature``, ``sig`` (Azure SAS), ``client_secret``, ``password``..."""
+
+_USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s\"'<>\\`]*)@")
+_QUERY_SECRET = re.compile(rf"(?P<name>[?&;]{_SECRET_NAME}=)[^&#\s\"'<>]+", re.IGNORECASE)
+_AUTH_HEADER = re.compile(r"\b(?P<scheme>Bearer|Basic|bearer)\s+(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
+_TOKEN_LIKE = re.compile(r"[A-Z0-9+/=]")
+"""A header value has digits, capitals or base64 signs; a word (``Basic authentication``)
+has none and is left alone."""
+_CONTROL = re.compile(r"[\x00-\x20\x7f]")
+_HOST_LABEL = re.compile(r"^[A-Za-z0-9_](?:[A-Za-z0-9_\-]*[A-Za-z0-9_])?$")
+
+
+class UrlError(ValueError):
+    """A URL that cannot be used; the message names the problem, never the URL."""
+
+
+def scrub(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with credentials masked: the user-info of URLs (``https://***@host``),
+    credential query parameters (``?token=***``), ``Bearer``/``Basic`` header values and,
+    literally, each of ``secrets`` (e.g. the token a step was given)."""
+    for secret in secrets:
+        if secret:
+            text = text.replace(secret, MASK)
+    if "://" in text:
+        text = _USERINFO.sub(_mask_userinfo, text)
+    if "=" in text:
+        text = _QUERY_SECRET.sub(lambda m: m.group("name") + MASK, text)
+    return _AUTH_HEADER.sub(_mask_header, text)
+
+
+def _mask_header(match: re.Match[str]) -> str:
+    if _TOKEN_LIKE.search(match.group("value")):
+        return f"{match.group('scheme')} {MASK}"
+    return match.group(0)
+
+
+def _mask_userinfo(match: re.Match[str]) -> str:
+    scheme, userinfo = match.group("scheme"), match.group("userinfo")
+    if ":" not in userinfo and scheme.lower().startswith(("ssh:", "git+ssh:", "ssh+git:")):
+        return match.group(0)  # ssh://git@host: a login name, not a credential
+    return f"{scheme}{MASK}@"
+
+
+def scrub_data(value: Any) -> Any:
+    """:func:`scrub` applied to every string inside ``value`` (dicts, lists, tuples)."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub_data(k): scrub_data(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return type(value)(scrub_data(v) for v in value)
+    return value
+
+
+Loc = tuple[str | int, ...]
+
+
+def find_credentials(value: Any, path: Loc = ()) -> Iterator[Loc]:
+    """Paths of the strings inside ``value`` that :func:`scrub` would change."""
+    if isinstance(value, str):
+        if _may_hold_credential(value) and scrub(value) != value:
+            yield path
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield from find_credentials(item, (*path, str(key)))
+    elif isinstance(value, list | tuple):
+        for index, item in enumerate(value):
+            yield from find_credentials(item, (*path, index))
+
+
+def _may_hold_credential(text: str) -> bool:
+    """What every pattern of :func:`scrub` needs: a quick test before the regexes run."""
+    return "@" in text or "=" in text or "Bearer" in text or "Basic" in text or "bearer" in text
+
+
+def _split(value: str) -> Any:
+    """``urlsplit`` with its ``ValueError`` turned into words (without the value)."""
+    try:
+        parts = urlsplit(value)
+        port = parts.port  # parsed lazily: this is where "host:99999" raises
+    except ValueError as exc:
+        text = str(exc)
+        if "IPv6" in text or "IPv4" in text:
+            raise UrlError("not a valid URL: invalid IP address in brackets") from None
+        if "out of range" in text:
+            raise UrlError("not a valid URL: the port must be between 1 and 65535") from None
+        if "Port" in text:
+            raise UrlError("not a valid URL: the port is not a number") from None
+        raise UrlError("not a valid URL") from None
+    if port == 0:
+        raise UrlError("not a valid URL: the port must be between 1 and 65535")
+    return parts
+
+
+def _check_host(host: str | None) -> None:
+    import ipaddress  # here: the promote step imports this module on every start
+
+    if not host:
+        raise UrlError("not a valid URL: it names no host")
+    try:
+        ipaddress.ip_address(host)
+        return
+    except ValueError:
+        pass
+    try:
+        ascii_host = host.encode("idna").decode("ascii")
+    except UnicodeError:
+        raise UrlError("not a valid URL: the host name is not valid") from None
+    labels = ascii_host.removesuffix(".").split(".")
+    if len(ascii_host) > 253 or not all(_HOST_LABEL.match(label) for label in labels):
+        raise UrlError("not a valid URL: the host name is not valid")
+
+
+def credential_in(value: str) -> str | None:
+    """What credential ``value`` carries, in words, or ``None`` (the value is not echoed)."""
+    try:
+        parts = urlsplit(value)
+    except ValueError:
+        parts = None
+    if parts is not None and "@" in parts.netloc:
+        userinfo = parts.netloc.rpartition("@")[0]
+        login_only = ":" not in userinfo and parts.scheme in ("ssh", "git+ssh", "ssh+git")
+        if not login_only:
+            return "a user name or password before '@'"
+    if parts is not None:
+        names = [k for k, _ in parse_qsl(parts.query, keep_blank_values=True)]
+        secret = next((n for n in names if _SECRET_PARAM_NAME.match(n)), None)
+        if secret is not None:
+            return f"the query parameter {secret!r}"
+    if scrub(value) != value:
+        return "a credential"
+    return None
+
+
+def check_url(value: str, *, schemes: tuple[str, ...] = ("http", "https"), hint: str = "") -> str:
+    """``value`` if it is a well-formed URL with one of ``schemes`` and no credential."""
+    if _CONTROL.search(value):
+        raise UrlError("not a valid URL: it contains spaces or control characters")
+    parts = _split(value)
+    if parts.scheme.lower() not in schemes:
+        wanted = " or ".join(f"{s}://" for s in schemes)
+        kind = "an http(s)" if set(schemes) == {"http", "https"} else "a supported"
+        raise UrlError(f"not {kind} URL: it must start with {wanted}")
+    _refuse_credentials(value, hint)
+    _check_host(parts.hostname)
+    return value
+
+
+def _refuse_credentials(value: str, hint: str) -> None:
+    found = credential_in(value)
+    if found is not None:
+        raise UrlError(
+            f"credentials are not allowed in a URL (this one has {found}): URLs are printed "
+            f"in workflows, logs and run records{'; ' + hint if hint else ''}"
+        )
+
+
+GIT_SCHEMES = ("https", "http", "ssh", "git", "git+ssh", "ssh+git", "file")
+
+
+def check_git_url(value: str, *, allow_credentials: bool = False, hint: str = "") -> str:
+    """A Git remote as git accepts it: a URL, ``user@host:path`` or a local path.
+
+    With ``allow_credentials`` (the promote step, which moves ``user:token@`` out of the URL
+    before using it) only well-formedness is checked."""
+    if not value.strip():
+        raise UrlError("empty: give the repository URL")
+    if _CONTROL.search(value):
+        raise UrlError("not a valid URL: it contains spaces or control characters")
+    if "://" in value:
+        parts = _split(value)
+        if parts.scheme.lower() not in GIT_SCHEMES:
+            raise UrlError(f"not a Git URL: use one of {', '.join(GIT_SCHEMES)}")
+        if not allow_credentials:
+            _refuse_credentials(value, hint)
+        if parts.scheme.lower() != "file":
+            _check_host(parts.hostname)
+        return value
+    login = value.partition("@")[0] if "@" in value else ""
+    if ":" in login and "/" not in login and not allow_credentials:
+        # "bot:TOKEN@host:path" is not scp syntax git understands; it is a credential
+        _refuse_credentials("https://" + value, hint)
+    return value
+
+
+def server_url(value: str, *, secure: bool = True, hint: str = "") -> str:
+    """``host:port`` (as the argo and argocd CLIs take it) or a URL -> a checked base URL."""
+    value = value.strip().rstrip("/")
+    if "://" not in value:
+        value = f"{'https' if secure else 'http'}://{value}"
+    return check_url(value, hint=hint)
