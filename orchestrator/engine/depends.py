@@ -1,14 +1,22 @@
 """Argo's enhanced ``depends`` logic, evaluated against task phases (pure).
 
-``deploy-dev.Succeeded && (check.Failed || !check.Errored)``: a task waits until every task
-its expression names is fulfilled, then runs if the expression holds and is Omitted if not.
-Evaluation is three-valued, so a task whose expression is already false however the
-pending tasks end is Omitted at once and its own dependants can be decided too.
+``deploy-dev.Succeeded && (check.Failed || !check.Errored)``: a task waits until **every**
+task its expression names is fulfilled (Succeeded, Failed, Error, Skipped or Omitted), then
+runs if the expression holds and is Omitted if not. It is never decided early, even when
+the outcome is already certain: that is how the controller does it
+(``workflow/controller/dag.go``, ``evaluateDependsLogic`` returns ``proceed=false`` while any
+dependency is unfulfilled), and it fixes when dependants of an Omitted task are omitted.
 
-The phase of a finished DAG follows Argo's branch rule: an Omitted or Skipped task inherits
-the phase of the last task that completed above it, and the DAG fails if any leaf's branch
-failed. ``a.Failed`` handlers therefore absorb a failure, while a plain chain broken by a
-failure fails the run.
+A bare name means ``(task.Succeeded || task.Skipped || task.Daemoned)``
+(``workflow/common/ancestry.go``, ``expandDependency``); the older ``dependencies: [a, b]``
+list is those joined with ``&&`` (``getTaskDependsLogic``), so a Failed or Errored
+dependency omits the dependant in both forms. Task names follow ``taskNameRegex``
+(``[a-zA-Z0-9][-a-zA-Z0-9]*``), results start with a capital letter.
+
+The phase of a finished DAG follows ``assessDAGPhase``: an Omitted or Skipped task inherits
+the phase of the last task that completed above it, failures win over successes, and the
+leaf tasks decide the DAG's phase. ``a.Failed`` handlers therefore absorb a failure, while a
+plain chain broken by a failure fails the run.
 """
 
 from __future__ import annotations
@@ -22,43 +30,66 @@ from typing import Any
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.model import Phase
 
-RESULTS = {
+RESULTS: dict[str, tuple[Phase, ...]] = {
     "Succeeded": (Phase.SUCCEEDED,),
     "Failed": (Phase.FAILED,),
     "Errored": (Phase.ERROR,),
     "Skipped": (Phase.SKIPPED,),
     "Omitted": (Phase.OMITTED,),
-    # No daemons and no task groups (withItems) run locally: these never hold.
+    # No daemons run locally, and AnySucceeded/AllFailed are only true of task groups
+    # (withItems/withParam), which a local run refuses: for a plain task Argo evaluates
+    # them false too (TaskResults in evaluateDependsLogic).
     "Daemoned": (),
     "AnySucceeded": (),
     "AllFailed": (),
 }
+ITEM_RESULTS = frozenset({"AnySucceeded", "AllFailed"})
+"""Results Argo only accepts on tasks with ``withItems``/``withParam``/``withSequence``."""
 BARE = (Phase.SUCCEEDED, Phase.SKIPPED)
 """A bare ``task`` means ``task.Succeeded || task.Skipped || task.Daemoned``."""
 
-_TOKEN = re.compile(r"\s*(?:(&&|\|\||[!()])|([A-Za-z0-9][A-Za-z0-9_-]*)(?:\.([A-Za-z]+))?)")
+TASK_NAME = re.compile(r"[a-zA-Z0-9][-a-zA-Z0-9]*")
+"""``workflowFieldNameFmt`` (validate.go), also ``taskNameRegex`` (ancestry.go)."""
+EXPR_RESERVED = frozenset(
+    {
+        "and",
+        "or",
+        "not",
+        "in",
+        "matches",
+        "contains",
+        "startsWith",
+        "endsWith",
+        "true",
+        "false",
+        "nil",
+        "let",
+        "if",
+        "else",
+    }
+)
+"""Task names expr-lang cannot read as a variable: Argo fails to evaluate a ``depends``
+naming them (the node ends in Error), so a local run refuses them."""
 
-Truth = bool | None
-"""True, False, or None while tasks it depends on are still to finish."""
+_TOKEN = re.compile(r"\s*(?:(&&|\|\||[!()])|([a-zA-Z0-9][-a-zA-Z0-9]*)(?:\.([A-Z][a-zA-Z]+))?)")
 
 
 @dataclass(frozen=True)
 class _Atom:
     task: str
+    result: str
     phases: tuple[Phase, ...]
 
-    def value(self, phases: Mapping[str, Phase]) -> Truth:
-        phase = phases.get(self.task, Phase.PENDING)
-        return phase in self.phases if phase.fulfilled else None
+    def value(self, phases: Mapping[str, Phase]) -> bool:
+        return phases.get(self.task, Phase.PENDING) in self.phases
 
 
 @dataclass(frozen=True)
 class _Not:
     operand: _Expr
 
-    def value(self, phases: Mapping[str, Phase]) -> Truth:
-        inner = self.operand.value(phases)
-        return None if inner is None else not inner
+    def value(self, phases: Mapping[str, Phase]) -> bool:
+        return not self.operand.value(phases)
 
 
 @dataclass(frozen=True)
@@ -66,11 +97,8 @@ class _And:
     left: _Expr
     right: _Expr
 
-    def value(self, phases: Mapping[str, Phase]) -> Truth:
-        left, right = self.left.value(phases), self.right.value(phases)
-        if left is False or right is False:
-            return False
-        return None if left is None or right is None else True
+    def value(self, phases: Mapping[str, Phase]) -> bool:
+        return self.left.value(phases) and self.right.value(phases)
 
 
 @dataclass(frozen=True)
@@ -78,11 +106,8 @@ class _Or:
     left: _Expr
     right: _Expr
 
-    def value(self, phases: Mapping[str, Phase]) -> Truth:
-        left, right = self.left.value(phases), self.right.value(phases)
-        if left is True or right is True:
-            return True
-        return None if left is None or right is None else False
+    def value(self, phases: Mapping[str, Phase]) -> bool:
+        return self.left.value(phases) or self.right.value(phases)
 
 
 _Expr = _Atom | _Not | _And | _Or
@@ -100,20 +125,20 @@ class Depends:
 
     text: str
     tasks: frozenset[str]
+    item_results: frozenset[str]
+    """Tasks named with ``.AnySucceeded``/``.AllFailed`` (task-group results)."""
     _root: _Expr
 
-    def value(self, phases: Mapping[str, Phase]) -> Truth:
+    def value(self, phases: Mapping[str, Phase]) -> bool:
+        """The expression over the phases (a task with no phase yet is Pending)."""
         return self._root.value(phases)
 
     def decide(self, phases: Mapping[str, Phase]) -> Decision:
-        """RUN once every named task is fulfilled and the expression holds (as Argo waits
-        for all of them); OMIT as soon as no outcome of the pending ones could make it hold."""
-        value = self.value(phases)
-        if value is False:
-            return Decision.OMIT
-        if all(phases.get(t, Phase.PENDING).fulfilled for t in self.tasks):
-            return Decision.RUN if value else Decision.OMIT
-        return Decision.WAIT
+        """``evaluateDependsLogic``: WAIT while any named task is unfulfilled (``proceed``
+        false), then RUN if the expression holds (``execute``), else OMIT."""
+        if not all(phases.get(t, Phase.PENDING).fulfilled for t in self.tasks):
+            return Decision.WAIT
+        return Decision.RUN if self.value(phases) else Decision.OMIT
 
 
 def _tokens(text: str) -> list[tuple[str, str, str]]:
@@ -130,7 +155,7 @@ def _tokens(text: str) -> list[tuple[str, str, str]]:
 
 
 class _Parser:
-    """Precedence as in Argo (expr): ``!`` binds tightest, then ``&&``, then ``||``."""
+    """Precedence as in expr-lang: ``!`` binds tightest, then ``&&``, then ``||``."""
 
     def __init__(self, text: str) -> None:
         self.text = text
@@ -185,29 +210,40 @@ class _Parser:
         if op:
             raise self.fail(f"unexpected {op!r}")
         if not result:
-            return _Atom(name, BARE)
+            return _Atom(name, "", BARE)
         if result not in RESULTS:
             known = ", ".join(RESULTS)
-            raise self.fail(f"unknown result {name}.{result} (use one of {known})")
-        return _Atom(name, RESULTS[result])
+            raise self.fail(f"task result '{result}' for task '{name}' is invalid (use {known})")
+        return _Atom(name, result, RESULTS[result])
 
 
-def _names(expr: _Expr) -> set[str]:
+def _atoms(expr: _Expr) -> list[_Atom]:
     if isinstance(expr, _Atom):
-        return {expr.task}
+        return [expr]
     if isinstance(expr, _Not):
-        return _names(expr.operand)
-    return _names(expr.left) | _names(expr.right)
+        return _atoms(expr.operand)
+    return _atoms(expr.left) + _atoms(expr.right)
 
 
 def parse_depends(text: str) -> Depends:
     """Parse ``depends``; syntax errors name the expression."""
     root = _Parser(text).parse()
-    return Depends(text, frozenset(_names(root)), root)
+    atoms = _atoms(root)
+    return Depends(
+        text,
+        frozenset(a.task for a in atoms),
+        frozenset(a.task for a in atoms if a.result in ITEM_RESULTS),
+        root,
+    )
 
 
 def from_dependencies(names: Iterable[str]) -> Depends:
-    """The older ``dependencies: [a, b]`` list means ``a && b``."""
+    """``dependencies: [a, b]`` is ``(a.Succeeded || a.Skipped || a.Daemoned) && (...)``
+    (``getTaskDependsLogic``): the same as the bare names joined with ``&&``."""
+    names = list(names)
+    for name in names:
+        if not isinstance(name, str) or not TASK_NAME.fullmatch(name):
+            raise EngineError(f"dependencies: {name!r} is not a task name")
     return parse_depends(" && ".join(names))
 
 
@@ -226,29 +262,84 @@ def task_depends(task: Mapping[str, Any]) -> frozenset[str]:
     return rule.tasks if rule else frozenset()
 
 
-def dag_phase(depends: Mapping[str, frozenset[str]], phases: Mapping[str, Phase]) -> Phase:
-    """Phase of a finished DAG, Argo's way: walk each branch from its roots carrying the
-    phase of the last completed task; a leaf reached by a failed branch fails the DAG."""
+def ancestors(depends: Mapping[str, frozenset[str]], task: str) -> set[str]:
+    """Every task above ``task`` (``GetTaskAncestry``): whose outputs it can read."""
+    seen: set[str] = set()
+    stack = list(depends.get(task, ()))
+    while stack:
+        current = stack.pop()
+        if current not in seen:
+            seen.add(current)
+            stack.extend(depends.get(current, ()))
+    return seen
+
+
+def find_cycle(depends: Mapping[str, frozenset[str]]) -> list[str] | None:
+    """A dependency cycle (``verifyNoCycles`` refuses them), or None."""
+    state: dict[str, int] = {}
+    path: list[str] = []
+
+    def visit(task: str) -> list[str] | None:
+        state[task] = 1
+        path.append(task)
+        for dep in sorted(depends.get(task, ())):
+            if state.get(dep) == 1:
+                return [*path[path.index(dep) :], dep]
+            if dep in depends and dep not in state:
+                found = visit(dep)
+                if found:
+                    return found
+        path.pop()
+        state[task] = 2
+        return None
+
+    for task in sorted(depends):
+        if task not in state:
+            found = visit(task)
+            if found:
+                return found
+    return None
+
+
+def leaves(depends: Mapping[str, frozenset[str]]) -> list[str]:
+    """``findLeafTaskNames``: tasks nothing depends on, sorted (the DAG's targets)."""
+    named = {dep for deps in depends.values() for dep in deps}
+    return sorted(task for task in depends if task not in named)
+
+
+def dag_phase(
+    depends: Mapping[str, frozenset[str]], phases: Mapping[str, Phase], fail_fast: bool = True
+) -> Phase:
+    """``assessDAGPhase`` once every task is fulfilled.
+
+    Breadth first from the root tasks, each branch carries the phase of the last task that
+    completed on it (Skipped and Omitted tasks pass the inherited phase on); a leaf keeps
+    the first Failed/Error phase it is reached with. The leaves are then read in name
+    order: with ``failFast`` (the default) the first failed leaf decides, without it the
+    last one does; no failed leaf means Succeeded.
+    """
     children: dict[str, list[str]] = {task: [] for task in depends}
     for task, deps in depends.items():
-        for dep in deps:
+        for dep in sorted(deps):
             children[dep].append(task)
-    leaves = sorted(task for task, below in children.items() if not below)
+    targets = leaves(depends)
     branch: dict[str, Phase] = {}
     queue = [(task, Phase.SUCCEEDED) for task, deps in depends.items() if not deps]
-    seen: set[tuple[str, Phase]] = set()
+    seen = set(queue)
     while queue:
         task, inherited = queue.pop(0)
-        if (task, inherited) in seen:
-            continue
-        seen.add((task, inherited))
         phase = phases.get(task, Phase.PENDING)
         current = phase if phase.completed else inherited
-        if not branch.get(task, Phase.SUCCEEDED).failed_or_error:
+        if task in targets and not branch.get(task, Phase.SUCCEEDED).failed_or_error:
             branch[task] = current
-        queue.extend((child, current) for child in children[task])
+        for child in children[task]:
+            if (child, current) not in seen:
+                seen.add((child, current))
+                queue.append((child, current))
     result = Phase.SUCCEEDED
-    for leaf in leaves:
-        if branch.get(leaf, Phase.SUCCEEDED).failed_or_error:
-            result = branch[leaf]
+    for target in targets:
+        if branch.get(target, Phase.SUCCEEDED).failed_or_error:
+            result = branch[target]
+            if fail_fast:
+                break
     return result

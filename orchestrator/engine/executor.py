@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from orchestrator.engine.errors import EngineError
+from orchestrator.urls import scrub
 
 DEADLINE_MESSAGE = "Pod was active on the node longer than the specified deadline"
 TERMINATION_LOG = "PROMOFLOW_TERMINATION_LOG"
@@ -147,9 +148,19 @@ class SubprocessExecutor:
         except OSError as exc:
             return ContainerResult(None, f"cannot start {argv[0]}: {exc.strerror}", error=True)
         stderr = err_path.read_text(errors="replace")
-        with log_path.open("a") as log:
-            log.write(stderr)
-        return ContainerResult(code, _message(job, code, stderr))
+        secrets = _secrets(env)
+        # the node log is kept beside the run record: mask what the step should never
+        # have printed (its tokens, credentials in URLs) before it is stored for good
+        output = scrub(log_path.read_text(errors="replace") + stderr, secrets)
+        log_path.write_text(output)
+        err_path.write_text(scrub(stderr, secrets))
+        return ContainerResult(code, scrub(_message(job, code, stderr), secrets))
+
+
+def _secrets(env: dict[str, str]) -> list[str]:
+    """Values of the variables that hold credentials (``GIT_TOKEN``, ``ARGOCD_AUTH_TOKEN``)."""
+    markers = ("TOKEN", "SECRET", "PASSWORD")
+    return [v for k, v in env.items() if len(v) >= 4 and any(m in k.upper() for m in markers)]
 
 
 def _report(path: Path, seen: str, on_message: Callable[[str], None] | None) -> str:

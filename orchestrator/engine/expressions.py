@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Callable, Iterator, Mapping
+from datetime import UTC, datetime
 from typing import Any
 
 from orchestrator.engine.errors import EngineError
@@ -29,9 +30,26 @@ WORKFLOW_VARIABLES = frozenset(
         "workflow.duration",
         "workflow.parameters",
         "workflow.mainEntrypoint",
+        "workflow.labels",
     }
 )
-"""Global variables the engine provides, besides ``workflow.parameters.<name>``."""
+"""Global variables the engine provides, besides ``workflow.parameters.<name>``.
+
+``workflow.labels`` is the JSON of the run's labels as they are when a task starts: the
+controller reads them again on every pass (``setGlobalParameters``), and an answered
+approval changes them (the Argo Server labels the acting user)."""
+TASK_FIELDS = ("startedAt", "finishedAt", "status")
+"""``tasks.NAME.startedAt`` and friends (``buildLocalScope``), for tasks that have run."""
+
+
+def rfc3339(moment: datetime) -> str:
+    """A node time as Argo prints it in ``tasks.NAME.startedAt``: UTC, whole seconds."""
+    return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+
+def labels_json(labels: Mapping[str, str]) -> str:
+    """``json.Marshal`` of a Go map: keys sorted, no spaces."""
+    return json.dumps(dict(sorted(labels.items())), separators=(",", ":"))
 
 
 def references(text: str) -> list[str]:

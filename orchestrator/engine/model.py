@@ -104,6 +104,9 @@ class NodeRecord:
     outputs: dict[str, str] = field(default_factory=dict)
     attempts: list[Attempt] = field(default_factory=list)
     on_exit: bool = False
+    retry_node: bool = False
+    """The template has a ``retryStrategy``: Argo shows a Retry node (this record: its phase
+    and message) with one pod per attempt, named ``name(0)``, ``name(1)``..."""
 
     @property
     def duration(self) -> float | None:
@@ -131,6 +134,7 @@ class NodeRecord:
             "outputs": dict(self.outputs),
             "attempts": [a.to_dict() for a in self.attempts],
             "onExit": self.on_exit,
+            "retryNode": self.retry_node,
         }
 
 
@@ -154,19 +158,32 @@ class RunRecord:
         return (self.finished_at - self.started_at).total_seconds()
 
     def failures(self) -> list[dict[str, str]]:
-        """``{{workflow.failures}}`` entries: every Failed or Errored node, as Argo lists them."""
-        return [
-            {
-                "displayName": node.name,
-                "message": node.message,
-                "templateName": node.template_name,
-                "phase": str(node.phase),
-                "podName": pod_name(self.name, node.name, node.template_name),
-                "finishedAt": timestamp(node.finished_at),
-            }
-            for node in self.nodes.values()
-            if node.phase.failed_or_error
-        ]
+        """``{{workflow.failures}}`` entries: every Failed or Errored node, as ``operate``
+        lists them; a retried step is its Retry node and each failed attempt's pod."""
+        entries: list[dict[str, str]] = []
+
+        def add(name: str, message: str, phase: Phase, template: str, at: datetime | None) -> None:
+            entries.append(
+                {
+                    "displayName": name,
+                    "message": message,
+                    "templateName": template,
+                    "phase": str(phase),
+                    "podName": pod_name(self.name, name, template),
+                    "finishedAt": timestamp(at),
+                }
+            )
+
+        for node in self.nodes.values():
+            template = node.template_name
+            if node.phase.failed_or_error:
+                add(node.name, node.message, node.phase, template, node.finished_at)
+            if node.retry_node:
+                for index, attempt in enumerate(node.attempts):
+                    if attempt.phase.failed_or_error:
+                        name = f"{node.name}({index})"
+                        add(name, attempt.message, attempt.phase, template, attempt.finished_at)
+        return entries
 
     def to_dict(self) -> dict[str, Any]:
         return {

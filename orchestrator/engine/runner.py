@@ -1,11 +1,16 @@
 """The local engine: runs a compiled Workflow on this machine, node by node, as Argo would.
 
 It takes the very manifests that would be submitted to the Argo Server (the Workflow, its
-WorkflowTemplate and the step templates) and walks them: DAG tasks start when their
-``depends`` hold and run in parallel, ``when`` skips, failures stop exactly the dependants,
-container steps run as subprocesses with Argo's retry and deadline rules, suspend nodes
-wait for a duration or an approver, and the ``onExit`` handler runs last with the
-workflow's status. Nothing here is specific to promoflow's own templates.
+WorkflowTemplate and the step templates) and walks them: DAG tasks start once every task
+their ``depends`` names is fulfilled and run in parallel, ``when`` skips, failures omit
+exactly the dependants that asked for success, container steps run as subprocesses with
+Argo's retry and deadline rules, suspend nodes wait for a duration or an approver, and the
+``onExit`` handler runs last with the workflow's status. Nothing here is specific to
+promoflow's own templates.
+
+Where the controller's behaviour is mirrored, the Go function is named
+(``workflow/controller/dag.go``, ``steps.go`` and ``operator.go`` of argo-workflows v4.0.5).
+What the engine cannot reproduce is refused before anything runs (:mod:`.check`).
 """
 
 from __future__ import annotations
@@ -19,9 +24,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from orchestrator.actors import ACTOR_LABELS
 from orchestrator.engine.check import check_workflow
-from orchestrator.engine.conditions import Value, evaluate_when, parse_expression
-from orchestrator.engine.depends import Decision, dag_phase, task_rule
+from orchestrator.engine.conditions import WhenError, evaluate_when
+from orchestrator.engine.depends import Decision, ancestors, dag_phase, task_rule
 from orchestrator.engine.durations import seconds
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import (
@@ -32,6 +38,8 @@ from orchestrator.engine.executor import (
     container_env,
 )
 from orchestrator.engine.expressions import (
+    labels_json,
+    rfc3339,
     substitute,
     substitute_all,
     text,
@@ -46,6 +54,16 @@ from orchestrator.engine.model import (
     display_name,
     now,
 )
+from orchestrator.engine.retry import (
+    EXECUTION_DEADLINE_MESSAGE,
+    Again,
+    AttemptOutcome,
+    RetryError,
+    RetryStrategy,
+    Stop,
+    Wait,
+    go_atoi,
+)
 from orchestrator.engine.suspend import Approver, AutoApprover, Question, Supplied
 from orchestrator.engine.templates import (
     Manifest,
@@ -57,9 +75,8 @@ from orchestrator.engine.templates import (
     resolve_workflow,
 )
 
-RETRY_VARIABLES = frozenset(
-    {"lastRetry.exitCode", "lastRetry.status", "lastRetry.duration", "lastRetry.message"}
-)
+OMITTED_MESSAGE = "omitted: depends condition not met"
+"""The message ``executeDAGTask`` gives an Omitted node."""
 
 
 @dataclass(frozen=True)
@@ -67,8 +84,28 @@ class EngineOptions:
     soak_scale: float = 1.0
     """Multiplies suspend durations (soak times): 0.001 turns 30m into 1.8s for a demo."""
     backoff_scale: float = 1.0
-    """Multiplies retry backoff delays."""
+    """Multiplies the time actually slept for retry backoffs. Retry decisions still see
+    the full backoff (maxDuration is measured on that clock), so scaling never changes how
+    a node ends."""
     parallelism: int = 8
+    """Pods (container attempts) running at once when the workflow sets no
+    ``spec.parallelism``; it only delays pods, which never changes a phase."""
+    transient_error_pattern: str | None = None
+    """The controller's ``TRANSIENT_ERROR_PATTERN``, for ``retryPolicy: OnTransientError``."""
+
+
+class _Clock:
+    """The clock retry decisions read: real time, moved on to the end of every backoff the
+    run did not (fully) sleep, so ``maxDuration`` sees the backoff Argo would have waited."""
+
+    def __init__(self) -> None:
+        self.offset = 0.0
+
+    def now(self) -> float:
+        return time.time() + self.offset
+
+    def reach(self, moment: float) -> None:
+        self.offset = max(self.offset, moment - time.time())
 
 
 class _Scope:
@@ -105,9 +142,15 @@ class Engine:
         self.on_event = on_event
         self.sleep = sleep
         self.record = RunRecord(name=self.wf.name, parameters=dict(self.wf.parameters))
+        self.labels: dict[str, str] = {
+            str(k): str(v) for k, v in (workflow.get("metadata", {}).get("labels") or {}).items()
+        }
         self._lock = threading.Lock()
         self._mutexes: dict[str, threading.Lock] = {}
-        self._parallelism = max(1, int(self.wf.spec.get("parallelism") or self.options.parallelism))
+        # Argo's spec.parallelism counts pods only (checkParallelism: activePods), so
+        # suspend nodes and nested dags/steps never take a slot
+        pods = int(self.wf.spec.get("parallelism") or self.options.parallelism)
+        self._pods = threading.BoundedSemaphore(max(1, pods))
 
     # -- the run -----------------------------------------------------------------------
 
@@ -127,7 +170,9 @@ class Engine:
                     handler, {}, self._globals(status), "onExit.", True
                 )
                 if exit_phase.failed_or_error and not phase.failed_or_error:
-                    record.phase = Phase.FAILED
+                    # operate(): a Failed exit handler fails the workflow, an Errored one
+                    # makes it Error
+                    record.phase = exit_phase
                     record.message = f"exit handler failed: {exit_message}"
         finally:
             record.finished_at = now()
@@ -212,37 +257,51 @@ class Engine:
         raise EngineError(f"template {tpl.label} is not a dag or steps template")
 
     def _dag(self, tpl: Template, scope: _Scope, prefix: str, on_exit: bool) -> tuple[Phase, str]:
+        """``executeDAG``: each task is decided once every task its ``depends`` names is
+        fulfilled (``evaluateDependsLogic``): Omitted if the expression is false, else its
+        ``when`` is resolved and evaluated (``resolveDependencyReferences``: an error ends
+        the task in Error, false in Skipped), else it runs. A failure never stops the other
+        branches, whatever ``dag.failFast`` says: the controller keeps starting tasks while
+        anything in the DAG runs (argoproj/argo-workflows#5223, #10312); ``failFast`` only
+        changes which failed leaf gives the DAG its phase (``assessDAGPhase``)."""
         body = tpl.body["dag"]
         tasks = {str(t["name"]): t for t in body.get("tasks") or []}
         rules = {name: task_rule(task) for name, task in tasks.items()}
+        named = {name: rule.tasks if rule else frozenset[str]() for name, rule in rules.items()}
         fail_fast = body.get("failFast", True) is not False
         phases: dict[str, Phase] = {}
         outputs: dict[str, dict[str, str]] = {}
         running: dict[Future[NodeRecord], str] = {}
-        failed = False
-        with ThreadPoolExecutor(max_workers=self._parallelism) as pool:
+        with ThreadPoolExecutor(max_workers=max(1, len(tasks))) as pool:
             while True:
                 for name, task in tasks.items():
                     if name in phases or name in running.values():
                         continue
                     rule = rules[name]
                     decision = rule.decide(phases) if rule else Decision.RUN
-                    if decision is Decision.RUN and failed and fail_fast:
-                        decision = Decision.OMIT
                     if decision is Decision.WAIT:
                         continue
                     task_tpl = self.wf.resolve(task, f"task {name}")
                     if decision is Decision.OMIT:
-                        phases[name] = self._skip(prefix + name, task_tpl, on_exit, Phase.OMITTED)
+                        phases[name] = self._skip(
+                            prefix + name, task_tpl, on_exit, Phase.OMITTED, OMITTED_MESSAGE
+                        )
                         continue
-                    values = _with_outputs(scope, "tasks", outputs)
-                    skipped = self._skipped_by_when(task, values, prefix + name, task_tpl, on_exit)
-                    if skipped:
-                        phases[name] = Phase.SKIPPED
+                    visible = self._ancestor_outputs(tasks, named, name, phases, outputs)
+                    values = self._live(_with_outputs(scope, "tasks", visible), "tasks", prefix)
+                    skipped = self._when(task, values, prefix + name, task_tpl, on_exit)
+                    if skipped is not None:
+                        phases[name] = skipped
                         continue
-                    args = substitute_all(argument_values(task), values.values, f"task {name}")
+                    try:
+                        args = substitute_all(argument_values(task), values.values, f"task {name}")
+                    except EngineError as exc:
+                        phases[name] = self._unresolved(prefix + name, task_tpl, on_exit, exc)
+                        continue
                     running[
-                        pool.submit(self._execute, prefix + name, task_tpl, args, values, on_exit)
+                        pool.submit(
+                            self._execute, prefix + name, task_tpl, args, values, on_exit, True
+                        )
                     ] = name
                 if not running:
                     break
@@ -252,48 +311,119 @@ class Engine:
                     node = future.result()
                     phases[name] = node.phase
                     outputs[name] = node.outputs
-                    failed = failed or node.phase.failed_or_error
-        named = {name: rule.tasks if rule else frozenset[str]() for name, rule in rules.items()}
-        phase = dag_phase(named, phases)
+        phase = dag_phase(named, phases, fail_fast)
         failures = [n for n in phases if phases[n].failed_or_error]
         message = f"child '{prefix + failures[0]}' failed" if phase.failed_or_error else ""
         return phase, message
 
+    def _ancestor_outputs(
+        self,
+        tasks: Mapping[str, Mapping[str, Any]],
+        named: Mapping[str, frozenset[str]],
+        name: str,
+        phases: Mapping[str, Phase],
+        outputs: Mapping[str, Mapping[str, str]],
+    ) -> dict[str, dict[str, str]]:
+        """``buildLocalScopeFromTask``: the outputs of the task's ancestors only; a Skipped
+        or Omitted ancestor's declared output parameters read as empty strings."""
+        visible: dict[str, dict[str, str]] = {}
+        for above in ancestors(named, name):
+            if phases.get(above) in (Phase.SKIPPED, Phase.OMITTED) and not outputs.get(above):
+                declared = self.wf.resolve(tasks[above], f"task {above}").body.get("outputs")
+                params = (declared or {}).get("parameters") or []
+                visible[above] = {str(p.get("name")): "" for p in params}
+            elif above in outputs:
+                visible[above] = dict(outputs[above])
+        return visible
+
+    def _unresolved(self, name: str, tpl: Template, on_exit: bool, exc: EngineError) -> Phase:
+        """A reference Argo could not resolve either: it would requeue the task for ever
+        (an output the dependency never wrote); locally the task ends in Error instead."""
+        message = f"{exc} (Argo would keep waiting for it)"
+        return self._skip(name, tpl, on_exit, Phase.ERROR, message)
+
     def _steps(self, tpl: Template, scope: _Scope, prefix: str, on_exit: bool) -> tuple[Phase, str]:
+        """``executeSteps``/``executeStepGroup``: groups run in order, the steps of a group
+        in parallel; a failed group fails the template. A ``when`` that cannot be evaluated
+        ends that step in Error and starts no further step of its group."""
         outputs: dict[str, dict[str, str]] = {}
-        with ThreadPoolExecutor(max_workers=self._parallelism) as pool:
-            for group in tpl.body.get("steps") or []:
-                values = _with_outputs(scope, "steps", outputs)
-                futures: dict[Future[NodeRecord], str] = {}
+        for group in tpl.body.get("steps") or []:
+            values = self._live(_with_outputs(scope, "steps", outputs), "steps", prefix)
+            futures: dict[Future[NodeRecord], str] = {}
+            error = ""
+            with ThreadPoolExecutor(max_workers=max(1, len(group))) as pool:
                 for step in group:
                     name = str(step["name"])
                     step_tpl = self.wf.resolve(step, f"step {name}")
-                    if self._skipped_by_when(step, values, prefix + name, step_tpl, on_exit):
+                    skipped = self._when(step, values, prefix + name, step_tpl, on_exit)
+                    if skipped is Phase.ERROR:
+                        error = self._recorded(prefix + name, on_exit).message
+                        break
+                    if skipped is not None:
                         continue
-                    args = substitute_all(argument_values(step), values.values, f"step {name}")
+                    try:
+                        args = substitute_all(argument_values(step), values.values, f"step {name}")
+                    except EngineError as exc:
+                        self._unresolved(prefix + name, step_tpl, on_exit, exc)
+                        error = f"child '{prefix + name}' failed"
+                        break
                     futures[
                         pool.submit(self._execute, prefix + name, step_tpl, args, values, on_exit)
                     ] = name
                 wait(list(futures))
-                for future, name in futures.items():
-                    outputs[name] = future.result().outputs
-                bad = [n for f, n in futures.items() if f.result().phase.failed_or_error]
-                if bad:
-                    return Phase.FAILED, f"child '{prefix + bad[0]}' failed"
+            for future, name in futures.items():
+                outputs[name] = future.result().outputs
+            bad = [n for f, n in futures.items() if f.result().phase.failed_or_error]
+            if error:
+                return Phase.FAILED, error
+            if bad:
+                return Phase.FAILED, f"child '{prefix + bad[0]}' failed"
         return Phase.SUCCEEDED, ""
 
-    def _skipped_by_when(
+    def _live(self, scope: _Scope, kind: str, prefix: str) -> _Scope:
+        """What changes while the run goes on, as the controller reads it on each pass:
+        the labels (``workflow.labels``) and when the nodes done so far ran
+        (``tasks.NAME.startedAt``/``finishedAt``/``status``, RFC 3339 in whole seconds)."""
+        extra: dict[str, str] = {}
+        with self._lock:
+            extra["workflow.labels"] = labels_json(self.labels)
+            extra.update({f"workflow.labels.{k}": v for k, v in self.labels.items()})
+            for full, node in self.record.nodes.items():
+                if not full.startswith(prefix) or "." in full[len(prefix) :]:
+                    continue
+                name = full[len(prefix) :]
+                for field, moment in (
+                    ("startedAt", node.started_at),
+                    ("finishedAt", node.finished_at),
+                ):
+                    if moment is not None:
+                        extra[f"{kind}.{name}.{field}"] = rfc3339(moment)
+                extra[f"{kind}.{name}.status"] = str(node.phase)
+        return scope.child(extra)
+
+    def _recorded(self, name: str, on_exit: bool) -> NodeRecord:
+        with self._lock:
+            return (self.record.exit_nodes if on_exit else self.record.nodes)[name]
+
+    def _when(
         self, item: Mapping[str, Any], values: _Scope, name: str, tpl: Template, on_exit: bool
-    ) -> bool:
-        """Evaluate ``when``; a false one records the node Skipped, as Argo shows it."""
+    ) -> Phase | None:
+        """Evaluate ``when`` (``shouldExecute``): None to run; otherwise the node is
+        recorded Skipped ("when '...' evaluated false") or, when govaluate cannot evaluate
+        it, Error with Argo's message."""
         when = item.get("when")
         if not when:
-            return False
-        condition = substitute(str(when), values.values, name)
-        if evaluate_when(condition):
-            return False
-        self._skip(name, tpl, on_exit, Phase.SKIPPED, f"when '{condition}' evaluated false")
-        return True
+            return None
+        try:
+            condition = substitute(str(when), values.values, name)
+        except EngineError as exc:
+            return self._unresolved(name, tpl, on_exit, exc)
+        try:
+            if evaluate_when(condition):
+                return None
+        except WhenError as exc:
+            return self._skip(name, tpl, on_exit, Phase.ERROR, str(exc))
+        return self._skip(name, tpl, on_exit, Phase.SKIPPED, f"when '{condition}' evaluated false")
 
     def _skip(
         self, name: str, tpl: Template, on_exit: bool, phase: Phase, message: str = ""
@@ -312,6 +442,7 @@ class Engine:
         arguments: Mapping[str, Any],
         scope: _Scope,
         on_exit: bool,
+        dag_task: bool = False,
     ) -> NodeRecord:
         node = self._node(name, tpl, on_exit)
         node.started_at = now()
@@ -332,7 +463,7 @@ class Engine:
             with self._synchronized(body.get("synchronization")):
                 if tpl.kind == "suspend":
                     return self._suspend(node, body, inputs)
-                return self._container(node, body)
+                return self._container(node, body, dag_task)
         except EngineError as exc:
             return self._finish(node, Phase.ERROR, str(exc))
 
@@ -367,6 +498,10 @@ class Engine:
         if supplied or wanted is None:
             question = Question(node.name, node.display_name, dict(inputs), supplied)
             answer = self.approver.answer(question)
+            with self._lock:  # what the Argo Server does for the caller (creator.LabelActor)
+                for key in ACTOR_LABELS:
+                    self.labels.pop(key, None)
+                self.labels.update(answer.actor_labels())
             node.outputs = dict(answer.values)
             phase = Phase.SUCCEEDED if answer.approved else Phase.FAILED
             return self._finish(node, phase, answer.message)
@@ -378,7 +513,9 @@ class Engine:
         self.sleep(scaled)
         return self._finish(node, Phase.SUCCEEDED, f"waited {duration}")
 
-    def _container(self, node: NodeRecord, body: Mapping[str, Any]) -> NodeRecord:
+    def _container(self, node: NodeRecord, body: Mapping[str, Any], dag_task: bool) -> NodeRecord:
+        """A container step: one attempt per pod, retried as ``processNodeRetries`` decides
+        (see :mod:`.retry`); the node's outputs are the last attempt's."""
         container = body["container"]
         argv = [str(a) for a in (container.get("command") or []) + (container.get("args") or [])]
         env = container_env(container.get("env") or [], self.executor.host_env, node.name)
@@ -386,100 +523,95 @@ class Engine:
             str(p["name"]): (str(p["valueFrom"]["path"]), p["valueFrom"].get("default"))
             for p in (body.get("outputs") or {}).get("parameters") or []
         }
-        deadline = body.get("activeDeadlineSeconds")
-        limit_seconds = (
-            seconds(deadline, f"activeDeadlineSeconds of {node.name}") if deadline else None
+        active_deadline = self._active_deadline(body.get("activeDeadlineSeconds"), node.name)
+        raw = body.get("retryStrategy")
+        strategy = (
+            RetryStrategy(raw, self.options.transient_error_pattern) if raw is not None else None
         )
-        strategy = body.get("retryStrategy")
-        first = time.monotonic()
+        node.retry_node = strategy is not None
+        clock = _Clock()
+        history: list[AttemptOutcome] = []
+        execution_deadline: float | None = None
         attempt = 0
         while True:
             attempt += 1
             workdir = self.workdir / "nodes" / node.name / str(attempt)
             mapped = _mapped_dirs({path for path, _ in outputs.values()}, workdir / "outputs")
+            limit, by_execution = active_deadline, False
+            if execution_deadline is not None:
+                remaining = max(0.0, execution_deadline - clock.now())
+                if limit is None or remaining < limit:
+                    limit, by_execution = remaining, True
             job = ContainerJob(
                 node=node.name,
                 argv=[_remap(a, mapped) for a in argv],
                 env={k: _remap(v, mapped) for k, v in env.items()},
                 workdir=workdir,
-                deadline=limit_seconds,
+                deadline=limit,
                 outputs={n: Path(_remap(path, mapped)) for n, (path, _) in outputs.items()},
                 on_message=functools.partial(self._running_message, node, attempt),
             )
             for directory in mapped.values():
                 directory.mkdir(parents=True, exist_ok=True)
-            started = now()
-            result = self.executor.run(job)
+            started, started_clock = now(), clock.now()
+            with self._pods:
+                result = self.executor.run(job)
+            finished_clock = clock.now()
             phase = _phase(result)
             message = result.message
-            values: dict[str, str] = {}
-            if phase is Phase.SUCCEEDED:
-                try:
-                    values = _read_outputs(job, outputs)
-                except EngineError as exc:
-                    phase, message = Phase.ERROR, str(exc)
+            if result.timed_out and by_execution:
+                message = EXECUTION_DEADLINE_MESSAGE
+            # the wait container saves output parameters whatever the main container did
+            values, missing = _read_outputs(job, outputs)
+            if phase is Phase.SUCCEEDED and missing:
+                phase, message = Phase.ERROR, missing
             node.attempts.append(Attempt(attempt, phase, result.exit_code, message, started, now()))
-            if phase is Phase.SUCCEEDED:
-                node.outputs = values
+            node.outputs = values
+            if phase is Phase.SUCCEEDED or strategy is None:
                 return self._finish(node, phase, message)
-            delay = self._retry_delay(strategy, attempt, result, phase, started, first, node.name)
-            if delay is None:
-                return self._finish(node, phase, message)
+            history.append(
+                AttemptOutcome(phase, message, result.exit_code, started_clock, finished_clock)
+            )
+            # the attempt's pod has ended with its own message; the Retry node is still
+            # deciding (and its final message will be the controller's, not the step's)
+            node.message = message
+            self._emit(node, attempt)
+            try:
+                step = strategy.next_step(history, clock.now())
+                while isinstance(step, Wait):
+                    node.message = step.message
+                    self._emit(node, attempt)
+                    decided = clock.now()
+                    self.sleep(step.seconds * self.options.backoff_scale)
+                    clock.reach(decided + step.seconds)
+                    step = strategy.next_step(history, clock.now())
+            except RetryError as exc:
+                # executeTemplate marks the Retry node Error with the error; for a DAG task
+                # executeDAGTask then overwrites it with "task '<node>' errored: <error>"
+                where = "" if not dag_task else f"task '{self.wf.name}.{node.name}' errored: "
+                return self._finish(node, Phase.ERROR, f"{where}{exc}")
+            if isinstance(step, Stop):
+                return self._finish(node, step.phase, step.message)
+            assert isinstance(step, Again)
+            execution_deadline = step.deadline
             node.message = f"attempt {attempt} {phase.lower()}: {message}; retrying"
             self._emit(node, attempt)
-            self.sleep(delay)
+
+    def _active_deadline(self, value: Any, where: str) -> float | None:
+        """The pod's ``activeDeadlineSeconds`` (``intstr.Int64``), checked again once
+        substituted."""
+        if value is None:
+            return None
+        parsed = go_atoi(value)
+        if parsed is None or parsed <= 0:
+            raise EngineError(
+                f"activeDeadlineSeconds of {where}: {value!r} is not a positive whole number"
+            )
+        return float(parsed)
 
     def _running_message(self, node: NodeRecord, attempt: int, text: str) -> None:
         node.message = text
         self._emit(node, attempt)
-
-    def _retry_delay(
-        self,
-        strategy: Any,
-        attempt: int,
-        result: ContainerResult,
-        phase: Phase,
-        started: Any,
-        first: float,
-        where: str,
-    ) -> float | None:
-        """Seconds to wait before the next attempt, or None when Argo would not retry."""
-        if not strategy:
-            return None
-        limit = int(text(strategy.get("limit")))
-        if attempt > limit:
-            return None
-        expression = strategy.get("expression")
-        policy = strategy.get("retryPolicy") or ("Always" if expression else "OnFailure")
-        allowed = {
-            "Always": True,
-            "OnFailure": phase is Phase.FAILED,
-            "OnError": phase is Phase.ERROR,
-            "OnTransientError": phase is Phase.ERROR,
-        }[str(policy)]
-        if not allowed:
-            return None
-        if expression:
-            scope: dict[str, Value] = {
-                "lastRetry.exitCode": str(-1 if result.exit_code is None else result.exit_code),
-                "lastRetry.status": str(phase),
-                "lastRetry.duration": f"{(now() - started).total_seconds():.0f}",
-                "lastRetry.message": result.message,
-            }
-            rule = parse_expression(str(expression), RETRY_VARIABLES)
-            if not rule.evaluate(scope):
-                return None
-        backoff = strategy.get("backoff") or {}
-        delay = 0.0
-        if backoff.get("duration") is not None:
-            base = seconds(backoff["duration"], f"backoff duration of {where}")
-            factor = float(text(backoff.get("factor") or 1))
-            delay = base * factor ** (attempt - 1)
-        if backoff.get("maxDuration") is not None:
-            cap = seconds(backoff["maxDuration"], f"backoff maxDuration of {where}")
-            if time.monotonic() - first + delay > cap:
-                return None
-        return delay * self.options.backoff_scale
 
 
 def _with_outputs(scope: _Scope, kind: str, outputs: Mapping[str, Mapping[str, str]]) -> _Scope:
@@ -533,14 +665,19 @@ def _remap(value: str, mapped: Mapping[str, Path]) -> str:
     return value
 
 
-def _read_outputs(job: ContainerJob, declared: Mapping[str, tuple[str, Any]]) -> dict[str, str]:
+def _read_outputs(
+    job: ContainerJob, declared: Mapping[str, tuple[str, Any]]
+) -> tuple[dict[str, str], str]:
+    """The output parameters an attempt left (``SaveParameters``: a missing file takes its
+    default), and the error for the first one that has neither."""
     values: dict[str, str] = {}
+    missing = ""
     for name, (path, default) in declared.items():
         local = job.outputs[name]
         if local.exists():
             values[name] = local.read_text().rstrip("\n")
         elif default is not None:
             values[name] = text(default)
-        else:
-            raise EngineError(f"failed to read output parameter {name!r} from {path}")
-    return values
+        elif not missing:
+            missing = f"failed to read output parameter {name!r} from {path}"
+    return values, missing

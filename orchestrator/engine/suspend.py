@@ -14,6 +14,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Protocol
 
+from orchestrator.actors import actor_labels
+
 YES, NO = "YES", "NO"
 
 
@@ -53,6 +55,14 @@ class Answer:
     approved: bool
     message: str = ""
     values: dict[str, str] = field(default_factory=dict)
+    actor: str = ""
+    """Who answered, as a token's subject or e-mail: the engine labels the run with it as
+    the Argo Server labels it with the caller (``workflows.argoproj.io/actor``)."""
+
+    def actor_labels(self) -> dict[str, str]:
+        if "@" in self.actor:
+            return actor_labels(email=self.actor)
+        return actor_labels(subject=self.actor)
 
 
 class Approver(Protocol):
@@ -73,17 +83,26 @@ def answer_values(question: Question, approved: bool) -> dict[str, str]:
 class AutoApprover:
     """Approves every question (``--auto-approve``), except environments listed to reject."""
 
-    def __init__(self, reject: Mapping[str, str] | None = None, who: str = "auto-approve"):
+    def __init__(
+        self,
+        reject: Mapping[str, str] | None = None,
+        who: str = "auto-approve",
+        actor: str = "",
+    ):
         self.reject = dict(reject or {})
         self.who = who
+        self.actor = actor
 
     def answer(self, question: Question) -> Answer:
         if question.environment in self.reject:
             reason = self.reject[question.environment] or "rejected"
             return Answer(
-                False, f"rejected by {self.who}: {reason}", answer_values(question, False)
+                False,
+                f"rejected by {self.who}: {reason}",
+                answer_values(question, False),
+                self.actor,
             )
-        return Answer(True, f"approved by {self.who}", answer_values(question, True))
+        return Answer(True, f"approved by {self.who}", answer_values(question, True), self.actor)
 
 
 class PromptApprover:
@@ -95,8 +114,10 @@ class PromptApprover:
         who: str,
         pause: Callable[[], object] | None = None,
         resume: Callable[[], object] | None = None,
+        actor: str = "",
     ) -> None:
         self.ask, self.who, self.pause, self.resume = ask, who, pause, resume
+        self.actor = actor or who
         self._one_at_a_time = threading.Lock()
 
     def answer(self, question: Question) -> Answer:
@@ -111,4 +132,4 @@ class PromptApprover:
                     self.resume()
         verb = "approved" if approved else "rejected"
         text = f"{verb} by {self.who}" + (f": {message}" if message else "")
-        return Answer(approved, text, answer_values(question, approved))
+        return Answer(approved, text, answer_values(question, approved), self.actor)

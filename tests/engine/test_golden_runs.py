@@ -88,7 +88,10 @@ def test_a_failing_node_stops_exactly_its_dependants(tmp_path: Path) -> None:
     engine, _ = run("example-shop", tmp_path, executor)
     nodes = engine.record.nodes
     assert nodes["sync-prod-us"].phase is Phase.FAILED
-    assert nodes["sync-prod-us"].message == "sync-prod-us exited 1"
+    # a retried step is a Retry node in Argo: when its expression declines another attempt
+    # the node says so (processNodeRetries); the pod keeps the step's own message
+    assert nodes["sync-prod-us"].message == "retryStrategy.expression evaluated to false"
+    assert nodes["sync-prod-us"].attempts[-1].message == "sync-prod-us exited 1"
     for task in ("soak-prod-us", "check-prod-us", "post-prod-us"):
         assert nodes[task].phase is Phase.OMITTED
     for task in ("deploy-prod-eu", "sync-prod-eu", "soak-prod-eu", "check-prod-eu", "post-prod-eu"):
@@ -128,8 +131,10 @@ def test_on_exit_runs_with_the_workflow_status(
     failures = argv[argv.index("--failures") + 1]
     if status == "Failed":
         entries = json.loads(failures)
-        assert [e["displayName"] for e in entries] == ["sync-dev"]
-        assert entries[0]["message"] == "sync-dev exited 1"
+        # Argo lists every failed node: the Retry node and the pod of its attempt
+        assert [e["displayName"] for e in entries] == ["sync-dev", "sync-dev(0)"]
+        assert entries[0]["message"] == "retryStrategy.expression evaluated to false"
+        assert entries[1]["message"] == "sync-dev exited 1"
     else:
         assert failures == ""
     assert executor.started[-1] == "onExit.notify"
