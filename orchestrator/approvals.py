@@ -5,9 +5,11 @@ output (YES/NO), its phase and a message recording who decided and why, in one c
 Argo Server's ``set`` API, exactly what the UI does. Rejecting fails the node, so nothing that
 depends on it runs and the run ends Failed with the reason in plain sight.
 
-Who may answer is Argo's RBAC (the chart grants it by group). A policy may also list
-approvers (``group:sre``, ``user:alice@example.com`` or a bare e-mail/subject); when the
-Argo Server can tell who the caller is (``/api/v1/userinfo``), they are checked here too.
+Who may answer is first Argo's RBAC. When a policy lists approvers, the workflow itself
+checks who answered (the ``approver-ENV`` step, orchestrator/approvers.py), whichever
+client answered: this module only refuses early, when the Argo Server can tell who the
+caller is (``/api/v1/userinfo``) and that caller is not listed, so a wrong answer never
+reaches the node. An unknown caller is not refused here; the workflow's check decides.
 """
 
 from __future__ import annotations

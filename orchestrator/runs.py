@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-STEP_KINDS = ("approve", "pre", "deploy", "merge", "sync", "soak", "check", "post")
+STEP_KINDS = ("approve", "approver", "pre", "deploy", "merge", "sync", "soak", "check", "post")
 LABEL = "promoflow.dev/"
 _STEP_NODES = ("Pod", "Suspend", "Skipped", "Retry")
 

@@ -4,7 +4,16 @@ from importlib import import_module
 from pathlib import Path
 from typing import Any
 
-MODULES = ("promote", "wait_argocd", "wait_merge", "approval", "soak", "http_check", "notify")
+MODULES = (
+    "promote",
+    "wait_argocd",
+    "wait_merge",
+    "approval",
+    "approver",
+    "soak",
+    "http_check",
+    "notify",
+)
 HERE = Path(__file__).parent
 
 

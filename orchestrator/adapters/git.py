@@ -33,6 +33,7 @@ import pygit2
 from pygit2.enums import FileMode
 
 from orchestrator.adapters import gitobjects, gitpack, gitwire
+from orchestrator.urls import scrub
 
 REMOTE = "origin"
 T = TypeVar("T")
@@ -80,9 +81,13 @@ class Credentials:
 def split_credentials(url: str, creds: Credentials) -> tuple[str, Credentials]:
     """Move ``user:token@`` out of a URL into credentials; the URL is what gets printed."""
     parts = urlsplit(url)
+    try:
+        port = parts.port
+    except ValueError:  # host:99999 and the like: say so without echoing the URL
+        raise GitError("the repository URL has an invalid port") from None
     if parts.password or (parts.username and parts.scheme in ("http", "https")):
         host = parts.hostname or ""
-        netloc = f"{host}:{parts.port}" if parts.port else host
+        netloc = f"{host}:{port}" if port else host
         clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
         token = parts.password or creds.token
         username = parts.username if parts.password else creds.username
@@ -193,12 +198,12 @@ class GitRemote:
         return env
 
     def scrub(self, text: str) -> str:
-        for secret in self.credentials.secrets():
-            text = text.replace(secret, "***")
-            text = text.replace(
-                base64.b64encode(f"{self.credentials.username}:{secret}".encode()).decode(), "***"
-            )
-        return text
+        secrets = self.credentials.secrets()
+        pairs = [
+            base64.b64encode(f"{self.credentials.username}:{secret}".encode()).decode()
+            for secret in secrets
+        ]
+        return scrub(text, [*secrets, *pairs])
 
     def _git(self, *args: str, stdin: str | None = None) -> str:
         result = self._run(*args, stdin=stdin)

@@ -11,7 +11,7 @@ import getpass
 import os
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 from rich.table import Table
@@ -23,10 +23,14 @@ from orchestrator.commands.common import (
     fail,
     load_valid,
     out,
+    settings,
 )
 
 if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
+    from orchestrator.settings import StepSettings
+
+Manifest = dict[str, Any]
 
 ProductOption = Annotated[str, typer.Option("--product", "-p", help="Product to promote.")]
 ArgoServerOption = Annotated[
@@ -43,18 +47,52 @@ NamespaceOption = Annotated[
 
 
 def client_for(argo_server: str | None, namespace: str | None) -> ArgoClient:
+    """The Argo Server client; ``--argo-server`` is checked first, so an error names the
+    flag (and never repeats its value: it may carry a password)."""
     from orchestrator.adapters.argo import ArgoClient, ArgoError
     from orchestrator.settings import ArgoSettings
+    from orchestrator.urls import UrlError, server_url
 
-    settings = ArgoSettings()
+    overrides: dict[str, str] = {}
     if argo_server:
-        settings.server = argo_server
+        try:
+            server_url(argo_server, hint="use ARGO_TOKEN for the token")
+        except UrlError as exc:
+            fail(f"--argo-server: {exc}", 2)
+        overrides["server"] = argo_server
     if namespace:
-        settings.namespace = namespace
+        overrides["namespace"] = namespace
     try:
-        return ArgoClient(settings)
+        return ArgoClient(settings(ArgoSettings, **overrides))
     except ArgoError as exc:
         fail(str(exc), 2)
+
+
+def step_settings() -> StepSettings:
+    """What compiled workflows run with (``PROMOFLOW_*``), or a usage error naming the
+    variable that is wrong."""
+    from orchestrator.settings import StepSettings
+
+    return settings(StepSettings)
+
+
+def guarded(manifests: list[Manifest]) -> list[Manifest]:
+    """The manifests, if no string in them carries a credential; else an error naming where.
+
+    The configuration and the settings refuse credentials where they enter; this is the last
+    line before YAML is printed or submitted, so a credential that found another way in is
+    refused rather than published (and never repeated in the message)."""
+    from orchestrator.model.errors import dotted
+    from orchestrator.urls import find_credentials
+
+    for manifest in manifests:
+        for loc in find_credentials(manifest):
+            name = manifest.get("metadata", {}).get("name", "?")
+            fail(
+                f"{manifest.get('kind', 'manifest')} {name}: {dotted(loc)} would carry a "
+                "credential (a password or token in a URL); keep credentials in Secrets"
+            )
+    return manifests
 
 
 def _requester(requested_by: str | None) -> str:
@@ -93,7 +131,8 @@ def compile_cmd(
         check_product(loaded, product)
     if version is not None and product is None:
         raise typer.BadParameter("--version needs --product", param_hint="--version")
-    manifests = library_templates() if library else []
+    step = step_settings()
+    manifests = library_templates(step) if library else []
     try:
         for name in [product] if product else sorted(loaded.products):
             request = None
@@ -101,9 +140,10 @@ def compile_cmd(
                 request = PromotionRequest(
                     name, version, source_commit, _requester(requested_by), request_id
                 )
-            manifests += compile_product(loaded, name, request=request).manifests()
+            manifests += compile_product(loaded, name, step, request=request).manifests()
     except CompileError as exc:
         fail(str(exc))
+    guarded(manifests)
     if output is None:
         sys.stdout.write(dump_all(manifests))
         return
@@ -130,12 +170,14 @@ def apply_cmd(
     loaded = load_valid(config)
     if product is not None:
         check_product(loaded, product)
+    step = step_settings()
     try:
-        manifests = library_templates()
+        manifests = library_templates(step)
         for name in [product] if product else sorted(loaded.products):
-            manifests.append(compile_product(loaded, name).template)
+            manifests.append(compile_product(loaded, name, step).template)
     except CompileError as exc:
         fail(str(exc))
+    guarded(manifests)
     client = client_for(argo_server, namespace)
     try:
         for manifest in manifests:
@@ -178,6 +220,14 @@ def promote_cmd(
     runs_dir: Annotated[Path, typer.Option(help="Local: where run records are kept.")] = Path(
         ".promoflow/runs"
     ),
+    answer_as: Annotated[
+        str,
+        typer.Option(
+            "--as",
+            help="Local: who answers approvals (a user or e-mail the approver check reads; "
+            "default: the requester).",
+        ),
+    ] = "",
 ) -> None:
     """Start a promotion: submit its Workflow and print the run's UI link (or run it here
     with --local)."""
@@ -193,7 +243,7 @@ def promote_cmd(
         promote_local(
             config, product, version, source_commit, _requester(requested_by), request_id,
             auto_approve=auto_approve, reject=reject or [], soak_scale=soak_scale,
-            templates=templates, stand_ins=stand_ins, runs_dir=runs_dir,
+            templates=templates, stand_ins=stand_ins, runs_dir=runs_dir, answer_as=answer_as,
         )  # fmt: skip
         return
     loaded = load_valid(config)
@@ -202,10 +252,11 @@ def promote_cmd(
         product, version, source_commit, _requester(requested_by), request_id
     )
     try:
-        workflow = compile_product(loaded, product, request=request).workflow
+        workflow = compile_product(loaded, product, step_settings(), request=request).workflow
     except CompileError as exc:
         fail(str(exc))
     assert workflow is not None
+    guarded([workflow])
     if dry_run:
         sys.stdout.write(to_yaml(workflow))
         return
@@ -232,6 +283,7 @@ def runs_cmd(
     """List promotion runs (newest first)."""
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
+    from orchestrator.urls import scrub
 
     selector = "promoflow.dev/product" + (f"={product}" if product else "")
     client = client_for(argo_server, namespace)
@@ -242,7 +294,8 @@ def runs_cmd(
     runs.sort(key=lambda r: r.started or "~", reverse=True)
     table = Table("RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED", box=None)
     for run in runs:
-        table.add_row(run.name, run.product, run.version, run.phase, run.started, run.finished)
+        cells = (run.name, run.product, run.version, run.phase, run.started, run.finished)
+        table.add_row(*(scrub(str(cell)) for cell in cells))
     out.print(table)
     if not runs:
         err.print("no promotion runs found")
@@ -256,6 +309,7 @@ def status_cmd(
     """Show one run: its phase and what happened in each environment."""
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
+    from orchestrator.urls import scrub
 
     client = client_for(argo_server, namespace)
     try:
@@ -269,8 +323,8 @@ def status_cmd(
     )
     table = Table("ENVIRONMENT", "STEP", "PHASE", "MESSAGE", box=None)
     for env, nodes in summary.environments().items():
-        for node in nodes:
-            table.add_row(env, node.kind, node.phase, node.message)
+        for node in nodes:  # node messages are whatever a step wrote: scrubbed like all output
+            table.add_row(env, node.kind, node.phase, scrub(str(node.message)))
     out.print(table)
     out.print(client.ui_link(summary.name), markup=False)
 
@@ -290,6 +344,7 @@ def diff_cmd(
     from orchestrator.steps.diff import promotion_diff
     from orchestrator.steps.promote import PromoteError
     from orchestrator.steps.request import RequestError, request_from_config
+    from orchestrator.urls import UrlError, check_git_url
 
     loaded = load_valid(config)
     check_product(loaded, product)
@@ -298,6 +353,12 @@ def diff_cmd(
     except RequestError as exc:
         raise typer.BadParameter(str(exc)) from None
     if repo:
+        # as git (and the promote step) do, user:token@ is accepted here: GitRemote moves it
+        # out of the URL into a header, and every message is scrubbed of it
+        try:
+            check_git_url(repo, allow_credentials=True)
+        except UrlError as exc:
+            fail(f"--repo: {exc}", 2)
         request = request.replace(repo=repo)
     try:
         with GitRemote(request.repo, Credentials.from_env()) as remote:

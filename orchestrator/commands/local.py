@@ -8,15 +8,26 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
-from orchestrator.commands.common import ConfigOption, check_product, err, fail, load_valid
+from orchestrator.commands.common import (
+    ConfigOption,
+    check_product,
+    err,
+    fail,
+    finite,
+    load_valid,
+)
 
 if TYPE_CHECKING:
     from orchestrator.compiler.plan import ProductPlan
 
 
+MAX_SOAK_SECONDS = 3600.0
+MAX_SOAK_SCALE = 1000.0
+
+
 def _console() -> Console:
     """A real Console: the live tree and the approval prompt need all of it."""
-    return Console(highlight=False, soft_wrap=True)
+    return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
 def parse_rejections(values: list[str]) -> dict[str, str]:
@@ -56,9 +67,16 @@ def load_templates(directory: Path | None) -> list[dict[str, Any]]:
     if not directory.is_dir():
         fail(f"{directory}: not a directory")
     found: list[dict[str, Any]] = []
+    from orchestrator.nesting import yaml_too_deep
+
     for path in sorted([*directory.rglob("*.yaml"), *directory.rglob("*.yml")]):
         try:
-            docs = list(yaml.safe_load_all(path.read_text()))
+            text = path.read_text()
+            deep = yaml_too_deep(text)
+            if deep is not None:
+                err.print(f"{path}:{deep.line}:{deep.col}: error: {deep.message}", markup=False)
+                raise typer.Exit(1)
+            docs = list(yaml.safe_load_all(text))
         except (yaml.YAMLError, OSError, UnicodeDecodeError) as exc:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else f"{path}:1:1"
@@ -84,6 +102,7 @@ def promote_local(
     templates: Path | None,
     stand_ins: bool,
     runs_dir: Path,
+    answer_as: str = "",
 ) -> None:
     """Compile the promotion and run it with the local engine (see orchestrator.local)."""
     import secrets
@@ -93,7 +112,9 @@ def promote_local(
     from orchestrator.engine.errors import EngineError
     from orchestrator.engine.model import Phase
     from orchestrator.local.session import LocalOptions, run_local
+    from orchestrator.settings import SettingsError
 
+    finite(soak_scale, "--soak-scale", 0, MAX_SOAK_SCALE)
     config = load_valid(config_dir)
     check_product(config, product)
     plan = plan_product(config, product)
@@ -106,6 +127,7 @@ def promote_local(
         templates=load_templates(templates),
         use_stand_ins=stand_ins,
         runs_dir=runs_dir,
+        answer_as=answer_as,
     )
     request = PromotionRequest(
         product, version, source_commit, requested_by, request_id or secrets.token_hex(4)
@@ -113,6 +135,8 @@ def promote_local(
     console = _console()
     try:
         record, path = run_local(config, plan, request, options, console)
+    except SettingsError as exc:
+        fail(str(exc), 2)
     except (CompileError, EngineError) as exc:
         fail(str(exc))
     console.print(f"run record: {path}", markup=False)
@@ -135,13 +159,23 @@ def demo_cmd(
         str | None, typer.Option(help="Reject the approval of this environment.")
     ] = None,
     soak: Annotated[float, typer.Option(help="Seconds the longest soak is shortened to.")] = 2.0,
+    answer_as: Annotated[
+        str | None,
+        typer.Option(
+            "--as",
+            help="Who answers the approvals (default: a listed approver); someone else is "
+            "stopped by the workflow's approver check.",
+        ),
+    ] = None,
 ) -> None:
     """Promote a new version through the example environments, locally, in seconds."""
     from orchestrator.compiler import CompileError
     from orchestrator.compiler.plan import plan_product
     from orchestrator.engine.errors import EngineError
     from orchestrator.local.demo import DemoOptions, run_demo, succeeded
+    from orchestrator.settings import SettingsError
 
+    finite(soak, "--soak", 0, MAX_SOAK_SECONDS)
     loaded = load_valid(config)
     check_product(loaded, product)
     if keep is not None and keep.exists() and any(keep.iterdir()):
@@ -149,9 +183,11 @@ def demo_cmd(
     plan = plan_product(loaded, product)
     check_environments(plan, "--fail", [fail_env] if fail_env else [])
     check_environments(plan, "--reject", [reject] if reject else [], gate="approval")
-    options = DemoOptions(product, version, keep, fail_env, reject, soak)
+    options = DemoOptions(product, version, keep, fail_env, reject, soak, answer_as)
     try:
         result = run_demo(loaded, options, _console())
+    except SettingsError as exc:
+        fail(str(exc), 2)
     except (CompileError, EngineError) as exc:
         fail(str(exc))
     if not succeeded(result):

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
@@ -24,6 +25,11 @@ if TYPE_CHECKING:
     from orchestrator.steps.request import PromoteRequest
 
 TRANSIENT_EXIT = 75
+_APP_NAME = re.compile(
+    r"(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?/)?"  # apps in any namespace: NAMESPACE/NAME
+    r"[a-z0-9](?:[-a-z0-9.]{0,251}[a-z0-9])?"
+)
+MAX_RETRIES = 100  # as the HTTP gate's ``retries`` (orchestrator.model.checks)
 
 step_app = typer.Typer(
     name="step",
@@ -145,6 +151,7 @@ def promote_cmd(
             except GitError as exc:
                 err.print(f"git: cannot ask the server what it speaks: {exc}", highlight=False)
         return
+    from orchestrator.adapters.scm import ScmError
     from orchestrator.steps.message import MessageError
     from orchestrator.steps.promote import PromoteError, promote
 
@@ -162,6 +169,8 @@ def promote_cmd(
     except (PromoteError, MessageError) as exc:
         fail(str(exc))
     except GitError as exc:
+        fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
+    except ScmError as exc:  # opening the pull request (PROMOFLOW_SCM, _SCM_API_URL)
         fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
     except pygit2.GitError as exc:  # the adapters wrap their own; this is the last line
         fail(f"git: {exc}")
@@ -190,20 +199,68 @@ def wait_merge_cmd(
     outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
 ) -> None:
     """Wait until the promotion's pull request is merged; output the merge commit."""
+    from orchestrator.adapters.scm import ScmError
     from orchestrator.steps.wait_merge import MergeError, wait_for_merge
 
     limit = _seconds(timeout, "--timeout")
+    interval = _env_seconds("PROMOFLOW_POLL_INTERVAL", 30.0)
+    _checked_url(pull_request, "--pull-request")
+    _checked_repo(repo)
     if not pull_request:
         if not commit:
             raise typer.BadParameter("give --pull-request, or --commit when nothing changed")
         merged = commit
     else:
         try:
-            merged = wait_for_merge(pull_request, repo, limit, log=lambda m: err.print(m))
-        except MergeError as exc:
+            merged = wait_for_merge(
+                pull_request, repo, limit, interval=interval, log=lambda m: err.print(m)
+            )
+        except (MergeError, ScmError) as exc:
             fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
     write_outputs(_outputs_dir(outputs), {"commit": merged})
     sys.stdout.write(json.dumps({"environment": environment, "commit": merged}) + "\n")
+
+
+def _env_seconds(name: str, default: float) -> float:
+    """A number of seconds from the environment: finite, positive, at most an hour."""
+    import math
+
+    text = os.environ.get(name, "").strip()
+    if not text:
+        return default
+    try:
+        value = float(text)
+    except ValueError:
+        fail(f"{name}: not a number of seconds", 2)
+    if not math.isfinite(value) or not 0 < value <= 3600:
+        fail(f"{name}: must be more than 0 and at most 3600 seconds", 2)
+    return value
+
+
+def _checked_url(value: str, option: str) -> str:
+    """An http(s) URL flag: well-formed and without credentials (the message never repeats
+    the value, which may hold one)."""
+    from orchestrator.urls import UrlError, check_url
+
+    if value:
+        try:
+            check_url(value)
+        except UrlError as exc:
+            raise typer.BadParameter(str(exc), param_hint=option) from None
+    return value
+
+
+def _checked_repo(value: str) -> str:
+    """``--repo`` of the gate steps only names which repository to match: a credential in it
+    has no use and would be printed, so it is refused."""
+    from orchestrator.urls import UrlError, check_git_url
+
+    if value:
+        try:
+            check_git_url(value, hint="the steps read GIT_TOKEN for Git access")
+        except UrlError as exc:
+            raise typer.BadParameter(str(exc), param_hint="--repo") from None
+    return value
 
 
 def _seconds(value: str, option: str) -> float:
@@ -237,6 +294,7 @@ def wait_argocd_cmd(
     outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
 ) -> None:
     """Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0)."""
+    from orchestrator.commands.common import settings
     from orchestrator.gates.deployed import Verdict
     from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
     from orchestrator.settings import ArgoCDSettings, GateSettings
@@ -245,11 +303,20 @@ def wait_argocd_cmd(
     names = [n.strip() for n in app.split(",") if n.strip()]
     if bool(names) == bool(selector):
         raise typer.BadParameter("give either --app NAME[,NAME...] or --selector LABELS")
+    bad = next((n for n in names if not _APP_NAME.fullmatch(n)), None)
+    if bad is not None:
+        raise typer.BadParameter(
+            f"{bad[:80]!r} is not an Argo CD application name (a DNS-1123 name, optionally "
+            "NAMESPACE/NAME)",
+            param_hint="--app",
+        )
     if not revision.strip():
         raise typer.BadParameter("the revision is empty", param_hint="--revision")
+    _checked_repo(repo)
     if timeout:
         sync_timeout = health_timeout = timeout
-    gate = GateSettings()
+    gate = settings(GateSettings)
+    argocd = settings(ArgoCDSettings)
     options = WaitOptions(
         sync_timeout=_seconds(sync_timeout, "--sync-timeout"),
         health_timeout=_seconds(health_timeout, "--health-timeout"),
@@ -273,7 +340,7 @@ def wait_argocd_cmd(
     from orchestrator.gates.sources import open_source
 
     try:
-        source = open_source(ArgoCDSettings(), gate)
+        source = open_source(argocd, gate)
         if selector:
             names = source.names(selector)
             if not names:
@@ -311,10 +378,10 @@ def wait_argocd_cmd(
 @step_app.command("http-check")
 def http_check_cmd(
     url: Annotated[str, Opt(help="URL to GET.")],
-    expect_status: Annotated[int, Opt(help="Expected HTTP status.")] = 200,
+    expect_status: Annotated[int, Opt(min=100, max=599, help="Expected HTTP status.")] = 200,
     jsonpath: Annotated[str, Opt(help="Path of a value in the JSON body, e.g. status.ok.")] = "",
     equals: Annotated[str, Opt(help="The value that path must have.")] = "",
-    retries: Annotated[int, Opt(min=0, help="Tries after the first one.")] = 3,
+    retries: Annotated[int, Opt(min=0, max=MAX_RETRIES, help="Tries after the first one.")] = 3,
     environment: Annotated[str, Opt(help="Environment (for messages).")] = "",
     run: Annotated[str, Opt(help="Promotion run name (for messages).")] = "",
     outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
@@ -323,15 +390,14 @@ def http_check_cmd(
     from orchestrator.steps import report
     from orchestrator.steps.http_check import Check, CheckUsageError, run_check
 
-    if not url.startswith(("http://", "https://")):
-        raise typer.BadParameter(f"not an http(s) URL: {url!r}", param_hint="--url")
+    _checked_url(url, "--url")
     if equals and not jsonpath:
         raise typer.BadParameter("--equals needs --jsonpath")
     check = Check(url, expect_status, jsonpath, equals, retries)
     try:
         outcome = run_check(check, log=report.log)
     except CheckUsageError as exc:
-        raise typer.BadParameter(str(exc), param_hint="--jsonpath") from None
+        raise typer.BadParameter(str(exc)) from None
     report.node_message(outcome.reason)
     write_outputs(_outputs_dir(outputs), {"status": str(outcome.status or "")})
     result = {"ok": outcome.ok, "reason": outcome.reason, "attempts": outcome.attempts}
@@ -354,7 +420,14 @@ def notify_cmd(
     """Report how the run ended (log, and PROMOFLOW_REPORT_URL when set)."""
     from orchestrator.steps import report
     from orchestrator.steps.notify import NotifyError, build_report, deliver
+    from orchestrator.urls import UrlError, check_url
 
+    url = os.environ.get("PROMOFLOW_REPORT_URL", "")
+    if url:  # a usage error, before anything is reported
+        try:
+            check_url(url)
+        except UrlError as exc:
+            fail(f"PROMOFLOW_REPORT_URL: {exc}", 2)
     document = build_report(
         product=product,
         version=version,
@@ -368,7 +441,6 @@ def notify_cmd(
     report.log(
         f"{run or product}: {product} {version} {status}" + (f" ({failed})" if failed else "")
     )
-    url = os.environ.get("PROMOFLOW_REPORT_URL", "")
     if url:
         try:
             deliver(document, url)
@@ -378,3 +450,45 @@ def notify_cmd(
             fail(str(exc))
     write_outputs(_outputs_dir(outputs), {"status": status})
     sys.stdout.write(json.dumps(document) + "\n")
+
+
+@step_app.command("approver")
+def approver_cmd(
+    environment: Annotated[str, Opt(help="Environment whose approval is checked.")],
+    approvers: Annotated[str, Opt(help="Comma-separated approvers (user:NAME or NAME).")],
+    labels: Annotated[str, Opt(help="The Workflow's labels as JSON ({{workflow.labels}}).")],
+    started_at: Annotated[str, Opt(help="When the approval node started (RFC 3339).")],
+    finished_at: Annotated[str, Opt(help="When it was answered (RFC 3339).")],
+    timeout: Annotated[str, Opt(help="The approval's timeout, e.g. 168h.")] = "168h",
+    run: Annotated[str, Opt(help="Promotion run name (for messages).")] = "",
+    outputs: Annotated[Path | None, Opt(help="Write Argo output parameters here.")] = None,
+) -> None:
+    """Let the promotion go on only if Argo recorded a listed approver as the answer's author."""
+    from orchestrator.approvers import parse_approvers, verify
+    from orchestrator.nesting import json_too_deep
+    from orchestrator.steps import report
+
+    try:
+        recorded = json.loads(labels) if labels.strip() and not json_too_deep(labels) else {}
+    except ValueError:
+        recorded = None
+    if labels.strip() and json_too_deep(labels):
+        recorded = None
+    if not isinstance(recorded, dict):
+        raise typer.BadParameter("--labels must be a JSON object of label names to values")
+    listed = parse_approvers(approvers)
+    if not listed:
+        raise typer.BadParameter("--approvers is empty: nothing to check")
+    verdict = verify(
+        environment,
+        listed,
+        {str(k): str(v) for k, v in recorded.items()},
+        started_at,
+        finished_at,
+        _seconds(timeout, "--timeout"),
+    )
+    report.node_message(verdict.message)
+    write_outputs(_outputs_dir(outputs), {"approved-by": verdict.message})
+    sys.stdout.write(json.dumps({"approved": verdict.approved, "reason": verdict.message}) + "\n")
+    if not verdict.approved:
+        fail(verdict.message)

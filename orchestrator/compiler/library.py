@@ -244,6 +244,19 @@ def http_check(settings: StepSettings) -> WorkflowTemplate:
     return _wrap(settings, "http-check", build)
 
 
+APPROVER_INPUTS = _args(
+    ("environment", None),
+    ("approvers", None),
+    ("labels", None),
+    ("started-at", None),
+    ("finished-at", None),
+    ("timeout", "168h"),
+)
+APPROVALS_MUTEX = "{{workflow.name}}-approvals"
+"""Approvals of one run take turns, so the actor labels the ``approver`` step reads belong
+to the answer it checks (orchestrator/approvers.py)."""
+
+
 def approval(settings: StepSettings) -> WorkflowTemplate:
     """A suspend node people resume in the UI (or with ``promoflow approve``), setting
     ``approve`` to YES or NO. Without an answer it resumes after ``timeout`` with NO."""
@@ -252,6 +265,7 @@ def approval(settings: StepSettings) -> WorkflowTemplate:
         Suspend(
             name="approval",
             duration="{{inputs.parameters.timeout}}",
+            synchronization=Synchronization(mutexes=[Mutex(name=APPROVALS_MUTEX)]),
             inputs=[
                 Parameter(name="environment"),
                 Parameter(name="approvers", default=""),
@@ -269,6 +283,15 @@ def approval(settings: StepSettings) -> WorkflowTemplate:
         )
 
     return _wrap(settings, "approval", build)
+
+
+def approver(settings: StepSettings) -> WorkflowTemplate:
+    """After an approval: go on only if Argo recorded a listed approver as its author."""
+
+    def build() -> None:
+        _container(settings, "approver", APPROVER_INPUTS, ["approved-by"], "120")
+
+    return _wrap(settings, "approver", build)
 
 
 def soak(settings: StepSettings) -> WorkflowTemplate:
@@ -317,6 +340,7 @@ LIBRARY: dict[str, Callable[[StepSettings], WorkflowTemplate]] = {
     "wait-argocd": wait_argocd,
     "wait-merge": wait_merge,
     "approval": approval,
+    "approver": approver,
     "soak": soak,
     "http-check": http_check,
     "notify": notify,

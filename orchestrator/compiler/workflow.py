@@ -113,18 +113,30 @@ def _environment_tasks(
     chain = _Chain(env, _entry(env.depends_on, last))
     approval = policy.gate("approval")
     if approval is not None:
+        approve = names.task("approve", n)
+        timeout = format_go(approval.timeout) if approval.timeout else DEFAULT_APPROVAL_TIMEOUT
+        approvers = ",".join(approval.approvers)
         chain.add(
-            names.task("approve", n),
+            approve,
             _ref(settings, "approval"),
-            {
-                "environment": n,
-                "approvers": ",".join(approval.approvers),
-                "timeout": format_go(approval.timeout)
-                if approval.timeout
-                else DEFAULT_APPROVAL_TIMEOUT,
-            },
+            {"environment": n, "approvers": approvers, "timeout": timeout},
         )
-        chain.when = f"{_output(chain.previous or '', 'approve')} == YES"
+        chain.when = f"{_output(approve, 'approve')} == YES"
+        if approval.approvers and approval.enforce == "workflow":
+            # who answered is checked in the workflow itself: the UI and `argo node set`
+            # answer the suspend node directly, so no client can be trusted to check
+            chain.add(
+                names.task("approver", n),
+                _ref(settings, "approver"),
+                {
+                    "environment": n,
+                    "approvers": approvers,
+                    "labels": "{{workflow.labels}}",
+                    "started-at": f"{{{{tasks.{approve}.startedAt}}}}",
+                    "finished-at": f"{{{{tasks.{approve}.finishedAt}}}}",
+                    "timeout": timeout,
+                },
+            )
     if policy.pre_action is not None:
         chain.add(names.task("pre", n), _user_ref(policy.pre_action), policy.pre_action.parameters)
     commit = ""

@@ -23,7 +23,7 @@ from rich.console import Console
 from rich.table import Table
 
 from orchestrator.compiler import PromotionRequest
-from orchestrator.compiler.plan import plan_product
+from orchestrator.compiler.plan import ProductPlan, plan_product
 from orchestrator.demo.seed import commit_files, product_files
 from orchestrator.engine.model import Phase, RunRecord
 from orchestrator.loading.config import Config
@@ -47,6 +47,8 @@ class DemoOptions:
     """Environment whose approval is answered NO."""
     soak_seconds: float = 2.0
     """What the longest soak of the flow is shortened to."""
+    answer_as: str | None = None
+    """Who answers the approvals (default: an approver the policies list)."""
 
 
 @dataclass(frozen=True)
@@ -140,6 +142,8 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
                 fail[app] = f"simulated failure: {app} pods crash-looping"
                 console.print(f"  [dim]·[/] the Argo CD simulator will fail {app}")
 
+            approver = options.answer_as or listed_approver(plan)
+
             def where(addresses: Mapping[str, str]) -> None:
                 if "argocd" in addresses:
                     console.print(
@@ -147,12 +151,13 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
                         f"{addresses['argocd']}"
                     )
                 console.print(
-                    "  [dim]·[/] approvals answered automatically; soak "
+                    f"  [dim]·[/] approvals answered automatically as {approver}; soak "
                     f"shortened to {options.soak_seconds:g}s"
                 )
 
             run_options = LocalOptions(
                 auto_approve=True,
+                answer_as=approver,
                 reject={options.reject: "rejected in the demo"} if options.reject else {},
                 soak_scale=_soak_scale(local.config, options.product, options.soak_seconds),
                 backoff_scale=0.05,
@@ -165,7 +170,7 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
             request = PromotionRequest(
                 options.product,
                 options.version,
-                source_commit=seed,
+                source_commit="",  # no application build behind the demo's version
                 requested_by="demo",
                 request_id=secrets.token_hex(4),
             )
@@ -182,6 +187,18 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
     finally:
         if options.keep is None:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def listed_approver(plan: ProductPlan) -> str:
+    """Someone the flow's policies list as an approver (the workflow checks who answered),
+    so the demo's automatic answers pass that check as a real approver's would."""
+    for env in plan.environments:
+        approval = env.policy.gate("approval")
+        entries: list[str] = list(approval.approvers) if approval is not None else []
+        for entry in entries:
+            if not entry.startswith("group:"):
+                return entry.removeprefix("user:").removeprefix("email:")
+    return "demo"
 
 
 def succeeded(result: DemoResult) -> bool:

@@ -8,6 +8,7 @@ unless ``ARGOCD_SERVER`` points at a real one). The run record lands in
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
@@ -38,7 +39,8 @@ from orchestrator.local.argocd import LocalArgoCD, local_argocd
 from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import RunView, summary
-from orchestrator.settings import ArgoCDSettings, StepSettings
+from orchestrator.settings import ArgoCDSettings, StepSettings, load
+from orchestrator.urls import scrub_data
 
 Manifest = dict[str, Any]
 
@@ -62,6 +64,9 @@ class LocalOptions:
     extra_env: dict[str, str] = field(default_factory=dict)
     """Variables the steps get besides this process's environment (e.g. GIT_TOKEN)."""
     approver: Approver | None = None
+    answer_as: str = ""
+    """Who answers approvals in this run, as Argo would record the caller (a subject or an
+    e-mail); the workflow's approver check reads it. Default: the requester."""
 
 
 class _NoOneToAsk:
@@ -86,10 +91,11 @@ def _ask(console: Console) -> Callable[[Question], tuple[bool, str]]:
 def approver_for(options: LocalOptions, console: Console, who: str, view: RunView) -> Approver:
     if options.approver is not None:
         return options.approver
+    actor = options.answer_as or who
     if options.auto_approve or options.reject:
-        return AutoApprover(options.reject, who=f"{who} (auto-approve)")
+        return AutoApprover(options.reject, who=f"{actor} (auto-approve)", actor=actor)
     if console.is_terminal:
-        return PromptApprover(_ask(console), who, pause=view.pause, resume=view.resume)
+        return PromptApprover(_ask(console), actor, pause=view.pause, resume=view.resume)
     return _NoOneToAsk()
 
 
@@ -97,9 +103,9 @@ def step_settings(argocd: LocalArgoCD | None, real: ArgoCDSettings) -> StepSetti
     """Where the steps find Argo CD: the stand-in, or the real one from the environment."""
     if argocd is not None:
         server, opts = argocd.server, "--plaintext"
-    else:
-        server, opts = real.server, real.opts
-    return StepSettings().model_copy(update={"argocd_server": server, "argocd_opts": opts})
+    else:  # only how to connect: an --auth-token in ARGOCD_OPTS stays in this shell
+        server, opts = real.server, real.transport_opts
+    return load(StepSettings).model_copy(update={"argocd_server": server, "argocd_opts": opts})
 
 
 def _missing_templates(plan: ProductPlan, provided: list[Manifest]) -> list[str]:
@@ -159,7 +165,7 @@ def run_local(
             f"{', '.join(absent)} (pass them with --templates DIR, or run stand-ins with "
             "--stand-ins)"
         )
-    real = ArgoCDSettings()
+    real = load(ArgoCDSettings)
     with ExitStack() as stack:
         argocd = stack.enter_context(_argocd(plan, options, real))
         settings = step_settings(argocd, real)
@@ -200,6 +206,7 @@ def run_local(
             record = engine.run()
     options.runs_dir.mkdir(parents=True, exist_ok=True)
     path = options.runs_dir / f"{workdir.name}.json"
-    path.write_text(record.to_json() + "\n")
+    # a record is shared: no credentials in it (scrubbed value by value, so it stays JSON)
+    path.write_text(json.dumps(scrub_data(record.to_dict()), indent=2, ensure_ascii=False) + "\n")
     console.print(summary(record, environments))
     return record, path

@@ -149,12 +149,12 @@ def summary(record: RunRecord, environments: list[str]) -> RenderableType:
         sha = (commit.outputs.get("commit", "") if commit else "")[:12]
         gates = [
             kind
-            for kind in ("approve", "pre", "sync", "soak", "check", "post")
+            for kind in ("approve", "approver", "pre", "sync", "soak", "check", "post")
             if kind in nodes and nodes[kind].phase is Phase.SUCCEEDED
         ]
         failed = [n for n in nodes.values() if n.phase.failed_or_error]
         if failed:
-            result = Text(f"failed at {failed[0].display_name}: {failed[0].message}", "red")
+            result = Text(f"failed at {failed[0].display_name}: {_reason(failed[0])}", "red")
         elif nodes and all(n.phase is Phase.SUCCEEDED for n in nodes.values()):
             result = Text("promoted", "green")
         else:
@@ -166,3 +166,11 @@ def summary(record: RunRecord, environments: list[str]) -> RenderableType:
     if record.message:
         footer.append(f"  {record.message}", style=style)
     return Group(table, footer)
+
+
+def _reason(node: NodeRecord) -> str:
+    """Why a node failed: a retried step's own message rather than the Retry node's
+    "No more retries left" or "retryStrategy.expression evaluated to false" (both Argo's)."""
+    if node.attempts and node.attempts[-1].message:
+        return node.attempts[-1].message
+    return node.message

@@ -13,6 +13,7 @@ from typing import Any, ClassVar, Literal
 from pydantic import model_validator
 
 from orchestrator.model.base import Model, Resource
+from orchestrator.model.checks import HttpStatus, HttpUrl, Priority, Retries
 from orchestrator.model.duration import Duration
 from orchestrator.model.names import Name
 
@@ -33,9 +34,39 @@ class WorkflowRef(Model):
     parameters: dict[str, str] = {}
 
 
+Enforcement = Literal["workflow", "argo-rbac"]
+
+
 class ApprovalGate(Model):
+    """A person answers before the promotion goes on.
+
+    With ``approvers`` listed, the workflow itself checks who answered (``enforce:
+    workflow``, the default): Argo records the user, e-mail and preferred username of the
+    answer, never the caller's groups, so ``group:`` entries cannot be checked there and
+    need ``enforce: argo-rbac``, which leaves the decision to Argo's RBAC (the approvers are
+    then shown in the question, not checked)."""
+
     approvers: list[str] = []
     timeout: Duration | None = None
+    enforce: Enforcement = "workflow"
+
+    @model_validator(mode="after")
+    def _checkable(self) -> ApprovalGate:
+        for entry in self.approvers:
+            _, sep, value = entry.partition(":")
+            if not entry.strip() or any(c in entry for c in ",;\n") or (sep and not value):
+                raise ValueError(
+                    f"approver {entry!r} is not a user (user:NAME, an e-mail, or a "
+                    "service account subject) or a group (group:NAME)"
+                )
+        groups = [a for a in self.approvers if a.startswith("group:")]
+        if groups and self.enforce == "workflow":
+            raise ValueError(
+                f"{', '.join(groups)}: the workflow cannot check group membership (Argo "
+                "records who answered, not their groups); list the users, or set "
+                "'enforce: argo-rbac' and let Argo's RBAC decide who may answer"
+            )
+        return self
 
 
 class SyncGate(Model):
@@ -51,19 +82,17 @@ class SoakGate(Model):
 
 
 class HttpGate(Model):
-    url: str
-    expect_status: int = 200
+    url: HttpUrl
+    expect_status: HttpStatus = 200
     jsonpath: str | None = None
     equals: str | None = None
-    retries: int = 3
+    retries: Retries = 3
     timeout: Duration = timedelta(minutes=5)
 
     @model_validator(mode="after")
     def _equals_needs_jsonpath(self) -> HttpGate:
         if self.equals is not None and self.jsonpath is None:
             raise ValueError("'equals' needs 'jsonpath': the value to compare with")
-        if not self.url.startswith(("http://", "https://")):
-            raise ValueError(f"url {self.url!r} must start with http:// or https://")
         return self
 
 
@@ -123,7 +152,7 @@ class PolicySelector(Model):
 
 
 class PromotionPolicySpec(Model):
-    priority: int = 0
+    priority: Priority = 0
     selector: PolicySelector = PolicySelector()
     policy: PolicySpec
 

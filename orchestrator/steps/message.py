@@ -1,9 +1,12 @@
 """Commit messages of promotions, from a sandboxed Jinja2 template.
 
 The default message names product, version, source and target environment and the run, and
-ends with trailers (``Promoted-From:``, ``Promotion-Run:``, ``Jira-Issues:``) that tools can
-parse from ``git log``. A team can supply its own template (PROMOFLOW_COMMIT_TEMPLATE); the
-sandbox keeps a template from reaching anything but the values given to it.
+ends with trailers that tools can parse from ``git log``: ``Promoted-From: ENV@COMMIT`` where
+the files came from another environment, ``Built-From: COMMIT`` where a new version entered
+the trigger environment (the commit it was built from, when the promotion names one), then
+``Promotion-Run:``, ``Requested-By:`` and ``Jira-Issues:``. A team can supply its own
+template (PROMOFLOW_COMMIT_TEMPLATE); the sandbox keeps a template from reaching anything
+but the values given to it.
 """
 
 from __future__ import annotations
@@ -24,7 +27,11 @@ Copy {{ files | join(", ") }} from {{ source_environment }} to {{ environment }}
 Set {{ version_path }} in {{ version_file }} to {{ version }}.
 {%- endif %}
 
-Promoted-From: {{ source_environment or "-" }}{{ ("@" ~ source_commit[:12]) if source_commit }}
+{% if source_environment -%}
+Promoted-From: {{ source_environment }}{{ ("@" ~ source_commit[:12]) if source_commit }}
+{% elif source_commit -%}
+Built-From: {{ source_commit }}
+{% endif -%}
 Promotion-Run: {{ run or "-" }}
 {% if requested_by %}Requested-By: {{ requested_by }}
 {% endif %}{% if jira_keys %}Jira-Issues: {{ jira_keys | join(", ") }}

@@ -9,6 +9,7 @@ from collections.abc import Iterator
 
 import pytest
 
+from orchestrator.compiler.library import LIBRARY
 from tests.compiler.helpers import EXAMPLES, ROOT
 from tests.fakes.argo_server import FakeArgoServer
 from tests.support.argo_schema import schema_errors, unknown_fields
@@ -52,17 +53,23 @@ def test_apply_creates_then_reports_unchanged_then_updates(argo: FakeArgoServer)
     first = run(argo, "apply", "-c", str(EXAMPLES))
     assert first.returncode == 0, first.stderr
     lines = first.stdout.splitlines()
-    assert len(lines) == 9 and all(line.endswith(" created") for line in lines)
+    assert len(lines) == len(LIBRARY) + 2 and all(line.endswith(" created") for line in lines)
     assert "workflowtemplate/promoflow-shop created" in lines
     stored = argo.store.list("WorkflowTemplate", "promotions")
-    assert len(stored) == 9
+    assert len(stored) == len(LIBRARY) + 2  # the step templates and two products
     for manifest in stored:
         assert schema_errors(manifest) == [] and unknown_fields(manifest) == []
     second = run(argo, "apply", "-c", str(EXAMPLES))
     assert all(line.endswith(" unchanged") for line in second.stdout.splitlines())
     third = run(argo, "apply", "-c", str(EXAMPLES), PROMOFLOW_STEP_IMAGE="registry.local/pf:2")
     updated = [line for line in third.stdout.splitlines() if line.endswith(" updated")]
-    assert len(updated) == 5  # the container steps; suspend templates and products unchanged
+    containers = sorted(
+        f"workflowtemplate/{m['metadata']['name']} updated"
+        for m in stored
+        if any("container" in t for t in m["spec"]["templates"])
+    )
+    assert sorted(updated) == containers  # suspend templates and products unchanged
+    assert len(containers) == 6
     promote = argo.store.get("WorkflowTemplate", "promotions", "promoflow-promote")
     assert promote["spec"]["templates"][0]["container"]["image"] == "registry.local/pf:2"
 

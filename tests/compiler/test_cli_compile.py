@@ -9,6 +9,7 @@ from pathlib import Path
 
 import yaml
 
+from orchestrator.compiler.library import LIBRARY
 from tests.compiler.helpers import EXAMPLES, ROOT
 
 SECRETS = {
@@ -54,7 +55,7 @@ def test_compile_all_products_to_files(tmp_path: Path) -> None:
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in tmp_path.iterdir())
     assert "promoflow-shop.yaml" in names and "promoflow-checkout.yaml" in names
-    assert "promoflow-promote.yaml" in names and len(names) == 9
+    assert "promoflow-promote.yaml" in names and len(names) == len(LIBRARY) + 2
     assert (
         yaml.safe_load((tmp_path / "promoflow-shop.yaml").read_text())["kind"] == "WorkflowTemplate"
     )

@@ -132,7 +132,10 @@ def test_a_failing_gate_stops_the_flow_with_the_reason(tmp_path: Path) -> None:
     assert phase is Phase.FAILED
     sync = nodes["sync-staging"]
     assert sync.phase is Phase.FAILED
-    assert "Degraded" in sync.message and "simulated failure" in sync.message
+    # the step's own reason is on its attempt; the Retry node says why it stopped, as in Argo
+    assert sync.message == "retryStrategy.expression evaluated to false"
+    reason = sync.attempts[-1].message
+    assert "Degraded" in reason and "simulated failure" in reason
     for env in ("prod-eu", "prod-us"):
         assert nodes[f"approve-{env}"].phase is Phase.OMITTED
         assert tag_at(bare, SHOP_DIRS[env]) == SEED_VERSION
@@ -214,6 +217,8 @@ def test_promote_local_runs_against_a_remote_repository(
             "-v",
             "2.1.0",
             "--auto-approve",
+            "--as",
+            "sre-oncall@example.com",  # a listed approver: the workflow checks who answered
             "--soak-scale",
             "0.0005",
             "--templates",
@@ -302,3 +307,32 @@ def test_a_broken_template_file_is_reported_with_its_position(tmp_path: Path) ->
     assert result.returncode == 1
     assert result.stderr.startswith(f"{templates / 'actions.yaml'}:3:1: error: ")
     assert "Traceback" not in result.stderr
+
+
+def test_an_approval_answered_by_someone_not_listed_does_not_promote(tmp_path: Path) -> None:
+    """The approver check runs in the workflow: the local answer is labelled with who gave
+    it, exactly as the Argo Server labels a caller, and the check refuses the answer."""
+    phase, nodes, bare, output = demo(tmp_path, answer_as="mallory@example.com")
+    assert phase is Phase.FAILED
+    for env in ("prod-eu", "prod-us"):
+        assert nodes[f"approve-{env}"].phase is Phase.SUCCEEDED  # the answer was YES ...
+        check = nodes[f"approver-{env}"]
+        assert check.phase is Phase.FAILED  # ... but not from an approver
+        assert check.attempts[-1].message == (
+            f"mallory.at.example.com may not approve {env} (approvers: "
+            "user:sre-oncall@example.com, user:release-manager@example.com)"
+        )
+        assert nodes[f"deploy-{env}"].phase is Phase.OMITTED
+        assert tag_at(bare, SHOP_DIRS[env]) == SEED_VERSION
+    assert tag_at(bare, SHOP_DIRS["staging"]) == "1.5.0"
+    assert "may not approve prod-eu" in output
+
+
+def test_a_listed_approver_passes_the_check(tmp_path: Path) -> None:
+    phase, nodes, _, _ = demo(tmp_path)
+    assert phase is Phase.SUCCEEDED
+    check = nodes["approver-prod-eu"]
+    assert check.phase is Phase.SUCCEEDED
+    assert check.outputs["approved-by"] == (
+        "approved by sre-oncall.at.example.com (an approver of prod-eu)"
+    )

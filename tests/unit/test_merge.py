@@ -77,7 +77,10 @@ def test_step_policy_overrides_every_policy_field_by_field() -> None:
         100,
         action="commit",
         postAction={"workflowTemplate": "announce"},
-        gates=[{"soak": {"duration": "30m"}}, {"approval": {"approvers": ["group:sre"]}}],
+        gates=[
+            {"soak": {"duration": "30m"}},
+            {"approval": {"approvers": ["user:sre@example.com"]}},
+        ],
     )
     step = _step(action="pull-request", gates=[{"soak": {"duration": "5m"}}])
     effective, _ = merge([high], "shop", _env("prod-eu"), step)
@@ -86,7 +89,7 @@ def test_step_policy_overrides_every_policy_field_by_field() -> None:
     assert effective.post_action.workflow_template == "announce"
     assert _gates(effective) == {
         "soak": {"duration": "5m"},
-        "approval": {"approvers": ["group:sre"], "timeout": None},
+        "approval": {"approvers": ["user:sre@example.com"], "timeout": None, "enforce": "workflow"},
     }
     assert effective.sources["action"] == effective.sources["gates.soak"] == "step"
     assert effective.sources["gates.approval"] == "high"

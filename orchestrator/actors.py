@@ -1,0 +1,39 @@
+"""Who acted on a Workflow, as the Argo Server records it in labels.
+
+On every update it makes for a caller (resume, stop, ``set`` of a suspend node, ...) the
+Argo Server labels the Workflow with the caller's identity from their token
+(``workflow/creator`` in argo-workflows: ``LabelActor``): the subject, the e-mail (``@``
+written ``.at.``) and the preferred username, each made label-safe, and removes the labels
+when the request carries no identity. The local engine records its approvers the same way,
+and the approver check reads them. Pure, no imports from the rest of the package.
+"""
+
+from __future__ import annotations
+
+import re
+
+ACTOR = "workflows.argoproj.io/actor"
+ACTOR_EMAIL = "workflows.argoproj.io/actor-email"
+ACTOR_USERNAME = "workflows.argoproj.io/actor-preferred-username"
+ACTION = "workflows.argoproj.io/action"
+ACTOR_LABELS = (ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, ACTION)
+
+
+def dns_friendly(text: str) -> str:
+    """Argo's ``dnsFriendly``: anything but ``[-_.a-zA-Z0-9]`` becomes ``-``, the last 63
+    characters are kept, and leading and trailing non-alphanumerics are dropped."""
+    value = re.sub(r"[^-_.a-zA-Z0-9]", "-", text)
+    if len(value) > 63:
+        value = value[-63:]
+    value = re.sub(r"^[^a-zA-Z0-9]*", "", value)
+    return re.sub(r"[^a-zA-Z0-9]*$", "", value)
+
+
+def actor_labels(subject: str = "", email: str = "", username: str = "") -> dict[str, str]:
+    """The labels an update by this caller leaves (a ``set`` leaves no action label)."""
+    labels = {
+        ACTOR: dns_friendly(subject),
+        ACTOR_EMAIL: dns_friendly(email.replace("@", ".at.", 1)),
+        ACTOR_USERNAME: dns_friendly(username),
+    }
+    return {key: value for key, value in labels.items() if value}
