@@ -37,27 +37,26 @@ class MemoryObjects(pygit2.OdbBackend):
 
     def __init__(self) -> None:
         super().__init__()
-        self.objects: dict[str, tuple[int, bytes]] = {}
+        self.objects: gitpack.Objects = {}
+        """Keyed by the binary id, as a parse yields them (no hex string per object)."""
 
-    def add(self, kind: int, data: bytes, oid: bytes | None = None) -> None:
-        if oid is None:
-            header = b"%s %d\x00" % (gitpack.NAMES[kind], len(data))
-            oid = hashlib.sha1(header + data).digest()
-        self.objects[oid.hex()] = (kind, data)
+    def add(self, kind: int, data: bytes) -> None:
+        header = b"%s %d\x00" % (gitpack.NAMES[kind], len(data))
+        self.objects[hashlib.sha1(header + data).digest()] = (kind, data)
 
     def read_cb(self, oid: pygit2.Oid) -> tuple[int, bytes]:
-        return self.objects[str(oid)]
+        return self.objects[oid.raw]
 
     def read_header_cb(self, oid: pygit2.Oid) -> tuple[int, int]:
-        kind, data = self.objects[str(oid)]
+        kind, data = self.objects[oid.raw]
         return kind, len(data)
 
     def exists_cb(self, oid: pygit2.Oid) -> bool:
-        return str(oid) in self.objects
+        return oid.raw in self.objects
 
-    def _full(self, prefix: pygit2.Oid) -> str:
+    def _full(self, prefix: pygit2.Oid) -> bytes:
         text = str(prefix).rstrip("0") or "0"
-        found = [sha for sha in self.objects if sha.startswith(text)]
+        found = [key for key in self.objects if key.hex().startswith(text)]
         if not found:
             raise KeyError(str(prefix))
         if len(found) > 1:
@@ -65,19 +64,19 @@ class MemoryObjects(pygit2.OdbBackend):
         return found[0]
 
     def read_prefix_cb(self, prefix: pygit2.Oid) -> tuple[int, bytes, pygit2.Oid]:
-        sha = self._full(prefix)
-        kind, data = self.objects[sha]
-        return kind, data, pygit2.Oid(hex=sha)
+        key = self._full(prefix)
+        kind, data = self.objects[key]
+        return kind, data, pygit2.Oid(raw=key)
 
     def exists_prefix_cb(self, prefix: pygit2.Oid) -> pygit2.Oid:
-        return pygit2.Oid(hex=self._full(prefix))
+        return pygit2.Oid(raw=self._full(prefix))
 
     def refresh_cb(self) -> None:
         return None
 
     def write_cb(self, oid: pygit2.Oid, data: bytes, kind: int) -> None:
         """Objects the run creates (trees, the commit) stay in memory with the rest."""
-        self.objects[str(oid)] = (kind, data)
+        self.objects[oid.raw] = (kind, data)
 
 
 def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = None) -> int:
@@ -95,11 +94,10 @@ def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = N
 
     objects = gitpack.parse(pack, lookup)
     if memory is not None:
-        for obj in objects:
-            memory.add(obj.type, obj.data, obj.oid)
+        memory.objects.update(objects)
     else:
-        for obj in objects:
-            odb.write(_TYPES[obj.type], obj.data)
+        for kind, data in objects.values():
+            odb.write(_TYPES[kind], data)
     return len(objects)
 
 

@@ -15,7 +15,6 @@ import hashlib
 import struct
 import zlib
 from collections.abc import Callable
-from typing import NamedTuple
 
 COMMIT, TREE, BLOB, TAG = 1, 2, 3, 4
 OFS_DELTA, REF_DELTA = 6, 7
@@ -29,17 +28,9 @@ class PackError(ValueError):
     """The bytes are not a valid pack (truncated, corrupted, or a delta without its base)."""
 
 
-class PackObject(NamedTuple):
-    """One object of a pack: its type, raw content and id (binary SHA-1). A tuple: one is
-    made per file of the repository on a full fetch, and tuples are the cheapest to make."""
-
-    type: int
-    data: bytes
-    oid: bytes
-
-
-def object_id(kind: int, data: bytes) -> bytes:
-    return hashlib.sha1(NAMES[kind] + b" %d\0" % len(data) + data).digest()
+Objects = dict[bytes, tuple[int, bytes]]
+"""Object id (binary SHA-1) -> (type, content), in pack order: what a parse yields, and what
+an in-memory object store keeps as it is (no copy, no second key)."""
 
 
 def _varint(delta: bytes, pos: int) -> tuple[int, int]:
@@ -134,14 +125,13 @@ def _inflate(view: memoryview, pos: int, size: int, end: int) -> tuple[bytes, in
     return data, fed - len(inflater.unused_data)
 
 
-def parse(pack: bytes, lookup: Callable[[bytes], tuple[int, bytes] | None]) -> list[PackObject]:
-    """Every object of a verified ``pack``; ``lookup`` finds the bases of a thin pack."""
+def parse(pack: bytes, lookup: Callable[[bytes], tuple[int, bytes] | None]) -> Objects:
+    """Every object of a verified ``pack`` by id; ``lookup`` finds the bases of a thin pack."""
     verify(pack)
     count = struct.unpack(">I", pack[8:12])[0]
     view, end, pos = memoryview(pack), len(pack) - 20, 12
     by_offset: dict[int, tuple[int, bytes]] = {}
-    by_id: dict[bytes, tuple[int, bytes]] = {}
-    objects: list[PackObject] = []
+    by_id: Objects = {}
     waiting: list[tuple[int, int | bytes, bytes]] = []
 
     sha1, names = hashlib.sha1, NAMES
@@ -150,8 +140,7 @@ def parse(pack: bytes, lookup: Callable[[bytes], tuple[int, bytes] | None]) -> l
         digest = sha1(b"%s %d\0" % (names[kind], len(data)))
         digest.update(data)
         oid = digest.digest()
-        by_offset[start] = by_id[oid] = entry = (kind, data)
-        objects.append(PackObject(*entry, oid))
+        by_offset[start] = by_id[oid] = (kind, data)
 
     def base_of(ref: int | bytes) -> tuple[int, bytes] | None:
         if isinstance(ref, int):
@@ -208,4 +197,4 @@ def parse(pack: bytes, lookup: Callable[[bytes], tuple[int, bytes] | None]) -> l
         if len(still) == len(waiting):
             raise PackError("pack has deltas against objects we do not have")
         waiting = still
-    return objects
+    return by_id

@@ -27,7 +27,7 @@ def test_fetched_and_created_objects_stay_in_memory(host: GitHost) -> None:
         assert b"tag: 1.4.2" in git.repo[values.id].data
         blob = git.repo.create_blob(b"new\n")
         assert git.repo[blob].data == b"new\n"
-        assert str(blob) in git.memory.objects
+        assert blob.raw in git.memory.objects
         assert loose_objects(git.path) == []
 
 
@@ -43,7 +43,7 @@ def test_prefix_lookups_and_missing_objects() -> None:
     memory = gitobjects.MemoryObjects()
     memory.add(3, b"hello\n")
     sha = "ce013625030ba8dba906f756967f9e9ca394464a"  # git hash-object of "hello\n"
-    assert sha in memory.objects
+    assert bytes.fromhex(sha) in memory.objects
     assert str(memory.exists_prefix(pygit2.Oid(hex=sha[:12] + "0" * 28))) == sha
     with pytest.raises(KeyError):
         memory.read(pygit2.Oid(hex="0" * 39 + "1"))
