@@ -45,3 +45,17 @@ cluster-down: $(STAMP)
 
 cluster-status: $(STAMP)
 	$(BIN)/python -m tests.e2e.cluster status
+
+# End-to-end: the suite in tests/e2e against real servers. Without PROMOFLOW_E2E_KUBECONFIG
+# in the environment it brings the local control plane up first (building it if needed:
+# ~22 min cold, ~20 s warm start) and runs with its variables; with it (and the other
+# variables in tests/e2e/README.md) it runs the same tests against that cluster instead.
+.PHONY: e2e
+
+e2e: $(STAMP)
+	@if [ -z "$$PROMOFLOW_E2E_KUBECONFIG" ]; then \
+		$(BIN)/python -m tests.e2e.cluster up || exit 1; \
+		vars="$$($(BIN)/python -m tests.e2e.cluster env)" || exit 1; \
+		eval "$$vars"; \
+	fi; \
+	PROMOFLOW_E2E=1 $(BIN)/python -m pytest tests/e2e -p no:cacheprovider -ra --durations=20 $(E2E_ARGS)

@@ -1,101 +1,192 @@
-"""A whole promotion on a real cluster: the scenario of tests/engine/test_local_promotion.py.
+"""A whole promotion, dev -> staging -> prod, on real Argo Workflows and real Argo CD.
 
-``PROMOFLOW_E2E_CONFIG`` is a promoflow configuration whose product
-(``PROMOFLOW_E2E_PRODUCT``, default ``shop``) lives in a repository the cluster's Argo CD
-deploys from and the workflow's Git Secret may push to. The templates are applied, a
-promotion is submitted to the Argo Server (``ARGO_SERVER``/``ARGO_TOKEN`` as the argo CLI
-reads them), every approval is answered with ``promoflow approve``, and the run must
-succeed with a commit per environment. The same flow then runs with the local engine
-against the cluster's Argo CD (``ARGOCD_SERVER``/``ARGOCD_AUTH_TOKEN``).
+Three Argo CD Applications follow one fresh GitOps repository; ``promoflow apply`` and
+``promoflow promote`` submit the flow to the Argo Server; the workflow-controller runs it
+(on the local cluster its step pods are run by tests/e2e/podrunner.py, elsewhere by the
+cluster's own nodes from ``PROMOFLOW_STEP_IMAGE``): each ``deploy-ENV`` commits, Argo CD
+syncs that commit, each ``sync-ENV`` waits for it, prod waits for ``promoflow approve``,
+soaks, checks a status URL, and the exit handler reports. The same flow then runs with the
+local engine (``promoflow promote --local``) against the same Argo CD.
 """
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 import time
-import uuid
+from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 import pytest
+from kubernetes import client
 
-from orchestrator.adapters.argo import ArgoClient
-from orchestrator.settings import ArgoSettings
-from tests.e2e.conftest import Cluster
+from tests.e2e.flows import (
+    ENVIRONMENTS,
+    Flow,
+    argo_client,
+    node_output,
+    nodes,
+    summary,
+    wait_for_end,
+    wait_for_node,
+)
+from tests.e2e.gitops import GitopsRepo
+from tests.e2e.k8s import Apps, api_client, configmap, deployment, short_id
+from tests.e2e.settings import E2ESettings
+from tests.e2e.steps import clean_env, run
 
 pytestmark = pytest.mark.e2e
 
-PROMOFLOW = Path(sys.executable).parent / "promoflow"
-DONE = ("Succeeded", "Failed", "Error")
+
+def status_url(e2e: E2ESettings) -> str:
+    """A URL the steps can reach that answers 200: ``PROMOFLOW_E2E_STATUS_URL``, else
+    Argo CD's /healthz at the address the steps use."""
+    import os
+
+    explicit = os.environ.get("PROMOFLOW_E2E_STATUS_URL")
+    if explicit:
+        return explicit
+    scheme = "http" if "--plaintext" in e2e.step_argocd_opts else "https"
+    return f"{scheme}://{e2e.step_argocd_server}/healthz"
 
 
-def promoflow(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(PROMOFLOW), *args], capture_output=True, text=True, timeout=timeout, check=False
+def policies(e2e: E2ESettings) -> list[dict[str, Any]]:
+    return [
+        {
+            "priority": 0,
+            "policy": {
+                "action": "commit",
+                "gates": [{"sync": {"timeout": "3m"}}, {"health": {"timeout": "3m"}}],
+            },
+        },
+        {
+            "priority": 10,
+            "selector": {"environments": {"production": True}},
+            "policy": {
+                "gates": [
+                    {"approval": {"timeout": "1h"}},
+                    {"soak": {"duration": "2s"}},
+                    {"http": {"url": status_url(e2e), "expectStatus": 200}},
+                ]
+            },
+        },
+    ]
+
+
+def gitops_for(flow: Flow, repo: GitopsRepo, apps: Apps, e2e: E2ESettings) -> str:
+    """Every environment's files at 0.9.0 and an automated Application per environment;
+    returns the commit they all run."""
+    files = {}
+    for env in ENVIRONMENTS:
+        name = f"{flow.product}-{env}"
+        files[f"{flow.path(env)}/configmap.yaml"] = configmap(name, "0.9.0")
+        files[f"{flow.path(env)}/deployment.yaml"] = deployment(name, "0.9.0")
+    first = repo.commit(files, "0.9.0 everywhere")
+    for env in ENVIRONMENTS:
+        apps.create(flow.app(env), repo.url, flow.path(env), repo.branch, flow.app(env))
+    for env in ENVIRONMENTS:
+        apps.wait_deployed(flow.app(env), first, e2e.timeout)
+    return first
+
+
+def runs_version(apps: Apps, repo: GitopsRepo, flow: Flow, env: str, version: str) -> bool:
+    """Argo CD reports the app Synced and Healthy at a commit whose files hold
+    ``version`` (it reports the branch head it compared, so dev's app is soon at the
+    commit that promoted staging: same files for dev)."""
+    status = apps.status(flow.app(env))
+    revision = status["sync"]["revision"]
+    return (
+        status["sync"]["status"] == "Synced"
+        and status["health"]["status"] == "Healthy"
+        and f"version: {version}" in repo.show(revision, f"{flow.path(env)}/configmap.yaml")
     )
 
 
-@pytest.fixture(scope="module")
-def config(cluster: Cluster) -> Path:
-    """Needs the cluster (skipped without one) and a configuration to promote."""
-    missing = [k for k in ("PROMOFLOW_E2E_CONFIG", "ARGO_SERVER") if not os.environ.get(k)]
-    if missing:
-        pytest.fail(f"set {', '.join(missing)} (see tests/e2e/README.md)")
-    return Path(os.environ["PROMOFLOW_E2E_CONFIG"]).expanduser()
+def test_a_promotion_runs_on_argo_workflows_and_argocd_deploys_it(
+    e2e: E2ESettings,
+    apps: Apps,
+    new_repo: Callable[[], GitopsRepo],
+    flows: Callable[..., Flow],
+) -> None:
+    """The README's cluster path end to end: apply, promote, approve; every environment
+    ends up running the promoted version, as Argo CD reports and as the cluster shows."""
+    repo = new_repo()
+    flow = flows(policies(e2e), repo)
+    gitops_for(flow, repo, apps, e2e)
+    applied = flow.promoflow("apply", "-c", str(flow.directory))
+    assert applied.code == 0, applied
+    started = time.monotonic()
 
-
-def product() -> str:
-    return os.environ.get("PROMOFLOW_E2E_PRODUCT", "shop")
-
-
-def test_a_promotion_submitted_to_the_argo_server_succeeds(config: Path) -> None:
-    applied = promoflow("apply", "-c", str(config))
-    assert applied.returncode == 0, applied.stderr
-    version = f"0.0.{int(time.time())}"
-    submitted = promoflow(
-        "promote", "-c", str(config), "-p", product(), "-v", version,
-        "--request-id", uuid.uuid4().hex[:8], "--requested-by", "e2e",
+    promoted = flow.promoflow(
+        "promote", "-c", str(flow.directory), "-p", flow.product, "-v", "1.0.0",
+        "--request-id", short_id(),
     )  # fmt: skip
-    assert submitted.returncode == 0, submitted.stderr
-    name = submitted.stdout.split()[0]
-    client = ArgoClient(ArgoSettings())
-    deadline = time.monotonic() + float(os.environ.get("PROMOFLOW_E2E_RUN_SECONDS", "1800"))
-    approved: set[str] = set()
-    while True:
-        workflow = client.get_workflow(name)
-        status = workflow.get("status") or {}
-        if status.get("phase") in DONE:
-            break
-        assert time.monotonic() < deadline, f"{name} still {status.get('phase')}"
-        for node in (status.get("nodes") or {}).values():
-            task = str(node.get("displayName", ""))
-            if task.startswith("approve-") and node.get("phase") == "Running":
-                env = task.removeprefix("approve-")
-                if env not in approved:
-                    answer = promoflow("approve", name, "--env", env, "-m", "e2e")
-                    assert answer.returncode == 0, answer.stderr
-                    approved.add(env)
-        time.sleep(5)
-    assert status["phase"] == "Succeeded", status.get("message")
-    commits = {
-        str(node["displayName"]): p["value"]
-        for node in status["nodes"].values()
-        for p in (node.get("outputs") or {}).get("parameters") or []
-        if str(node.get("displayName", "")).startswith("deploy-") and p["name"] == "commit"
-    }
-    assert commits and all(len(sha) == 40 for sha in commits.values())
+
+    assert promoted.code == 0, promoted
+    name = promoted.stdout.split()[0]
+    argo = argo_client(e2e)
+    wait_for_node(argo, name, "approve-prod", ("Running",), e2e.timeout * 2)
+    before = argo.get_workflow(name)
+    for env in ("dev", "staging"):
+        commit = node_output(nodes(before)[f"deploy-{env}"], "commit")
+        assert commit and len(commit) == 40, summary(before)
+        assert runs_version(apps, repo, flow, env, "1.0.0")
+    assert "deploy-prod" not in nodes(before), summary(before)
+    assert runs_version(apps, repo, flow, "prod", "0.9.0"), apps.status(flow.app("prod"))
+
+    approved = flow.promoflow("approve", name, "--env", "prod", "-m", "e2e")
+    assert approved.code == 0, approved
+    workflow = wait_for_end(argo, name, e2e.timeout * 2)
+    took = time.monotonic() - started
+
+    assert workflow["status"]["phase"] == "Succeeded", summary(workflow)
+    done = nodes(workflow)
+    commits = {env: node_output(done[f"deploy-{env}"], "commit") or "" for env in ENVIRONMENTS}
+    assert all(len(c) == 40 for c in commits.values()), commits
+    assert len(set(commits.values())) == 3, commits
+    for env in ENVIRONMENTS:
+        assert node_output(done[f"sync-{env}"], "revision") == commits[env]
+        assert runs_version(apps, repo, flow, env, "1.0.0"), env
+        assert "version: 1.0.0" in repo.show(commits[env], f"{flow.path(env)}/configmap.yaml")
+        live = client.CoreV1Api(api_client(e2e)).read_namespaced_config_map(
+            flow.app(env), flow.app(env)
+        )
+        assert live.data["version"] == "1.0.0", env  # what Argo CD applied
+    for task in ("approve-prod", "soak-prod", "check-prod", "notify"):
+        assert done[task]["phase"] == "Succeeded", summary(workflow)
+    shown = flow.promoflow("status", name)
+    assert shown.code == 0 and "Succeeded" in shown.stdout, shown
+    print(f"\npromotion {name}: {took:.1f}s from submit to Succeeded")
 
 
-def test_the_same_flow_runs_locally_against_the_real_argocd(config: Path, tmp_path: Path) -> None:
-    if not os.environ.get("ARGOCD_SERVER"):
-        pytest.fail("set ARGOCD_SERVER (and ARGOCD_AUTH_TOKEN) for the local run")
-    result = promoflow(
-        "promote", "--local", "-c", str(config), "-p", product(),
-        "-v", f"0.0.{int(time.time())}", "--auto-approve", "--soak-scale", "0.01",
-        "--stand-ins", "--runs-dir", str(tmp_path / "runs"),
-        timeout=1800,
+def test_the_same_flow_runs_locally_against_the_real_argocd(
+    e2e: E2ESettings,
+    apps: Apps,
+    new_repo: Callable[[], GitopsRepo],
+    flows: Callable[..., Flow],
+    tmp_path: Path,
+) -> None:
+    """``promoflow promote --local``: the local engine runs the same compiled workflow on
+    this machine, its wait steps reading the real Argo CD (``ARGOCD_SERVER``) instead of
+    the simulator, approvals answered by ``--auto-approve``."""
+    repo = new_repo()
+    flow = flows(policies(e2e), repo)
+    gitops_for(flow, repo, apps, e2e)
+    env = clean_env(
+        ARGOCD_SERVER=e2e.argocd_server,
+        ARGOCD_AUTH_TOKEN=e2e.argocd_token,
+        ARGOCD_OPTS=e2e.argocd_opts,
+        GIT_TOKEN=e2e.git_token,
+        PROMOFLOW_REQUESTED_BY="e2e",
+    )
+
+    done = run(
+        "promote", "--local", "-c", str(flow.directory), "-p", flow.product, "-v", "1.1.0",
+        "--auto-approve", "--soak-scale", "0.5", "--runs-dir", str(tmp_path / "runs"),
+        env=env, timeout=e2e.timeout * 3,
     )  # fmt: skip
-    assert result.returncode == 0, result.stdout + result.stderr
-    assert "simulator" not in result.stdout.lower()
-    assert list((tmp_path / "runs").glob("*.json"))
+
+    assert done.code == 0, done
+    assert "simulator" not in done.stdout.lower(), done.stdout
+    assert list((tmp_path / "runs").glob("*.json")), "no run record"
+    for env_name in ENVIRONMENTS:
+        assert runs_version(apps, repo, flow, env_name, "1.1.0"), env_name

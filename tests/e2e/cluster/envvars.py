@@ -30,6 +30,8 @@ def exports() -> dict[str, str]:
         # Extras: where bare repositories go and how Argo CD / workflows reach them.
         "PROMOFLOW_E2E_GIT_ROOT": str(PATHS.git_root),
         "PROMOFLOW_E2E_GIT_URL": f"http://{LOOPBACK}:{PORTS.git}",
+        # Workflow pods land on the kwok node: the pod runner runs their steps here.
+        "PROMOFLOW_E2E_POD_RUNNER": "1",
     }
 
 

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import argo, argocd, control_plane, debian
+from . import argo, argocd, control_plane, debian, podrunner_service
 from .config import LOOPBACK, PATHS, PORTS
 from .kube import http_ok, redis_ping
 from .pki import PKI, SERVICE_CIDR
@@ -273,5 +273,14 @@ SERVICES: list[Service] = [
         expect="argo",
         ports=(PORTS.argo_server,),
         stop_timeout=ARGO_STOP_TIMEOUT,
+    ),
+    Service(
+        podrunner_service.NAME,
+        podrunner_service.command,
+        podrunner_service.ready,
+        "kwok-node-0 (runs workflow steps)",
+        env=podrunner_service.env,
+        expect=podrunner_service.MODULE,
+        stop_timeout=5.0,
     ),
 ]

@@ -38,6 +38,9 @@ def up() -> int:
     PATHS.etcd_data.chmod(0o700)
     cold = ensure_pki()
     write_kubeconfigs()
+    # A start time only means something when the control plane itself was started (not
+    # when, say, only the pod runner was missing).
+    timed = running_pid(SERVICES[0].name) is None
     with Board() as board:
         for svc in SERVICES:
             with board.step(svc.name, "starting") as step:
@@ -77,7 +80,8 @@ def up() -> int:
                     svc.after()
                 step.done(f"ready at {svc.address} (pid {pid})")
     seconds = time.monotonic() - started
-    _record(seconds, cold)
+    if timed:
+        _record(seconds, cold)
     console.print(
         f"[green]up[/] in {fmt_seconds(seconds)} ({'first start' if cold else 'warm start'}). "
         f'KUBECONFIG={PATHS.kubeconfig}; eval "$(python -m tests.e2e.cluster env)"'

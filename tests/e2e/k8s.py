@@ -1,0 +1,220 @@
+"""The cluster side of the suite: Kubernetes clients, Argo CD Applications, manifests, waits.
+
+Objects are created through the Kubernetes API with the admin kubeconfig (what an operator
+would apply), never through promoflow, so a test checks promoflow against what the real
+controllers do with them.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, TypeVar
+
+import yaml
+from kubernetes import client, config
+from kubernetes.client.exceptions import ApiException
+
+from tests.e2e.settings import E2ESettings
+
+GROUP, VERSION, APPS = "argoproj.io", "v1alpha1", "applications"
+T = TypeVar("T")
+E2E_LABEL = "promoflow.dev/e2e"
+UNREADY_LABEL = "promoflow.dev/e2e-unready"
+"""Pods with this label never turn Ready on the local kwok node (manifests/kwok-stages.yaml)."""
+
+
+def api_client(settings: E2ESettings) -> client.ApiClient:
+    return config.new_client_from_config(config_file=str(settings.kubeconfig))  # type: ignore[no-untyped-call]
+
+
+def wait_until(
+    what: str,
+    check: Callable[[], T | None],
+    timeout: float,
+    interval: float = 0.5,
+) -> T:
+    """Poll ``check`` until it returns something truthy; fail naming ``what`` after
+    ``timeout`` seconds (with the last value seen, which says how far it got)."""
+    deadline = time.monotonic() + timeout
+    last: T | None = None
+    while True:
+        last = check()
+        if last:
+            return last
+        if time.monotonic() > deadline:
+            raise AssertionError(f"{what}: not after {timeout:.0f}s (last: {last!r})")
+        time.sleep(interval)
+
+
+def short_id() -> str:
+    return uuid.uuid4().hex[:6]
+
+
+# --- manifests the test apps deploy ------------------------------------------------------
+
+
+def configmap(name: str, version: str) -> str:
+    return yaml.safe_dump(
+        {
+            "apiVersion": "v1",
+            "kind": "ConfigMap",
+            "metadata": {"name": name},
+            "data": {"version": version},
+        },
+        sort_keys=False,
+    )
+
+
+def deployment(
+    name: str, version: str, *, unready: bool = False, progress_deadline: int = 600
+) -> str:
+    """A Deployment whose pods run on the kwok node (or any node: the image is never
+    pulled there); ``unready`` labels its pods so kwok keeps them unready, and the
+    Deployment controller then reports ProgressDeadlineExceeded after
+    ``progress_deadline`` seconds."""
+    labels = {"app": name}
+    pod_labels = {**labels, **({UNREADY_LABEL: "true"} if unready else {})}
+    manifest = {
+        "apiVersion": "apps/v1",
+        "kind": "Deployment",
+        "metadata": {"name": name},
+        "spec": {
+            "replicas": 1,
+            "progressDeadlineSeconds": progress_deadline,
+            "selector": {"matchLabels": labels},
+            "template": {
+                "metadata": {"labels": pod_labels, "annotations": {"version": version}},
+                "spec": {
+                    "containers": [{"name": "app", "image": f"registry.invalid/{name}:{version}"}],
+                    "terminationGracePeriodSeconds": 0,
+                },
+            },
+        },
+    }
+    return yaml.safe_dump(manifest, sort_keys=False)
+
+
+# --- Argo CD Applications -------------------------------------------------------------------
+
+
+@dataclass
+class Apps:
+    """Create, read and delete the suite's Applications (all labelled ``promoflow.dev/e2e``)."""
+
+    settings: E2ESettings
+    api: client.CustomObjectsApi
+    core: client.CoreV1Api
+    created: list[tuple[str, str]]
+    """(application, destination namespace) created by this instance."""
+
+    @classmethod
+    def connect(cls, settings: E2ESettings) -> Apps:
+        base = api_client(settings)
+        return cls(settings, client.CustomObjectsApi(base), client.CoreV1Api(base), [])
+
+    def create(
+        self,
+        name: str,
+        repo: str,
+        path: str,
+        revision: str,
+        namespace: str,
+        *,
+        automated: bool = True,
+        labels: dict[str, str] | None = None,
+    ) -> dict[str, Any]:
+        body: dict[str, Any] = {
+            "apiVersion": f"{GROUP}/{VERSION}",
+            "kind": "Application",
+            "metadata": {
+                "name": name,
+                "namespace": self.settings.argocd_namespace,
+                "labels": {E2E_LABEL: "true", **(labels or {})},
+                "finalizers": ["resources-finalizer.argocd.argoproj.io"],
+            },
+            "spec": {
+                "project": self.settings.argocd_project,
+                "source": {"repoURL": repo, "path": path, "targetRevision": revision},
+                "destination": {"server": self.settings.destination_server, "namespace": namespace},
+                "syncPolicy": {
+                    **({"automated": {"prune": True}} if automated else {}),
+                    "syncOptions": ["CreateNamespace=true"],
+                },
+            },
+        }
+        created: dict[str, Any] = self.api.create_namespaced_custom_object(
+            GROUP, VERSION, self.settings.argocd_namespace, APPS, body
+        )
+        self.created.append((name, namespace))
+        return created
+
+    def get(self, name: str) -> dict[str, Any] | None:
+        try:
+            app: dict[str, Any] = self.api.get_namespaced_custom_object(
+                GROUP, VERSION, self.settings.argocd_namespace, APPS, name
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return app
+
+    def status(self, name: str) -> dict[str, Any]:
+        return dict((self.get(name) or {}).get("status") or {})
+
+    def wait_deployed(self, name: str, revision: str, timeout: float) -> dict[str, Any]:
+        """Until Argo CD reports the app Synced at ``revision`` and Healthy (a test's own
+        precondition, read independently of promoflow)."""
+
+        def done() -> dict[str, Any] | None:
+            status = self.status(name)
+            ok = (
+                (status.get("sync") or {}).get("revision") == revision
+                and (status.get("sync") or {}).get("status") == "Synced"
+                and (status.get("health") or {}).get("status") == "Healthy"
+                and (status.get("operationState") or {}).get("phase") in (None, "Succeeded")
+            )
+            return status if ok else None
+
+        return wait_until(f"{name} Synced at {revision[:12]} and Healthy", done, timeout)
+
+    def delete_all(self) -> None:
+        """Delete the apps (Argo CD prunes what they deployed) and their namespaces."""
+        for name, _ in self.created:
+            try:
+                self.api.delete_namespaced_custom_object(
+                    GROUP, VERSION, self.settings.argocd_namespace, APPS, name
+                )
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise
+        for name, _ in self.created:
+            try:
+                wait_until(f"{name} deleted", lambda n=name: self.get(n) is None, 60)  # type: ignore[misc]
+            except AssertionError:
+                self._drop_finalizers(name)
+        for namespace in {ns for _, ns in self.created}:
+            try:
+                self.core.delete_namespace(namespace)
+            except ApiException as exc:
+                if exc.status != 404:
+                    raise
+        self.created.clear()
+
+    def _drop_finalizers(self, name: str) -> None:
+        """Argo CD did not finish the cascade in time: let the object go anyway."""
+        try:
+            self.api.patch_namespaced_custom_object(
+                GROUP,
+                VERSION,
+                self.settings.argocd_namespace,
+                APPS,
+                name,
+                {"metadata": {"finalizers": None}},
+            )
+        except ApiException as exc:
+            if exc.status != 404:
+                raise

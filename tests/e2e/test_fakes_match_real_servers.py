@@ -1,0 +1,455 @@
+"""The fakes the rest of the suite trusts, asked the same question as the real servers.
+
+tests/ exercises promoflow against stand-ins: the Argo CD simulator
+(orchestrator/simulator/argocd.py), its Kubernetes API (orchestrator/simulator/kube.py) and
+a fake Argo Server (tests/fakes/argo_server.py). Each test here sends one request to the
+stand-in and to the real server and compares what promoflow (or its tests) depend on: the
+HTTP status, the gRPC code, the shape of the body, what a watch sends. A failure names both
+answers: the fake (or the code written against it) has to change, not this test.
+
+Wording of messages is compared only where promoflow reads it (``permission denied``,
+``in progress``, ``not found``).
+"""
+
+from __future__ import annotations
+
+import base64
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import httpx
+import pytest
+from kubernetes import client
+
+from orchestrator.simulator.argocd import ArgoCDSimulator
+from orchestrator.simulator.kube import FakeKubeAPI
+from tests.contract.argocd_support import app_problems
+from tests.e2e.flows import argo_http
+from tests.e2e.gitops import GitopsRepo
+from tests.e2e.k8s import GROUP, VERSION, Apps, api_client, configmap, short_id, wait_until
+from tests.e2e.settings import E2ESettings
+from tests.fakes.argo_server import FakeArgoServer
+
+pytestmark = pytest.mark.e2e
+
+TOKEN = "fake-token"
+
+
+@dataclass(frozen=True)
+class Answer:
+    """What a client can tell apart: status, gRPC code, keys of the body."""
+
+    status: int
+    code: int | None
+    keys: tuple[str, ...]
+
+    @classmethod
+    def of(cls, response: httpx.Response) -> Answer:
+        try:
+            body = response.json()
+        except ValueError:
+            return cls(response.status_code, None, ("<not JSON>",))
+        code = body.get("code") if isinstance(body, dict) else None
+        keys = tuple(sorted(body)) if isinstance(body, dict) else ()
+        return cls(response.status_code, code, keys)
+
+
+# --- Argo CD API server vs the simulator ---------------------------------------------------
+
+
+@dataclass
+class ArgoCDPair:
+    real: httpx.Client
+    fake: httpx.Client
+    sim: ArgoCDSimulator
+    app: str
+    first: str
+
+
+@pytest.fixture(scope="module")
+def real_app(e2e: E2ESettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """One automated app, deployed, shared by the module (its name; also in the fake)."""
+    repo = GitopsRepo(e2e, tmp_path_factory.mktemp("parity"))
+    apps = Apps.connect(e2e)
+    name = f"pfe2e-{short_id()}"
+    first = repo.commit({"app/configmap.yaml": configmap(name, "1")})
+    apps.create(name, repo.url, "app", repo.branch, name)
+    try:
+        apps.wait_deployed(name, first, e2e.timeout)
+        yield name
+    finally:
+        apps.delete_all()
+        repo.remove()
+
+
+@pytest.fixture
+def argocd(e2e: E2ESettings, real_app: str) -> Iterator[ArgoCDPair]:
+    sim = ArgoCDSimulator(token=TOKEN)
+    status = Apps.connect(e2e).status(real_app)
+    sim.add_app(
+        real_app, repo_url="https://git.example.com/x.git", path="app",
+        revision=status["sync"]["revision"],
+    )  # fmt: skip
+    scheme = "http" if "--plaintext" in e2e.argocd_opts else "https"
+    server = e2e.argocd_server if "://" in e2e.argocd_server else f"{scheme}://{e2e.argocd_server}"
+    with (
+        sim.serve() as served,
+        httpx.Client(
+            base_url=server, headers={"Authorization": f"Bearer {e2e.argocd_token}"}, verify=False
+        ) as real,
+        httpx.Client(base_url=served.url, headers={"Authorization": f"Bearer {TOKEN}"}) as fake,
+    ):
+        yield ArgoCDPair(real, fake, sim, real_app, status["sync"]["revision"])
+
+
+def same(fake: Any, real: Any) -> None:
+    assert fake == real, f"\nfake: {fake}\nreal: {real}"
+
+
+def test_argocd_missing_app(argocd: ArgoCDPair) -> None:
+    """Argo CD >= 2.6.7 answers 403 ``permission denied`` for an app that does not exist
+    (to hide which exist); the simulator answers 404 unless built with deny_missing."""
+    path = "/api/v1/applications/pfe2e-no-such-app"
+    same(Answer.of(argocd.fake.get(path)), Answer.of(argocd.real.get(path)))
+
+
+def test_argocd_sync_of_a_missing_app(argocd: ArgoCDPair) -> None:
+    path = "/api/v1/applications/pfe2e-no-such-app/sync"
+    body = {"name": "pfe2e-no-such-app"}
+    same(Answer.of(argocd.fake.post(path, json=body)), Answer.of(argocd.real.post(path, json=body)))
+
+
+def test_argocd_token_it_did_not_sign(argocd: ArgoCDPair, e2e: E2ESettings) -> None:
+    head, payload, _ = e2e.argocd_token.split(".")
+    forged = f"{head}.{payload}.{base64.urlsafe_b64encode(b'x' * 32).decode().rstrip('=')}"
+    path = f"/api/v1/applications/{argocd.app}"
+    auth = {"Authorization": f"Bearer {forged}"}
+    real = Answer.of(argocd.real.get(path, headers=auth))
+    same(Answer.of(argocd.fake.get(path, headers=auth)), real)
+
+
+def test_argocd_list_that_matches_nothing(argocd: ArgoCDPair) -> None:
+    """An empty list: the real server sends ``"items": null``, not ``[]``."""
+    params = {"selector": "promoflow.dev/none=here"}
+    fake = argocd.fake.get("/api/v1/applications", params=params).json()
+    real = argocd.real.get("/api/v1/applications", params=params).json()
+    same(fake.get("items"), real.get("items"))
+
+
+def test_argocd_selector_that_does_not_parse(argocd: ArgoCDPair) -> None:
+    """promoflow treats 5xx as transient (exit 75, retried): a 500 for a typo in
+    ``--selector`` is retried as if Argo CD were down."""
+    params = {"selector": "a in ("}
+    same(
+        Answer.of(argocd.fake.get("/api/v1/applications", params=params)),
+        Answer.of(argocd.real.get("/api/v1/applications", params=params)),
+    )
+
+
+def test_argocd_sync_to_a_commit_of_an_automated_app(argocd: ArgoCDPair) -> None:
+    path = f"/api/v1/applications/{argocd.app}/sync"
+    body = {"name": argocd.app, "revision": "0" * 40}
+    fake, real = argocd.fake.post(path, json=body), argocd.real.post(path, json=body)
+    same(Answer.of(fake), Answer.of(real))
+    assert "auto-sync currently set to" in real.json()["message"]
+
+
+def test_argocd_stream_sends_the_app_first(argocd: ArgoCDPair) -> None:
+    def first_line(http: httpx.Client) -> dict[str, Any]:
+        params = {"name": argocd.app}
+        with http.stream("GET", "/api/v1/stream/applications", params=params, timeout=10) as r:
+            for line in r.iter_lines():
+                if line.strip():
+                    data: dict[str, Any] = json.loads(line)
+                    return data
+        return {}
+
+    fake, real = first_line(argocd.fake), first_line(argocd.real)
+    same(list(fake), list(real))
+    same(fake["result"]["type"], real["result"]["type"])
+    same(sorted(fake["result"]["application"]), sorted(real["result"]["application"]))
+
+
+def test_argocd_stream_of_nothing_still_answers(argocd: ArgoCDPair) -> None:
+    """A stream whose filter matches no app: the simulator answers 200 at once; the real
+    grpc-gateway sends no status line or header until the first event, so a client waits
+    for its read timeout without even knowing the request was accepted."""
+
+    def headers_within(http: httpx.Client, seconds: float) -> int | None:
+        params = {"name": "pfe2e-no-such-app"}
+        timeout = httpx.Timeout(5, read=seconds)
+        try:
+            with http.stream("GET", "/api/v1/stream/applications", params=params,
+                             timeout=timeout) as response:  # fmt: skip
+                return response.status_code
+        except httpx.ReadTimeout:
+            return None
+
+    same(headers_within(argocd.fake, 3), headers_within(argocd.real, 3))
+
+
+def test_argocd_app_fits_the_schemas_the_simulator_is_held_to(
+    argocd: ArgoCDPair,
+) -> None:
+    """tests/contract checks every simulator answer against the Application CRD and the
+    swagger in tests/refdata, and flags any field they do not declare; what the real Argo
+    CD answers must pass the same check, or the reference data is from another version."""
+    app = argocd.real.get(f"/api/v1/applications/{argocd.app}").json()
+    same([], app_problems(app))
+
+
+def test_argocd_health_of_a_degraded_app_carries_a_message(
+    argocd: ArgoCDPair, e2e: E2ESettings, tmp_path: Path
+) -> None:
+    """The simulator's Degraded apps carry ``status.health.message`` (tests, the demo's
+    ``--fail``); Argo CD 3 keeps resource health in its resource tree only
+    (``status.resourceHealthSource: appTree``): the Application has no message."""
+    from tests.e2e.k8s import deployment
+
+    repo = GitopsRepo(e2e, tmp_path / "degraded")
+    apps = Apps.connect(e2e)
+    name = f"pfe2e-{short_id()}"
+    repo.commit({"app/deployment.yaml": deployment(name, "1", unready=True, progress_deadline=5)})
+    apps.create(name, repo.url, "app", repo.branch, name)
+    try:
+        health = wait_until(
+            "Degraded",
+            lambda: (
+                (apps.status(name).get("health") or {}).get("status") == "Degraded"
+                and apps.status(name)["health"]
+            ),
+            e2e.timeout,
+        )
+        argocd.sim.deploy(argocd.app, "1" * 40, health="Degraded", message="exceeded")
+        fake = (argocd.sim.app(argocd.app) or {})["status"]["health"]
+        same(sorted(fake), sorted(health))
+    finally:
+        apps.delete_all()
+        repo.remove()
+
+
+# --- Kubernetes API vs the simulator's FakeKubeAPI -------------------------------------------
+
+
+@dataclass
+class KubePair:
+    real: client.CustomObjectsApi
+    fake: client.CustomObjectsApi
+    kube: FakeKubeAPI
+    namespace: str
+    app: str
+
+
+@pytest.fixture
+def kube(e2e: E2ESettings, real_app: str) -> Iterator[KubePair]:
+    sim = ArgoCDSimulator(namespace=e2e.argocd_namespace)
+    sim.add_app(real_app, repo_url="https://git.example.com/x.git", path="app", revision="1" * 40)
+    fake_kube = FakeKubeAPI(sim)
+    with fake_kube.serve() as served:
+        configuration = client.Configuration()
+        configuration.host = served.url
+        fake = client.CustomObjectsApi(client.ApiClient(configuration))
+        yield KubePair(
+            client.CustomObjectsApi(api_client(e2e)), fake, fake_kube, e2e.argocd_namespace,
+            real_app,
+        )  # fmt: skip
+
+
+def raw_watch(api: client.CustomObjectsApi, namespace: str, **params: Any) -> list[dict[str, Any]]:
+    response = api.list_namespaced_custom_object(
+        GROUP, VERSION, namespace, "applications", watch=True, _preload_content=False, **params
+    )
+    return [json.loads(line) for line in response.read().splitlines() if line.strip()]
+
+
+def test_kube_watch_from_an_expired_resource_version(kube: KubePair) -> None:
+    kube.kube.sim.set_health(kube.app, "Progressing")  # history moves past version 1
+    kube.kube.expire_watch_history()
+    fake = raw_watch(kube.fake, kube.namespace, resource_version="1", timeout_seconds=2)
+    real = raw_watch(kube.real, kube.namespace, resource_version="1", timeout_seconds=2)
+    same([e["type"] for e in fake], [e["type"] for e in real])
+    f, r = fake[0]["object"], real[0]["object"]
+    same(sorted(f), sorted(r))
+    same((f["code"], f["reason"], f["kind"]), (r["code"], r["reason"], r["kind"]))
+    assert r["message"].startswith("too old resource version: 1 (")
+    assert f["message"].startswith("too old resource version: 1 (")
+
+
+def test_kube_watch_sends_bookmarks_when_asked(kube: KubePair) -> None:
+    """``allowWatchBookmarks=true``: the real API server sends BOOKMARK events (here
+    before the watch times out); the fake never does."""
+
+    def bookmarks(api: client.CustomObjectsApi) -> int:
+        rv = api.list_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications")
+        events = raw_watch(
+            api, kube.namespace, resource_version=rv["metadata"]["resourceVersion"],
+            allow_watch_bookmarks=True, timeout_seconds=15, label_selector="none=here",
+        )  # fmt: skip
+        return sum(e["type"] == "BOOKMARK" for e in events)
+
+    same(bookmarks(kube.fake) > 0, bookmarks(kube.real) > 0)
+
+
+def test_kube_missing_application(kube: KubePair) -> None:
+    def status(api: client.CustomObjectsApi) -> dict[str, Any]:
+        try:
+            api.get_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications", "x-no")
+        except client.ApiException as exc:
+            data: dict[str, Any] = json.loads(exc.body)
+            return data
+        raise AssertionError("no error")
+
+    same(status(kube.fake), status(kube.real))
+
+
+@pytest.mark.parametrize(
+    "content_type",
+    ["application/merge-patch+json", "application/json-patch+json",
+     "application/strategic-merge-patch+json"],
+)  # fmt: skip
+def test_kube_patch_content_types(kube: KubePair, e2e: E2ESettings, content_type: str) -> None:
+    """Which patch formats an Application accepts (custom resources: merge and JSON
+    patch, not strategic merge)."""
+    label = {"metadata": {"labels": {"promoflow.dev/parity": "x"}}}
+    bodies = {
+        "application/json-patch+json": [
+            {"op": "add", "path": "/metadata/labels/promoflow.dev~1parity", "value": "x"}
+        ]
+    }
+    body = bodies.get(content_type, label)
+
+    def answer(api: client.CustomObjectsApi) -> int:
+        base = api.api_client
+        path = f"/apis/{GROUP}/{VERSION}/namespaces/{kube.namespace}/applications/{kube.app}"
+        headers = {"Content-Type": content_type, "Accept": "application/json"}
+        base.update_params_for_auth(headers, None, ["BearerToken"], path, "PATCH", body)
+        response = base.call_api("PATCH", base.configuration.host + path, headers, body)
+        response.read()
+        return int(response.status)
+
+    same(answer(kube.fake), answer(kube.real))
+
+
+# --- the Argo Server vs tests/fakes/argo_server.py -------------------------------------------
+
+
+@dataclass
+class ArgoPair:
+    real: httpx.Client
+    fake: httpx.Client
+    server: FakeArgoServer
+    namespace: str
+    made: list[str]
+
+
+@pytest.fixture
+def argo(e2e: E2ESettings) -> Iterator[ArgoPair]:
+    with (
+        FakeArgoServer(token=TOKEN) as server,
+        httpx.Client(
+            base_url=f"{server.url}/api/v1", headers={"Authorization": f"Bearer {TOKEN}"}
+        ) as fake,  # fmt: skip
+        argo_http(e2e) as real,
+    ):
+        pair = ArgoPair(real, fake, server, e2e.argo_namespace, [])
+        yield pair
+        for path in pair.made:
+            real.delete(path)
+
+
+def suspend_template(name: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": name},
+        "spec": {"entrypoint": "main", "templates": [{"name": "main", "suspend": {}}]},
+    }
+
+
+def both(pair: ArgoPair, method: str, path: str, body: Any = None) -> tuple[httpx.Response, ...]:
+    out = []
+    for http in (pair.fake, pair.real):
+        out.append(http.request(method, path.format(ns=pair.namespace), json=body))
+    return tuple(out)
+
+
+def test_argo_workflow_naming_a_missing_template(argo: ArgoPair) -> None:
+    wf = {"metadata": {"name": f"pfe2e-{short_id()}"},
+          "spec": {"workflowTemplateRef": {"name": "pfe2e-no-such-template"}}}  # fmt: skip
+    fake, real = both(argo, "POST", "/workflows/{ns}", {"workflow": wf})
+    same(Answer.of(fake), Answer.of(real))
+
+
+def test_argo_update_from_a_stale_resource_version(argo: ArgoPair) -> None:
+    name = f"pfe2e-{short_id()}"
+    argo.made.append(f"/workflow-templates/{argo.namespace}/{name}")
+    answers = []
+    for http in (argo.fake, argo.real):
+        created = http.post(f"/workflow-templates/{argo.namespace}",
+                            json={"template": suspend_template(name)}).json()  # fmt: skip
+        update = suspend_template(name)
+        update["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"]
+        path = f"/workflow-templates/{argo.namespace}/{name}"
+        assert http.put(path, json={"template": update}).status_code == 200
+        answers.append(Answer.of(http.put(path, json={"template": update})))
+    same(*answers)
+
+
+def test_argo_stores_a_template_as_sent(argo: ArgoPair) -> None:
+    """promoflow apply compares what it would send with what the server holds."""
+    name = f"pfe2e-{short_id()}"
+    argo.made.append(f"/workflow-templates/{argo.namespace}/{name}")
+    sent = suspend_template(name)
+    stored = []
+    for http in (argo.fake, argo.real):
+        http.post(f"/workflow-templates/{argo.namespace}", json={"template": sent})
+        stored.append(http.get(f"/workflow-templates/{argo.namespace}/{name}").json()["spec"])
+    same(*stored)
+
+
+def test_argo_labels_who_wrote(argo: ArgoPair) -> None:
+    """The Argo Server labels what a user creates or changes with who did it
+    (``workflows.argoproj.io/creator``, ``actor``...): the approver check reads them."""
+    name = f"pfe2e-{short_id()}"
+    argo.made.append(f"/workflow-templates/{argo.namespace}/{name}")
+    labels = []
+    for http in (argo.fake, argo.real):
+        created = http.post(f"/workflow-templates/{argo.namespace}",
+                            json={"template": suspend_template(name)}).json()  # fmt: skip
+        labels.append(sorted(created["metadata"].get("labels") or {}))
+    same(*labels)
+
+
+def test_argo_list_that_matches_nothing(argo: ArgoPair) -> None:
+    params = {"listOptions.labelSelector": "promoflow.dev/none=here"}
+    fake = argo.fake.get(f"/workflows/{argo.namespace}", params=params).json()
+    real = argo.real.get(f"/workflows/{argo.namespace}", params=params).json()
+    same(fake.get("items"), real.get("items"))
+
+
+def test_argo_set_outputs_of_a_node_that_takes_none(argo: ArgoPair, e2e: E2ESettings) -> None:
+    """``set`` with output parameters on a suspend node whose template declares no
+    ``supplied`` outputs: the real server refuses it."""
+    name = f"pfe2e-{short_id()}"
+    argo.made.append(f"/workflows/{argo.namespace}/{name}")
+    wf = {"metadata": {"name": name}, "spec": suspend_template(name)["spec"]}
+    argo.real.post(f"/workflows/{argo.namespace}", json={"workflow": wf})
+    argo.fake.post(
+        f"/workflow-templates/{argo.namespace}", json={"template": suspend_template("t")}
+    )
+    argo.fake.post(f"/workflows/{argo.namespace}", json={"workflow": wf})
+    stored = argo.server.store.get("Workflow", argo.namespace, name)
+    node = {"id": name, "name": name, "displayName": name, "type": "Suspend", "phase": "Running"}
+    stored["status"] = {"phase": "Running", "nodes": {name: node}}
+    argo.server.store.put("Workflow", argo.namespace, stored)
+
+    def running() -> bool:
+        status = argo.real.get(f"/workflows/{argo.namespace}/{name}").json().get("status") or {}
+        return (status.get("nodes") or {}).get(name, {}).get("phase") == "Running"
+
+    wait_until("the real workflow is suspended", running, 60)
+    body = {"nodeFieldSelector": f"displayName={name}",
+            "outputParameters": json.dumps({"approve": "YES"}), "phase": "Succeeded"}  # fmt: skip
+    fake, real = both(argo, "PUT", f"/workflows/{{ns}}/{name}/set", body)
+    same(Answer.of(fake), Answer.of(real))

@@ -1,0 +1,35 @@
+"""README: the gate "follows Argo CD's application event stream, so it returns the moment
+the app is Healthy; ... without a stream it polls with backoff". Measured on the real Argo CD
+(tests/e2e/latency.py): the delay from Argo CD reporting the app deployed to the gate
+returning, following the stream and polling with the default interval."""
+
+from __future__ import annotations
+
+import statistics
+from collections.abc import Callable
+
+import pytest
+
+from tests.e2e.conftest import DeployedApp
+from tests.e2e.latency import measure
+from tests.e2e.settings import E2ESettings
+
+pytestmark = pytest.mark.e2e
+
+
+def test_the_stream_returns_within_a_second_and_polling_does_not(
+    e2e: E2ESettings, deployed: Callable[..., DeployedApp]
+) -> None:
+    app = deployed(with_deployment=False)
+
+    rounds = measure(e2e, app.name, app.path, app.repo, rounds=3)
+
+    stream = [r.latency for r in rounds if r.mode == "stream"]
+    polling = [r.latency for r in rounds if r.mode == "polling"]
+    print(
+        f"\nwait latency on Argo CD: stream median {statistics.median(stream):.3f}s "
+        f"{[round(x, 3) for x in stream]}; polling median {statistics.median(polling):.3f}s "
+        f"{[round(x, 3) for x in polling]}"
+    )
+    assert max(stream) < 1.0, stream
+    assert statistics.median(polling) > statistics.median(stream), (stream, polling)
