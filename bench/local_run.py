@@ -35,9 +35,9 @@ from validate import write_config
 
 from bench._report import Row, below, finish
 from orchestrator.compiler import PromotionRequest
-from orchestrator.compiler.plan import plan_product
 from orchestrator.demo.seed import commit_files, product_files
 from orchestrator.engine.model import Phase
+from orchestrator.graph.plan import plan_product
 from orchestrator.loading import load_config
 from orchestrator.local.localize import localize
 from orchestrator.local.session import LocalOptions, run_local

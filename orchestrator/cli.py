@@ -10,21 +10,28 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, cast
 
 import typer
 
 from orchestrator import __version__
 from orchestrator.commands import approval, argo, local, step
-from orchestrator.commands.common import ConfigOption, check_product, load_valid, out
+from orchestrator.commands.choices import check_product, completer, output_format
+from orchestrator.commands.common import ConfigOption, load_valid, out
 
+if TYPE_CHECKING:
+    from orchestrator.graph.render import Format
+
+# Shell completion (--install-completion, --show-completion) is typer's: the completion
+# script calls `promoflow` itself, which answers from the same command tree.
 app = typer.Typer(
     name="promoflow",
-    help="Promote versions through environments with Argo Workflows and Argo CD.",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
-    add_completion=False,
 )
+
+GRAPH_FORMATS = ("text", "mermaid", "dot", "json")
+SCHEMA_FORMATS = ("json", "yaml")
 
 
 def _version(value: bool) -> None:
@@ -37,15 +44,25 @@ def _version(value: bool) -> None:
 def _root(
     version: Annotated[
         bool,
+        # no -v: promote, compile, diff and demo take -v VERSION (the version to promote)
         typer.Option("--version", callback=_version, is_eager=True, help="Print the version."),
     ] = False,
 ) -> None:
-    """promoflow: GitOps promotions on Argo Workflows and Argo CD."""
+    """Promote versions through environments with Argo Workflows and Argo CD.
+
+    Examples:
+      $ promoflow validate -c environments
+      $ promoflow demo
+      $ promoflow promote -c environments -p shop -v 1.4.2
+    """
 
 
 @app.command("validate")
 def validate_cmd(config: ConfigOption = Path(".")) -> None:
-    """Check the configuration; print FILE:LINE:COL: error: ... for each problem."""
+    """Check the configuration; print FILE:LINE:COL: error: ... for each problem.
+
+    Exit 0 when it is valid, 1 when it has problems (all of them are printed).
+    """
     from orchestrator.model import RESOURCE_KINDS
 
     loaded = load_valid(config)
@@ -61,33 +78,65 @@ def graph_cmd(
     product: Annotated[
         str | None, typer.Option("--product", "-p", help="Show one product's flow in detail.")
     ] = None,
-    fmt: Annotated[
-        str, typer.Option("--format", "-f", help="text, mermaid, dot or json.")
-    ] = "text",
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help=f"Output format: {', '.join(GRAPH_FORMATS)} (default: text).",
+            autocompletion=completer(GRAPH_FORMATS),
+            show_default=False,
+        ),
+    ] = None,
+    old_format: Annotated[
+        str | None,
+        typer.Option("--format", "-f", hidden=True, help="Former name of --output."),
+    ] = None,
 ) -> None:
-    """Show the environment graph of every flow (or of one product)."""
-    from orchestrator.graph.render import FORMATS, render
+    """Show the environment graph of every flow (or of one product).
+
+    Examples:
+      $ promoflow graph -c environments
+      $ promoflow graph -c environments -p shop -o mermaid > shop.mmd
+      $ promoflow graph -c environments -o dot | dot -Tsvg > flows.svg
+    """
+    from orchestrator.graph.render import render
     from orchestrator.graph.views import views
 
-    if fmt not in FORMATS:
-        raise typer.BadParameter(
-            f"unknown format {fmt!r}; one of: {', '.join(FORMATS)}", param_hint="--format"
-        )
+    if output and old_format and output != old_format:
+        raise typer.BadParameter("give the format once (-f is the former name of -o)")
+    fmt = output_format(output or old_format, GRAPH_FORMATS, default="text")
     loaded = load_valid(config)
     if product is not None:
         check_product(loaded, product)
-    sys.stdout.write(render(views(loaded, product), fmt))
+    sys.stdout.write(render(views(loaded, product), cast("Format", fmt)))
 
 
 @app.command("schema")
 def schema_cmd(
     kind: Annotated[str | None, typer.Argument(help="One kind, e.g. PromotionFlow.")] = None,
+    output: Annotated[
+        str | None,
+        typer.Option(
+            "--output",
+            "-o",
+            help="Output format: json or yaml (default: json).",
+            autocompletion=completer(SCHEMA_FORMATS),
+            show_default=False,
+        ),
+    ] = None,
 ) -> None:
-    """Print the JSON Schema of the resource formats (all kinds, or one)."""
+    """Print the JSON Schema of the resource formats (all kinds, or one).
+
+    Examples:
+      $ promoflow schema > promoflow.schema.json
+      $ promoflow schema PromotionFlow -o yaml
+    """
     from orchestrator.model import RESOURCE_KINDS
     from orchestrator.problems import suggest
     from orchestrator.schema import combined_schema, kind_schema
 
+    fmt = output_format(output, SCHEMA_FORMATS, default="json")
     if kind is not None and kind not in RESOURCE_KINDS:
         raise typer.BadParameter(
             f"unknown kind {kind!r}{suggest(kind, RESOURCE_KINDS)}; one of: "
@@ -95,6 +144,11 @@ def schema_cmd(
             param_hint="KIND",
         )
     schema = kind_schema(kind) if kind else combined_schema()
+    if fmt == "yaml":
+        import yaml
+
+        sys.stdout.write(yaml.safe_dump(schema, sort_keys=True, allow_unicode=True))
+        return
     sys.stdout.write(json.dumps(schema, indent=2, sort_keys=True) + "\n")
 
 

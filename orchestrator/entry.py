@@ -7,7 +7,10 @@ Errors are printed here, in one form for every command: a single ``error: ...`` 
 stderr (exit 2 for usage errors, as click decides), scrubbed of credentials, since a flag's
 value may hold one (``--argo-server https://user:pass@host``). typer's framed error box
 wraps long messages over several lines and repeats the value verbatim; a step's log line
-and a user's terminal both want one line.
+and a user's terminal both want one line. A usage error comes after the command's usage
+line (``Usage: promoflow compile [OPTIONS]``), in click's order: the form to use is in
+sight without a second command, and the last line of stderr, which a step's node message
+and CI logs show, stays the reason.
 """
 
 from __future__ import annotations
@@ -37,6 +40,8 @@ def run(app: Any, args: Sequence[str], prog_name: str) -> int:
     except typer.Abort:
         _say("aborted")
         return 1
+    except SystemExit as exc:  # typer's completion options end with sys.exit(0)
+        return exc.code if isinstance(exc.code, int) else 0 if exc.code is None else 1
     except OSError as exc:
         if exc.errno == errno.EPIPE:  # output piped into `head`: not an error of ours
             return 1
@@ -52,9 +57,19 @@ def run(app: Any, args: Sequence[str], prog_name: str) -> int:
         ctx = getattr(exc, "ctx", None)
         if name not in ("BadParameter", "MissingParameter") and code == 2 and ctx is not None:
             message += f" (see '{ctx.command_path} --help')"
+        if code == 2 and ctx is not None:
+            _usage(ctx)
         _say(message)
         return code
     return result if isinstance(result, int) else 0
+
+
+def _usage(ctx: Any) -> None:
+    """The usage line of the command the mistake was made in, one line."""
+    usage = " ".join(str(ctx.get_usage()).split())
+    if usage:
+        sys.stderr.write(f"{usage}\n")
+        sys.stderr.flush()
 
 
 def _is_click_error(exc: BaseException) -> bool:

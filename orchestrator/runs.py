@@ -6,7 +6,7 @@ carry both (``deploy-prod-eu``), so a run can be shown as "what happened where".
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 STEP_KINDS = ("approve", "approver", "pre", "deploy", "merge", "sync", "soak", "check", "post")
@@ -25,6 +25,12 @@ class NodeState:
     finished: str = ""
     outputs: dict[str, str] = field(default_factory=dict)
 
+    def as_dict(self) -> dict[str, Any]:
+        """For ``status -o json|yaml``: the step kind is ``step``, as the table's column."""
+        data = asdict(self)
+        data["step"] = data.pop("kind")
+        return data
+
 
 @dataclass(frozen=True)
 class RunSummary:
@@ -37,6 +43,14 @@ class RunSummary:
     finished: str
     message: str
     nodes: tuple[NodeState, ...] = ()
+
+    def as_dict(self, *, nodes: bool = True) -> dict[str, Any]:
+        """For ``-o json|yaml``: what the tables show, one key per column, in a stable shape
+        scripts can rely on (``runs`` leaves the nodes out, as its table does)."""
+        data = {k: v for k, v in asdict(self).items() if k != "nodes"}
+        if nodes:
+            data["nodes"] = [node.as_dict() for node in self.nodes]
+        return data
 
     def environments(self) -> dict[str, list[NodeState]]:
         out: dict[str, list[NodeState]] = {}

@@ -2,7 +2,12 @@
 
 Requests and answers cross this seam as plain dicts (the Kubernetes JSON shapes), so the
 rest of promoflow never handles Hera's wire models. Errors become :class:`ArgoError` with a
-message fit for a terminal: the server's reason, never the token.
+message fit for a terminal: the server's reason, never the token, and never a whole page.
+
+Hera parses whatever comes back as the API's JSON, so an answer that is not the API's (a
+proxy's HTML error page, a UI behind a wrong ARGO_BASE_HREF, plain HTTP sent to a TLS port)
+is screened first, by a response hook on the session, and reported in one line with the
+setting to check (:mod:`orchestrator.adapters.neterrors`).
 """
 
 from __future__ import annotations
@@ -27,14 +32,27 @@ from hera.workflows.models import (
 )
 from hera.workflows.service import WorkflowsService
 
+from orchestrator.adapters import neterrors
 from orchestrator.settings import ArgoSettings
 
 T = TypeVar("T")
 Manifest = dict[str, Any]
 
 
+SERVICE = "the Argo Server"
+
+
 class ArgoError(Exception):
-    """A request to the Argo Server failed; the message says why, without credentials."""
+    """A request to the Argo Server failed; the message says why, without credentials.
+    ``transient`` when trying again may help (the server is down or restarting)."""
+
+    def __init__(self, message: str, *, transient: bool = False) -> None:
+        super().__init__(message)
+        self.transient = transient
+
+
+class _NotTheApi(ArgoError):
+    """Raised by the response hook: the answer is not the Argo Server API's."""
 
 
 class AlreadyRunning(ArgoError):
@@ -54,6 +72,10 @@ class ArgoClient:
             raise ArgoError("no Argo Server configured: set ARGO_SERVER or pass --argo-server")
         self.settings = settings
         self.namespace = settings.namespace
+        self._api_seen = False
+        """The server has answered as the API before (see :func:`neterrors.answer`)."""
+        session = session or requests.Session()
+        session.hooks["response"].append(self._screen)
         self.service = WorkflowsService(
             host=settings.base_url.rstrip("/") + "/",
             token=settings.authorization,
@@ -62,12 +84,45 @@ class ArgoClient:
             session=session,
         )
 
+    def _screen(self, response: requests.Response, *_args: Any, **_kwargs: Any) -> None:
+        """Response hook: raise :class:`_NotTheApi` for an answer Hera could only misread
+        (an HTML page, a body that is not JSON, an error without the API's message)."""
+        if response.is_redirect:
+            return  # requests follows it; the answer at the end is screened
+        status, body = response.status_code, response.content
+        kind = response.headers.get("content-type", "")
+        where = self.settings.base_url
+        failure = neterrors.answer(
+            status, kind, body, SERVICE, where, neterrors.ARGO, api_seen=self._api_seen
+        )
+        if failure is not None:
+            raise _NotTheApi(failure.message, transient=failure.transient)
+        try:
+            data = json.loads(body) if body.strip() else {}
+        except ValueError:
+            if neterrors.status_transient(status):
+                text = neterrors.one_line(response.text) or "(no reason given)"
+                raise _NotTheApi(f"{SERVICE} answered {status}: {text}", transient=True) from None
+            raise _NotTheApi(
+                f"{SERVICE} at {where} answered {status} with something that is not JSON "
+                f"({kind or 'no content type'}), not the Argo Server API: {neterrors.ARGO.url}"
+            ) from None
+        if status >= 400 and not (isinstance(data, dict) and isinstance(data.get("message"), str)):
+            shown = neterrors.one_line(json.dumps(data)) if data else "(no reason given)"
+            raise _NotTheApi(
+                f"{SERVICE} answered {status}: {shown}",
+                transient=neterrors.status_transient(status),
+            )
+        self._api_seen = True
+
     def _call(self, what: str, fn: Callable[[], T], keep: tuple[type[Exception], ...] = ()) -> T:
         """Run one request, turning failures into :class:`ArgoError` (except ``keep``)."""
         try:
             return fn()
         except keep:
             raise
+        except _NotTheApi as exc:
+            raise ArgoError(f"{what}: {exc}", transient=exc.transient) from None
         except Unauthorized:
             raise ArgoError(
                 f"{what}: the Argo Server refused the credentials (check ARGO_TOKEN)"
@@ -77,10 +132,10 @@ class ArgoClient:
         except HeraException as exc:
             raise ArgoError(f"{what}: {_reason(exc)}") from None
         except requests.RequestException as exc:
-            raise ArgoError(
-                f"{what}: cannot reach the Argo Server at {self.settings.base_url} "
-                f"({type(exc).__name__})"
-            ) from None
+            failure = neterrors.describe_service(
+                exc, SERVICE, self.settings.base_url, neterrors.ARGO
+            )
+            raise ArgoError(f"{what}: {failure.message}", transient=failure.transient) from None
 
     def apply_template(self, manifest: Manifest) -> str:
         """Create or update a WorkflowTemplate; returns "created", "updated" or "unchanged"."""
@@ -172,7 +227,7 @@ class ArgoClient:
         """Who the server says the caller is; ``None`` when it cannot tell (older servers)."""
         try:
             return _plain(self.service.get_user_info())
-        except (HeraException, requests.RequestException, ValueError):
+        except (ArgoError, HeraException, requests.RequestException, ValueError):
             return None
 
     def ui_link(self, name: str) -> str:
@@ -180,11 +235,12 @@ class ArgoClient:
 
 
 def _reason(exc: Exception) -> str:
+    """The server's message out of Hera's wording, in one short line."""
     text = str(exc)
     marker = "with message: `"
     if marker in text:
         text = text.split(marker, 1)[1].rstrip("`")
-    return text
+    return neterrors.one_line(text, limit=300)
 
 
 def _same_meta(a: Manifest, b: Manifest) -> bool:

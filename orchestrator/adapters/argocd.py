@@ -4,6 +4,11 @@ follow the application event stream.
 Connection settings are read as the argocd CLI reads them: ``ARGOCD_SERVER`` (host:port or
 a URL), ``ARGOCD_AUTH_TOKEN`` and ``ARGOCD_OPTS`` (``--plaintext`` for HTTP, ``--insecure``
 to skip TLS verification). The token is sent as a bearer token and never printed.
+
+Failures are classified by :mod:`orchestrator.adapters.neterrors` and worded with the
+settings to change (``add --plaintext to ARGOCD_OPTS``): only what waiting may fix (a
+refused connection, a timeout, 5xx) is ``transient``, so the gate does not spend its whole
+timeout retrying a host name that does not resolve or a URL that leads to an HTML page.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from orchestrator.adapters import neterrors
 from orchestrator.settings import ArgoCDSettings
 
 App = dict[str, Any]
@@ -44,11 +50,14 @@ class ArgoCDClient:
                 headers=headers,
                 # plaintext never uses TLS: do not load the CA bundle for nothing
                 verify=not settings.insecure and settings.base_url.startswith("https://"),
-                timeout=httpx.Timeout(30, read=60),
+                # a host that drops packets costs one connect timeout per try: keep it short
+                timeout=httpx.Timeout(30, connect=10, read=60),
                 transport=transport,
             )
         except httpx.InvalidURL:
             raise ArgoCDError("ARGOCD_SERVER: not a valid URL") from None
+        self._api_seen = False
+        """Argo CD has answered as its API before (see :func:`neterrors.answer`)."""
 
     def close(self) -> None:
         self.http.close()
@@ -59,15 +68,50 @@ class ArgoCDClient:
     def __exit__(self, *_: object) -> None:
         self.close()
 
+    def _failed(self, what: str, exc: httpx.HTTPError) -> ArgoCDError:
+        failure = neterrors.describe_service(
+            exc, "Argo CD", self.settings.base_url, neterrors.ARGOCD
+        )
+        return ArgoCDError(f"{what}: {failure.message}", transient=failure.transient)
+
+    def _screen(self, response: httpx.Response, what: str) -> None:
+        """Refuse an answer that is not Argo CD's API (an HTML page, TLS expected)."""
+        failure = neterrors.answer(
+            response.status_code,
+            response.headers.get("content-type", ""),
+            response.content,
+            "Argo CD",
+            self.settings.base_url,
+            neterrors.ARGOCD,
+            api_seen=self._api_seen,
+        )
+        if failure is not None:
+            raise ArgoCDError(f"{what}: {failure.message}", transient=failure.transient)
+
     def _check(self, response: httpx.Response, what: str) -> None:
-        if response.status_code in (401, 403):
+        self._screen(response, what)
+        status = response.status_code
+        if status in (401, 403):
             raise ArgoCDError(f"{what}: Argo CD refused the token (check ARGOCD_AUTH_TOKEN)")
-        if response.status_code >= 500:
-            raise ArgoCDError(f"{what}: Argo CD answered {response.status_code}", transient=True)
-        if response.status_code >= 400:
+        if status >= 400:
             raise ArgoCDError(
-                f"{what}: Argo CD answered {response.status_code}: {_reason(response)}"
+                f"{what}: Argo CD answered {status}: {_reason(response)}",
+                transient=neterrors.status_transient(status),
             )
+
+    def _json(self, response: httpx.Response, what: str) -> Any:
+        """The body as JSON, or an error saying what answered instead."""
+        try:
+            data = response.json()
+        except ValueError:
+            kind = response.headers.get("content-type") or "no content type"
+            raise ArgoCDError(
+                f"{what}: Argo CD at {self.settings.base_url} answered {response.status_code} "
+                f"with something that is not JSON ({kind}), not the Argo CD API: "
+                f"{neterrors.ARGOCD.url}"
+            ) from None
+        self._api_seen = True
+        return data
 
     def _get(self, path: str, what: str, **params: str) -> httpx.Response:
         try:
@@ -75,16 +119,14 @@ class ArgoCDClient:
         except httpx.InvalidURL:
             raise ArgoCDError(f"{what}: not a valid request URL") from None
         except httpx.HTTPError as exc:
-            raise ArgoCDError(
-                f"{what}: cannot reach Argo CD at {self.settings.base_url} ({type(exc).__name__})",
-                transient=True,
-            ) from None
+            raise self._failed(what, exc) from None
         return response
 
     def get_app(self, name: str, refresh: str | None = None) -> App | None:
         """The application, or ``None`` if it does not exist; ``refresh`` = normal|hard."""
         params = {"refresh": refresh} if refresh else {}
         response = self._get(f"/api/v1/applications/{name}", f"application {name}", **params)
+        self._screen(response, f"application {name}")
         if response.status_code == 404:
             return None
         if response.status_code == 403 and "permission denied" in _reason(response):
@@ -94,13 +136,16 @@ class ArgoCDClient:
                 "(Argo CD answers 403 permission denied for both)"
             )
         self._check(response, f"application {name}")
-        data: App = response.json()
+        data = self._json(response, f"application {name}")
+        if not isinstance(data, dict):
+            raise ArgoCDError(f"application {name}: Argo CD answered {str(data)[:80]!r}")
         return data
 
     def list_apps(self, selector: str) -> list[App]:
         response = self._get("/api/v1/applications", "list applications", selector=selector)
         self._check(response, "list applications")
-        return list(response.json().get("items") or [])
+        data = self._json(response, "list applications")
+        return list((data.get("items") if isinstance(data, dict) else None) or [])
 
     def sync(
         self, name: str, revision: str | None = None, revisions: list[str] | None = None
@@ -118,8 +163,9 @@ class ArgoCDClient:
         except httpx.InvalidURL:
             raise ArgoCDError(f"sync {name}: not a valid request URL") from None
         except httpx.HTTPError as exc:
-            raise ArgoCDError(f"sync {name}: {type(exc).__name__}", transient=True) from None
+            raise self._failed(f"sync {name}", exc) from None
         self._check(response, f"sync {name}")
+        self._api_seen = True
 
     def watch(
         self, names: list[str] | None = None, selector: str | None = None, timeout: float = 30
@@ -142,16 +188,20 @@ class ArgoCDClient:
                 params=params,
                 timeout=httpx.Timeout(30, read=timeout),
             ) as response:
-                if response.status_code >= 400:
-                    response.read()
-                self._check(response, "watch applications")
+                kind = response.headers.get("content-type", "")
+                if response.status_code >= 400 or "html" in kind.lower():
+                    response.read()  # an error, or a page instead of the stream: say which
+                    self._check(response, "watch applications")
+                self._api_seen = True
                 for line in response.iter_lines():
                     if not line.strip():
                         continue
-                    event = json.loads(line)
+                    event = _event(line)
                     if "error" in event:
+                        error = event["error"]
+                        said = error.get("message") if isinstance(error, dict) else error
                         raise ArgoCDError(
-                            f"watch: {event['error'].get('message', 'stream error')}",
+                            f"watch: {neterrors.one_line(str(said or 'stream error'))}",
                             transient=True,
                         )
                     result = event.get("result") or {}
@@ -164,12 +214,26 @@ class ArgoCDClient:
         except httpx.InvalidURL:
             raise ArgoCDError("watch: not a valid request URL") from None
         except httpx.HTTPError as exc:
-            raise ArgoCDError(f"watch: {type(exc).__name__}", transient=True) from None
+            raise self._failed("watch", exc) from None
+
+
+def _event(line: str) -> dict[str, Any]:
+    """One line of the event stream; a garbled one ends the stream (it is re-read)."""
+    try:
+        event = json.loads(line)
+    except ValueError:
+        event = None
+    if not isinstance(event, dict):
+        raise ArgoCDError("watch: the event stream sent a line that is not JSON", transient=True)
+    return event
 
 
 def _reason(response: httpx.Response) -> str:
+    """The server's reason, in one short line."""
     try:
         body = response.json()
     except ValueError:
-        return response.text[:200]
-    return str(body.get("message") or body.get("error") or body)[:300]
+        return neterrors.one_line(response.text) or "(no reason given)"
+    if isinstance(body, dict):
+        body = body.get("message") or body.get("error") or body
+    return neterrors.one_line(str(body))

@@ -4,6 +4,11 @@ Only what promotions need: open a pull request for a pushed branch (or find the 
 open for it, so a retried step opens no second one) and read its state until it is merged.
 Which API to use is taken from the repository URL (github.com, gitlab.com) or from
 PROMOFLOW_SCM / PROMOFLOW_SCM_API_URL for self-hosted servers.
+
+Failures are classified by :mod:`orchestrator.adapters.neterrors`: a host name that does not
+resolve, TLS against a plain-HTTP port, a 4xx or an HTML page where the API was expected
+(a self-hosted server's web UI, a wrong PROMOFLOW_SCM_API_URL) are permanent and say what
+to check; a refused connection, a timeout, 5xx and 429 are transient.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from urllib.parse import quote, urlsplit
 
 import httpx
 
+from orchestrator.adapters import neterrors
 from orchestrator.urls import UrlError, check_url
 
 Kind = Literal["github", "gitlab"]
@@ -82,26 +88,56 @@ class ScmClient:
         self.http = httpx.Client(
             base_url=target.api_url.rstrip("/"), headers=headers, timeout=30, transport=transport
         )
+        self._api_seen = False
+        self.hints = neterrors.Hints(
+            host="check the repository URL (or PROMOFLOW_SCM_API_URL)",
+            url="check PROMOFLOW_SCM and PROMOFLOW_SCM_API_URL",
+        )
 
     def close(self) -> None:
         self.http.close()
 
+    @property
+    def service(self) -> str:
+        return "GitHub" if self.target.kind == "github" else "GitLab"
+
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        where = self.target.api_url
         try:
             response = self.http.request(method, path, **kwargs)
+        except httpx.InvalidURL:
+            raise ScmError(f"{self.service} API URL {where} is not valid") from None
         except httpx.HTTPError as exc:
+            failure = neterrors.describe_service(exc, self.service, where, self.hints)
+            raise ScmError(failure.message, transient=failure.transient) from None
+        status = response.status_code
+        not_api = neterrors.answer(
+            status,
+            response.headers.get("content-type", ""),
+            response.content,
+            self.service,
+            where,
+            self.hints,
+            api_seen=self._api_seen,
+        )
+        if not_api is not None:
+            raise ScmError(not_api.message, transient=not_api.transient)
+        if status in (401, 403):
+            raise ScmError(f"{self.target.kind} refused the token ({status})")
+        if status >= 400:
             raise ScmError(
-                f"cannot reach {self.target.api_url} ({type(exc).__name__})", transient=True
-            ) from None
-        if response.status_code in (401, 403):
-            raise ScmError(f"{self.target.kind} refused the token ({response.status_code})")
-        if response.status_code >= 500:
-            raise ScmError(f"{self.target.kind} answered {response.status_code}", transient=True)
-        if response.status_code >= 400:
-            raise ScmError(
-                f"{self.target.kind} answered {response.status_code}: {_reason(response)}"
+                f"{self.target.kind} answered {status}: {_reason(response)}",
+                transient=neterrors.status_transient(status),
             )
-        return response.json()
+        try:
+            data = response.json()
+        except ValueError:
+            raise ScmError(
+                f"{self.service} at {where} answered {status} with something that is not "
+                f"JSON, not the {self.service} API: {self.hints.url}"
+            ) from None
+        self._api_seen = True
+        return data
 
     def open(self, head: str, base: str, title: str, body: str) -> PullRequest:
         """Open a pull request from ``head`` into ``base``, or return the open one."""
@@ -179,13 +215,14 @@ class ScmClient:
 
 
 def _reason(response: httpx.Response) -> str:
+    """The server's reason, in one short line."""
     try:
         body = response.json()
     except ValueError:
-        return response.text[:200]
+        return neterrors.one_line(response.text) or "(no reason given)"
     if isinstance(body, dict):
-        return str(body.get("message") or body.get("error") or body)[:300]
-    return str(body)[:300]
+        body = body.get("message") or body.get("error") or body
+    return neterrors.one_line(str(body), limit=300)
 
 
 def parse_pr_url(url: str) -> int:

@@ -49,7 +49,11 @@ def approve_cmd(
     argo_server: ArgoServerOption = None,
     namespace: NamespaceOption = None,
 ) -> None:
-    """Approve the promotion of a run into an environment."""
+    """Approve the promotion of a run into an environment.
+
+    Examples:
+      $ promoflow approve shop-1-4-2-3f9a1c2e --env prod-eu -m "canary is clean"
+    """
     _answer(run, env, True, message, argo_server, namespace)
 
 
@@ -60,7 +64,11 @@ def reject_cmd(
     argo_server: ArgoServerOption = None,
     namespace: NamespaceOption = None,
 ) -> None:
-    """Reject the promotion of a run into an environment; its dependants do not run."""
+    """Reject the promotion of a run into an environment; its dependants do not run.
+
+    Examples:
+      $ promoflow reject shop-1-4-2-3f9a1c2e --env prod-eu -m "error budget spent"
+    """
     if not message.strip():
         raise typer.BadParameter("say why the promotion is rejected", param_hint="--message")
     _answer(run, env, False, message, argo_server, namespace)

@@ -8,6 +8,7 @@ Server connection as the argo CLI does (ARGO_SERVER, ARGO_TOKEN, ARGO_NAMESPACE,
 from __future__ import annotations
 
 import getpass
+import json
 import os
 import sys
 from pathlib import Path
@@ -16,9 +17,15 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.table import Table
 
+from orchestrator.commands.choices import (
+    check_product,
+    check_version_fields,
+    completer,
+    output_format,
+    version_fields,
+)
 from orchestrator.commands.common import (
     ConfigOption,
-    check_product,
     err,
     fail,
     load_valid,
@@ -28,6 +35,7 @@ from orchestrator.commands.common import (
 
 if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
+    from orchestrator.loading import Config
     from orchestrator.settings import StepSettings
 
 Manifest = dict[str, Any]
@@ -42,8 +50,50 @@ ArgoServerOption = Annotated[
     ),
 ]
 NamespaceOption = Annotated[
-    str | None, typer.Option("--namespace", "-n", help="Default: $ARGO_NAMESPACE or argo.")
+    str | None,
+    typer.Option("--namespace", "-n", help="Argo namespace; default: $ARGO_NAMESPACE or argo."),
 ]
+
+COMPILE_FORMATS = ("yaml", "json", "name")
+RUNS_FORMATS = ("wide", "json", "yaml", "name")
+STATUS_FORMATS = ("wide", "json", "yaml")
+
+
+def _output_option(formats: tuple[str, ...], default: str) -> Any:
+    """``-o/--output FORMAT`` as kubectl and argo take it; the value is checked in the
+    command (``choices.output_format``), so every refusal is worded alike."""
+    return typer.Option(
+        "--output",
+        "-o",
+        help=f"Output format: {', '.join(formats)} (default: {default}).",
+        autocompletion=completer(formats),
+        show_default=False,
+    )
+
+
+def _manifests_text(manifests: list[Manifest], fmt: str) -> str:
+    """yaml: one document per object; json: a kubectl ``List``; name: ``kind/name`` lines
+    (the form ``apply`` prints and ``kubectl -o name`` uses)."""
+    from orchestrator.compiler.compile import dump_all
+
+    if fmt == "json":
+        items = {"apiVersion": "v1", "kind": "List", "items": manifests}
+        return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+    if fmt == "name":
+        return "".join(f"{m['kind'].lower()}/{m['metadata']['name']}\n" for m in manifests)
+    return dump_all(manifests)
+
+
+def _data_text(data: Any, fmt: str) -> str:
+    """Summaries as JSON or YAML, every string scrubbed of credentials like all output."""
+    from orchestrator.urls import scrub_data
+
+    data = scrub_data(data)
+    if fmt == "json":
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+    import yaml
+
+    return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
 def client_for(argo_server: str | None, namespace: str | None) -> ArgoClient:
@@ -110,7 +160,10 @@ def compile_cmd(
         str | None, typer.Option("--product", "-p", help="One product (default: all).")
     ] = None,
     version: Annotated[
-        str | None, typer.Option("--version", "-v", help="Also emit the promotion Workflow.")
+        str | None,
+        typer.Option(
+            "--version", "-v", help="Also emit the Workflow promoting this version (needs -p)."
+        ),
     ] = None,
     source_commit: Annotated[str, typer.Option(help="Commit the version was built from.")] = "",
     requested_by: Annotated[str | None, typer.Option(help="Who asks (default: $USER).")] = None,
@@ -118,14 +171,30 @@ def compile_cmd(
     library: Annotated[
         bool, typer.Option("--library", help="Include the reusable step templates.")
     ] = False,
-    output: Annotated[
-        Path | None, typer.Option("--output", "-o", help="Write one file per object here.")
+    output: Annotated[str | None, _output_option(COMPILE_FORMATS, "yaml")] = None,
+    output_dir: Annotated[
+        Path | None,
+        typer.Option(
+            "--output-dir",
+            help="Write one file per object into this folder (yaml, or json with -o json).",
+        ),
     ] = None,
 ) -> None:
-    """Compile flows into Argo WorkflowTemplates (and a promotion Workflow with --version)."""
-    from orchestrator.compiler import CompileError, PromotionRequest, compile_product
-    from orchestrator.compiler.compile import dump_all, library_templates, to_yaml
+    """Compile flows into Argo WorkflowTemplates (and a promotion Workflow with --version).
 
+    Examples:
+      $ promoflow compile -c environments -p shop                  # YAML to stdout
+      $ promoflow compile -c environments -p shop -v 1.4.2 -o json
+      $ promoflow compile -c environments --library --output-dir argo/
+    """
+    from orchestrator.compiler import CompileError, PromotionRequest, compile_product
+    from orchestrator.compiler.compile import library_templates, to_yaml
+
+    fmt = output_format(
+        output, COMPILE_FORMATS, default="yaml", hint="--output-dir DIR writes files"
+    )
+    if output_dir is not None and fmt == "name":
+        raise typer.BadParameter("--output-dir writes yaml or json files", param_hint="--output")
     loaded = load_valid(config)
     if product is not None:
         check_product(loaded, product)
@@ -144,13 +213,14 @@ def compile_cmd(
     except CompileError as exc:
         fail(str(exc))
     guarded(manifests)
-    if output is None:
-        sys.stdout.write(dump_all(manifests))
+    if output_dir is None:
+        sys.stdout.write(_manifests_text(manifests, fmt))
         return
-    output.mkdir(parents=True, exist_ok=True)
+    output_dir.mkdir(parents=True, exist_ok=True)
     for manifest in manifests:
-        path = output / f"{manifest['metadata']['name']}.yaml"
-        path.write_text(to_yaml(manifest))
+        path = output_dir / f"{manifest['metadata']['name']}.{fmt}"
+        text = json.dumps(manifest, indent=2) + "\n" if fmt == "json" else to_yaml(manifest)
+        path.write_text(text)
         out.print(f"wrote {path}", markup=False)
 
 
@@ -162,7 +232,12 @@ def apply_cmd(
     argo_server: ArgoServerOption = None,
     namespace: NamespaceOption = None,
 ) -> None:
-    """Create or update the step templates and the products' WorkflowTemplates."""
+    """Create or update the step templates and the products' WorkflowTemplates.
+
+    Examples:
+      $ promoflow apply -c environments
+      $ promoflow apply -c environments -p shop -n promotions
+    """
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.compiler import CompileError, compile_product
     from orchestrator.compiler.compile import library_templates
@@ -185,6 +260,11 @@ def apply_cmd(
             out.print(f"workflowtemplate/{manifest['metadata']['name']} {result}", markup=False)
     except ArgoError as exc:
         fail(str(exc))
+
+
+def _check_fields(loaded: Config, product: str, fields: dict[str, str]) -> None:
+    source = loaded.templates[loaded.products[product].spec.template].spec.version_source
+    check_version_fields(source.fields if source else [], fields, product)
 
 
 def promote_cmd(
@@ -228,15 +308,30 @@ def promote_cmd(
             "default: the requester).",
         ),
     ] = "",
+    set_fields: Annotated[
+        list[str] | None,
+        typer.Option(
+            "--set",
+            help="A field that comes with the version, as PATH=VALUE (e.g. "
+            "image.digest=sha256:...); the template's versionSource.fields lists them.",
+        ),
+    ] = None,
 ) -> None:
     """Start a promotion: submit its Workflow and print the run's UI link (or run it here
-    with --local)."""
+    with --local).
+
+    Examples:
+      $ promoflow promote -c environments -p shop -v 1.4.2 --set image.digest=sha256:0f3...
+      $ promoflow promote -c environments -p shop -v 1.4.2 --dry-run
+      $ promoflow promote --local -c environments -p shop -v 1.4.2 --templates ./argo-templates
+    """
     from orchestrator.adapters.argo import AlreadyRunning, ArgoError
     from orchestrator.compiler import CompileError, PromotionRequest, compile_product
     from orchestrator.compiler.compile import to_yaml
 
     if not version.strip():
         raise typer.BadParameter("the version cannot be empty", param_hint="--version")
+    fields = version_fields(set_fields)
     if local:
         from orchestrator.commands.local import promote_local
 
@@ -244,12 +339,14 @@ def promote_cmd(
             config, product, version, source_commit, _requester(requested_by), request_id,
             auto_approve=auto_approve, reject=reject or [], soak_scale=soak_scale,
             templates=templates, stand_ins=stand_ins, runs_dir=runs_dir, answer_as=answer_as,
+            version_fields=fields,
         )  # fmt: skip
         return
     loaded = load_valid(config)
     check_product(loaded, product)
+    _check_fields(loaded, product, fields)
     request = PromotionRequest(
-        product, version, source_commit, _requester(requested_by), request_id
+        product, version, source_commit, _requester(requested_by), request_id, fields
     )
     try:
         workflow = compile_product(loaded, product, step_settings(), request=request).workflow
@@ -276,15 +373,24 @@ def promote_cmd(
 
 
 def runs_cmd(
-    product: Annotated[str | None, typer.Option("--product", "-p")] = None,
+    product: Annotated[
+        str | None, typer.Option("--product", "-p", help="Only this product's runs.")
+    ] = None,
+    output: Annotated[str | None, _output_option(RUNS_FORMATS, "a table")] = None,
     argo_server: ArgoServerOption = None,
     namespace: NamespaceOption = None,
 ) -> None:
-    """List promotion runs (newest first)."""
+    """List promotion runs (newest first).
+
+    Examples:
+      $ promoflow runs -p shop
+      $ promoflow runs -o json | jq -r '.[] | select(.phase == "Failed") | .name'
+    """
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
     from orchestrator.urls import scrub
 
+    fmt = output_format(output, RUNS_FORMATS)
     selector = "promoflow.dev/product" + (f"={product}" if product else "")
     client = client_for(argo_server, namespace)
     try:
@@ -292,9 +398,18 @@ def runs_cmd(
     except ArgoError as exc:
         fail(str(exc))
     runs.sort(key=lambda r: r.started or "~", reverse=True)
-    table = Table("RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED", box=None)
+    if fmt in ("json", "yaml"):
+        sys.stdout.write(_data_text([run.as_dict(nodes=False) for run in runs], fmt))
+        return
+    if fmt == "name":
+        sys.stdout.write("".join(f"{scrub(run.name)}\n" for run in runs))
+        return
+    columns = ["RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED"]
+    table = Table(*columns, *(["FLOW", "MESSAGE"] if fmt == "wide" else []), box=None)
     for run in runs:
-        cells = (run.name, run.product, run.version, run.phase, run.started, run.finished)
+        cells = [run.name, run.product, run.version, run.phase, run.started, run.finished]
+        if fmt == "wide":
+            cells += [run.flow, run.message]
         table.add_row(*(scrub(str(cell)) for cell in cells))
     out.print(table)
     if not runs:
@@ -302,29 +417,46 @@ def runs_cmd(
 
 
 def status_cmd(
-    run: Annotated[str, typer.Argument(help="Run (workflow) name.")],
+    run: Annotated[str, typer.Argument(help="Run (workflow) name, as `promoflow runs` lists.")],
+    output: Annotated[str | None, _output_option(STATUS_FORMATS, "a table")] = None,
     argo_server: ArgoServerOption = None,
     namespace: NamespaceOption = None,
 ) -> None:
-    """Show one run: its phase and what happened in each environment."""
+    """Show one run: its phase and what happened in each environment.
+
+    Examples:
+      $ promoflow status shop-1-4-2-3f9a1c2e
+      $ promoflow status shop-1-4-2-3f9a1c2e -o json | jq '.nodes[] | select(.phase != "Succeeded")'
+    """
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
     from orchestrator.urls import scrub
 
+    fmt = output_format(output, STATUS_FORMATS)
     client = client_for(argo_server, namespace)
     try:
         summary = summarize(client.get_workflow(run))
     except ArgoError as exc:
         fail(str(exc))
+    if fmt in ("json", "yaml"):
+        sys.stdout.write(
+            _data_text({**summary.as_dict(), "url": client.ui_link(summary.name)}, fmt)
+        )
+        return
     out.print(
         f"{summary.name}: {summary.product} {summary.version} — {summary.phase}"
         + (f" ({summary.message})" if summary.message else ""),
         markup=False,
     )
-    table = Table("ENVIRONMENT", "STEP", "PHASE", "MESSAGE", box=None)
+    wide = ["STARTED", "FINISHED", "OUTPUTS"] if fmt == "wide" else []
+    table = Table("ENVIRONMENT", "STEP", "PHASE", "MESSAGE", *wide, box=None)
     for env, nodes in summary.environments().items():
         for node in nodes:  # node messages are whatever a step wrote: scrubbed like all output
-            table.add_row(env, node.kind, node.phase, scrub(str(node.message)))
+            cells = [env, node.kind, node.phase, node.message]
+            if wide:
+                outputs = " ".join(f"{k}={v}" for k, v in node.outputs.items() if v)
+                cells += [node.started, node.finished, outputs]
+            table.add_row(*(scrub(str(cell)) for cell in cells))
     out.print(table)
     out.print(client.ui_link(summary.name), markup=False)
 
@@ -338,8 +470,17 @@ def diff_cmd(
     repo: Annotated[
         str | None, typer.Option(help="Repository URL (overrides the product's).")
     ] = None,
+    set_fields: Annotated[
+        list[str] | None,
+        typer.Option("--set", help="A field that comes with the version, as PATH=VALUE."),
+    ] = None,
 ) -> None:
-    """Show the exact diff a promotion would commit, without committing anything."""
+    """Show the exact diff a promotion would commit, without committing anything.
+
+    Examples:
+      $ promoflow diff -c environments -p shop --to prod-eu
+      $ promoflow diff -c environments -p shop --to dev -v 1.4.2
+    """
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
     from orchestrator.steps.diff import promotion_diff
     from orchestrator.steps.promote import PromoteError
@@ -349,7 +490,14 @@ def diff_cmd(
     loaded = load_valid(config)
     check_product(loaded, product)
     try:
-        request = request_from_config(loaded, product, to, source=source, version=version)
+        request = request_from_config(
+            loaded,
+            product,
+            to,
+            source=source,
+            version=version,
+            version_fields=version_fields(set_fields) or None,
+        )
     except RequestError as exc:
         raise typer.BadParameter(str(exc)) from None
     if repo:

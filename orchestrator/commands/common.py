@@ -77,7 +77,7 @@ def settings(cls: type[S], **values: Any) -> S:
 
 
 def load_valid(config: Path) -> Config:
-    """Load and validate; print problems and exit 1 if there are any."""
+    """Load and validate; print problems (warnings too) and exit 1 if there are errors."""
     from orchestrator.graph import validate
     from orchestrator.loading import load_config
     from orchestrator.problems import sort_problems
@@ -86,9 +86,9 @@ def load_valid(config: Path) -> Config:
         raise typer.BadParameter(f"{config} does not exist", param_hint="--config")
     loaded, problems = load_config(config)
     problems = sort_problems([*problems, *validate(loaded)])
-    if problems:
-        for problem in problems:
-            err.print(str(problem), markup=False)
+    for problem in problems:
+        err.print(str(problem), markup=False)
+    if any(problem.severity == "error" for problem in problems):
         raise typer.Exit(1)
     return loaded
 

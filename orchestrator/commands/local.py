@@ -8,9 +8,8 @@ from typing import TYPE_CHECKING, Annotated, Any
 import typer
 from rich.console import Console
 
+from orchestrator.commands.choices import check_product, check_version_fields
 from orchestrator.commands.common import (
-    ConfigOption,
-    check_product,
     err,
     fail,
     finite,
@@ -18,11 +17,48 @@ from orchestrator.commands.common import (
 )
 
 if TYPE_CHECKING:
-    from orchestrator.compiler.plan import ProductPlan
+    from orchestrator.graph.plan import ProductPlan
 
 
 MAX_SOAK_SECONDS = 3600.0
 MAX_SOAK_SCALE = 1000.0
+
+# Not the shared --config: that one reads $PROMOFLOW_CONFIG and defaults to the current
+# directory, while the demo promotes through the example configuration wherever it is run.
+DemoConfigOption = Annotated[
+    Path | None,
+    typer.Option(
+        "--config",
+        "-c",
+        help="Configuration to promote through (default: the example configuration that "
+        "comes with promoflow, the environments/ folder of its source tree).",
+        show_default=False,
+    ),
+]
+
+
+def example_config() -> Path | None:
+    """The example configuration, ``environments/`` beside the ``orchestrator`` package: there
+    in a source checkout and its editable install (``make demo``), not in a wheel."""
+    import orchestrator
+
+    path = Path(orchestrator.__file__).resolve().parent.parent / "environments"
+    return path if path.is_dir() else None
+
+
+def demo_config(config: Path | None) -> Path:
+    """``--config``, or the example configuration; a usage error that says what to pass
+    when this installation has none."""
+    if config is not None:
+        return config
+    example = example_config()
+    if example is None:
+        raise typer.BadParameter(
+            "this installation of promoflow has no example configuration; pass --config DIR "
+            "(the environments/ folder of a promoflow source checkout, or your own)",
+            param_hint="--config",
+        )
+    return example
 
 
 def _console() -> Console:
@@ -103,14 +139,15 @@ def promote_local(
     stand_ins: bool,
     runs_dir: Path,
     answer_as: str = "",
+    version_fields: dict[str, str] | None = None,
 ) -> None:
     """Compile the promotion and run it with the local engine (see orchestrator.local)."""
     import secrets
 
     from orchestrator.compiler import CompileError, PromotionRequest
-    from orchestrator.compiler.plan import plan_product
     from orchestrator.engine.errors import EngineError
     from orchestrator.engine.model import Phase
+    from orchestrator.graph.plan import plan_product
     from orchestrator.local.session import LocalOptions, run_local
     from orchestrator.settings import SettingsError
 
@@ -129,8 +166,16 @@ def promote_local(
         runs_dir=runs_dir,
         answer_as=answer_as,
     )
+    fields = version_fields or {}
+    source = plan.template.spec.version_source
+    check_version_fields(source.fields if source else [], fields, product)
     request = PromotionRequest(
-        product, version, source_commit, requested_by, request_id or secrets.token_hex(4)
+        product,
+        version,
+        source_commit,
+        requested_by,
+        request_id or secrets.token_hex(4),
+        fields,
     )
     console = _console()
     try:
@@ -145,7 +190,7 @@ def promote_local(
 
 
 def demo_cmd(
-    config: ConfigOption = Path("environments"),
+    config: DemoConfigOption = None,
     product: Annotated[str, typer.Option("--product", "-p", help="Product to promote.")] = "shop",
     version: Annotated[str, typer.Option("--version", "-v", help="Version to promote.")] = "1.5.0",
     keep: Annotated[
@@ -168,15 +213,26 @@ def demo_cmd(
         ),
     ] = None,
 ) -> None:
-    """Promote a new version through the example environments, locally, in seconds."""
+    """Promote a new version through the example environments, locally, in seconds.
+
+    No cluster: a local Git server, an Argo CD simulator and the local engine stand in for
+    them, and the output says so.
+
+    Examples:
+      $ promoflow demo
+      $ promoflow demo --keep /tmp/pf-demo    # then: git --git-dir /tmp/pf-demo/gitops.git log
+      $ promoflow demo --fail prod-us         # a failed gate, with the reason
+      $ promoflow demo --reject prod-eu       # a rejected approval
+    """
     from orchestrator.compiler import CompileError
-    from orchestrator.compiler.plan import plan_product
     from orchestrator.engine.errors import EngineError
+    from orchestrator.graph.plan import plan_product
     from orchestrator.local.demo import DemoOptions, run_demo, succeeded
     from orchestrator.settings import SettingsError
 
     finite(soak, "--soak", 0, MAX_SOAK_SECONDS)
-    loaded = load_valid(config)
+    path = demo_config(config)
+    loaded = load_valid(path)
     check_product(loaded, product)
     if keep is not None and keep.exists() and any(keep.iterdir()):
         fail(f"{keep}: exists and is not empty; choose a new directory for --keep")
@@ -184,8 +240,13 @@ def demo_cmd(
     check_environments(plan, "--fail", [fail_env] if fail_env else [])
     check_environments(plan, "--reject", [reject] if reject else [], gate="approval")
     options = DemoOptions(product, version, keep, fail_env, reject, soak, answer_as)
+    console = _console()
+    if config is None:
+        console.print(
+            f"configuration: {path} (the example; --config DIR for another)", markup=False
+        )
     try:
-        result = run_demo(loaded, options, _console())
+        result = run_demo(loaded, options, console)
     except SettingsError as exc:
         fail(str(exc), 2)
     except (CompileError, EngineError) as exc:

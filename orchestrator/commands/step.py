@@ -35,6 +35,7 @@ step_app = typer.Typer(
     name="step",
     help="Programs the promotion workflow runs (one per step kind).",
     no_args_is_help=True,
+    add_completion=False,  # `promoflow --install-completion` covers `promoflow step` too
 )
 
 Opt = typer.Option
@@ -80,7 +81,8 @@ def resolve_promote(params: dict[str, Any], config: Path | None) -> PromoteReque
                 requested_by=params.get("requested_by") or None,
                 run=params.get("run") or None,
             )
-            overrides = {k: params[k] for k in ("repo", "branch") if params.get(k)}
+            keys = ("repo", "branch", "version_fields")
+            overrides = {k: params[k] for k in keys if params.get(k)}
             return request.replace(**overrides) if overrides else request
         files = params.pop("files", None)
         if not files:
@@ -92,7 +94,7 @@ def resolve_promote(params: dict[str, Any], config: Path | None) -> PromoteReque
 
 @step_app.command("promote")
 def promote_cmd(
-    product: Annotated[str, Opt(help="Product to promote.")],
+    product: Annotated[str, Opt("--product", "-p", help="Product to promote.")],
     to: Annotated[str, Opt("--to", help="Target environment.")],
     source: Annotated[str, Opt("--from", help="Source environment (default: from the flow).")] = "",
     version: Annotated[str, Opt(help="Version to promote (set in the trigger environment).")] = "",
@@ -106,6 +108,12 @@ def promote_cmd(
     files: Annotated[str, Opt(help='JSON: [{"file": "values.yaml", "paths": [...]}]')] = "",
     version_file: Annotated[str, Opt(help="File holding the version.")] = "",
     version_path: Annotated[str, Opt(help="YAML path of the version in that file.")] = "",
+    version_fields: Annotated[
+        str, Opt(help='JSON: values written with the version, e.g. {"image.digest": "sha256:..."}.')
+    ] = "",
+    version_field_paths: Annotated[
+        str, Opt(help="Comma-separated fields a new version must come with (from the template).")
+    ] = "",
     action: Annotated[str, Opt(help="commit or pull-request.")] = "commit",
     requested_by: Annotated[str, Opt(help="Who asked for the promotion.")] = "",
     run: Annotated[str, Opt(help="Promotion run (workflow) name, for the message.")] = "",
@@ -133,6 +141,8 @@ def promote_cmd(
         "files": files,
         "version_file": version_file,
         "version_path": version_path,
+        "version_fields": version_fields,
+        "version_field_paths": version_field_paths,
         "action": action,
         "requested_by": requested_by,
         "run": run,
@@ -408,7 +418,7 @@ def http_check_cmd(
 
 @step_app.command("notify")
 def notify_cmd(
-    product: Annotated[str, Opt(help="Product promoted.")],
+    product: Annotated[str, Opt("--product", "-p", help="Product promoted.")],
     status: Annotated[str, Opt(help="Workflow status: Succeeded, Failed or Error.")],
     version: Annotated[str, Opt(help="Version promoted.")] = "",
     flow: Annotated[str, Opt(help="Promotion flow.")] = "",

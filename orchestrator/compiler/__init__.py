@@ -16,16 +16,16 @@ if TYPE_CHECKING:
         compile_product,
         library_templates,
     )
-    from orchestrator.compiler.plan import CompileError, plan_product
     from orchestrator.compiler.workflow import PromotionRequest
+    from orchestrator.graph.plan import CompileError, plan_product
 
 _EXPORTS = {
-    "CompileError": "orchestrator.compiler.plan",
+    "CompileError": "orchestrator.graph.plan",
     "CompiledProduct": "orchestrator.compiler.compile",
     "PromotionRequest": "orchestrator.compiler.workflow",
     "compile_product": "orchestrator.compiler.compile",
     "library_templates": "orchestrator.compiler.compile",
-    "plan_product": "orchestrator.compiler.plan",
+    "plan_product": "orchestrator.graph.plan",
 }
 
 

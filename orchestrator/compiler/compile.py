@@ -8,8 +8,8 @@ from typing import Any
 import yaml
 
 from orchestrator.compiler.library import library
-from orchestrator.compiler.plan import ProductPlan, plan_product
 from orchestrator.compiler.workflow import PromotionRequest, product_template, promotion_workflow
+from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.loading.config import Config
 from orchestrator.settings import StepSettings
 

@@ -66,6 +66,8 @@ PROMOTE_INPUTS = _args(
     ("files", None),
     ("version-file", ""),
     ("version-path", ""),
+    ("version-fields", ""),
+    ("version-field-paths", ""),
     ("action", "commit"),
     ("requested-by", ""),
     ("lock", None),

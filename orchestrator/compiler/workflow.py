@@ -13,7 +13,7 @@ its dependants only (``failFast: false`` keeps independent environments going).
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import timedelta
 
 from hera.workflows import DAG, Parameter, Step, Steps, Task, Workflow, WorkflowTemplate
@@ -21,12 +21,12 @@ from hera.workflows.models import TemplateRef, WorkflowTemplateRef
 
 from orchestrator.compiler import names
 from orchestrator.compiler.library import template_name
-from orchestrator.compiler.plan import CompileError, EnvironmentPlan, ProductPlan
 from orchestrator.goduration import format_go
+from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
 from orchestrator.model.policy import WorkflowRef
 from orchestrator.settings import StepSettings
 
-WORKFLOW_PARAMETERS = ("product", "version", "source-commit", "requested-by")
+WORKFLOW_PARAMETERS = ("product", "version", "version-fields", "source-commit", "requested-by")
 DEADLINE_MARGIN = timedelta(minutes=1)
 DEFAULT_APPROVAL_TIMEOUT = "168h"  # 7 days, as Go writes it: Argo has no "d" unit
 
@@ -40,6 +40,19 @@ class PromotionRequest:
     source_commit: str = ""
     requested_by: str = ""
     request_id: str = ""
+    version_fields: dict[str, str] = field(default_factory=dict)
+    """Values of the version's fields (``image.digest``), written with it in the trigger."""
+
+    def missing_fields(self, plan: ProductPlan) -> list[str]:
+        """Fields the product's template requires with a new version and this request lacks."""
+        source = plan.template.spec.version_source
+        required = source.fields if source is not None else []
+        return [f for f in required if not self.version_fields.get(f)]
+
+    def unknown_fields(self, plan: ProductPlan) -> list[str]:
+        source = plan.template.spec.version_source
+        known = set(source.fields) if source is not None else set()
+        return sorted(set(self.version_fields) - known)
 
     @property
     def run_name(self) -> str:
@@ -236,6 +249,8 @@ def _promote_args(
         "files": _files_param(plan),
         "version-file": version.file if version else "",
         "version-path": version.path if version else "",
+        "version-fields": "" if source else "{{workflow.parameters.version-fields}}",
+        "version-field-paths": ",".join(version.fields) if version and not source else "",
         "action": env.policy.action,
         "requested-by": "{{workflow.parameters.requested-by}}",
         "lock": names.repo_lock(repo.url, env.app.branch),
@@ -306,6 +321,9 @@ def promotion_workflow(
     values = {
         "product": product.name,
         "version": request.version,
+        "version-fields": json.dumps(request.version_fields, sort_keys=True)
+        if request.version_fields
+        else "",
         "source-commit": request.source_commit,
         "requested-by": request.requested_by,
     }

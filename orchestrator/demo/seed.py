@@ -3,11 +3,20 @@
 For every product and every environment of its flow, the files its PromotionTemplate names
 are created in the environment's directory, holding a first version, so a promotion has
 something real to move: YAML paths become nested keys (``images[0].newTag`` a list entry),
-glob rules get one sample file, other files a short placeholder.
+glob rules get one sample file, other files a short placeholder. What a careful team keeps
+apart is kept apart here too:
+
+- each environment also gets ``environment.yaml``, settings of its own (replica count, host
+  name) that no template names, so no promotion ever carries them elsewhere;
+- whole-file copies hold only what all environments share (feature flags): the trigger
+  environment already has the next release's flag turned on, so the demo shows it moving;
+- a version written with its digest gets a digest derived from the version, so tag and
+  digest always agree.
 """
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -15,16 +24,22 @@ from typing import Any
 import pygit2
 import yaml
 
-from orchestrator.compiler.plan import ProductPlan
+from orchestrator.graph.plan import ProductPlan
 from orchestrator.model.yamlpath import PathPart, parse_yaml_path
 
 Document = dict[str, Any]
 
 
+def field_value(path: str, version: str) -> str:
+    """The value of a version's field (``image.digest``) in the demo: derived from the
+    version, as a registry's digest belongs to one tag."""
+    return _value(parse_yaml_path(path), version)
+
+
 def _value(path: tuple[PathPart, ...], version: str) -> str:
     leaf = str(path[-1]).lower()
     if "digest" in leaf:
-        return "sha256:" + ("0" * 56 + version.replace(".", "")).rjust(64, "0")[-64:]
+        return "sha256:" + hashlib.sha256(f"image {version}".encode()).hexdigest()
     if leaf == "version" and "chart" in [str(p).lower() for p in path]:
         return "0.1.0"
     return version
@@ -62,8 +77,9 @@ def product_files(plan: ProductPlan, version: str) -> dict[str, bytes]:
         for rule in plan.template.spec.files:
             target = f"{env.app.path}/{rule.file}"
             if "*" in rule.file or "?" in rule.file:
-                sample = rule.file.replace("**/", "").replace("*", "app").replace("?", "x")
-                content = {"product": product, "environment": env.environment, "flags": {}}
+                sample = rule.file.replace("**/", "").replace("*", "features").replace("?", "x")
+                flags = {"new-checkout": env.is_trigger, "dark-mode": True}
+                content = {"product": product, "flags": flags}
                 files[f"{env.app.path}/{sample}"] = (json.dumps(content, indent=2) + "\n").encode()
             elif rule.paths:
                 files[target] = yaml_file(rule.paths, version, header)
@@ -74,7 +90,23 @@ def product_files(plan: ProductPlan, version: str) -> dict[str, bytes]:
         source = plan.template.spec.version_source
         if source is not None and f"{env.app.path}/{source.file}" not in files:
             files[f"{env.app.path}/{source.file}"] = yaml_file([source.path], version, header)
+        files[f"{env.app.path}/{ENVIRONMENT_FILE}"] = environment_file(plan, env.environment)
     return files
+
+
+ENVIRONMENT_FILE = "environment.yaml"
+"""Settings of one environment only: named by no PromotionTemplate, so never promoted."""
+
+
+def environment_file(plan: ProductPlan, environment: str) -> bytes:
+    env = plan.environment(environment)
+    settings = {
+        "environment": environment,
+        "replicas": 3 if env.production else 1,
+        "ingress": {"host": f"{plan.product.name}.{environment}.example.com"},
+    }
+    body = yaml.safe_dump(settings, sort_keys=False)
+    return f"# {plan.product.name} in {environment} only: never promoted\n{body}".encode()
 
 
 def commit_files(repo_path: Path, files: dict[str, bytes], message: str, branch: str) -> str:

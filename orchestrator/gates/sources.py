@@ -105,8 +105,12 @@ class KubeSource:
                 f"{what}: the Kubernetes API answered {status} {exc.reason or ''}".rstrip(),
                 transient=status >= 500 or status in (0, 410, 429),
             )
-        name = type(exc).__name__
-        return SourceError(f"{what}: cannot reach the Kubernetes API ({name})", transient=True)
+        from orchestrator.adapters import neterrors
+
+        configuration = getattr(getattr(self.api, "api_client", None), "configuration", None)
+        host = str(getattr(configuration, "host", "") or "(from the kubeconfig)")
+        failure = neterrors.describe_service(exc, "the Kubernetes API", host, neterrors.KUBE)
+        return SourceError(f"{what}: {failure.message}", transient=failure.transient)
 
     def get(self, name: str, *, refresh: bool = False) -> App | None:
         from kubernetes.client.exceptions import ApiException

@@ -7,7 +7,10 @@ with backoff when the stream is unavailable or drops; after every reconnect it r
 state, so a dropped stream loses nothing.
 
 Two deadlines, as the policy states them: ``sync_timeout`` for the apps to be Synced at the
-commit, then ``health_timeout`` from that moment for them to turn Healthy.
+commit, then ``health_timeout`` from that moment for them to turn Healthy. Argo CD being
+unreachable (a transient :class:`SourceError`) is retried until the deadline in force, one
+log line per retry (:mod:`orchestrator.gates.retrying`), and then reported as what it was;
+a permanent error (a host name that does not resolve, a refused token) ends the wait at once.
 """
 
 from __future__ import annotations
@@ -17,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from orchestrator.gates import retrying
 from orchestrator.gates.deployed import (
     Verdict,
     assess,
@@ -114,6 +118,7 @@ class Waiter:
         clock: Callable[[], float] = time.monotonic,
         sleep: Callable[[float], None] = time.sleep,
         equivalence: Equivalence | None = None,
+        log: Callable[[str], None] | None = None,
     ) -> None:
         if not apps:
             raise ValueError("no applications to wait for")
@@ -128,6 +133,7 @@ class Waiter:
         self._seen = 0
         self.equivalence = equivalence
         self._same: dict[tuple[str, str], bool] = {}
+        self.log = log or _step_log
 
     def _same_as_sha(self, name: str) -> Callable[[str], bool] | None:
         """The app's answer to "does this later commit deploy what SHA holds?" (cached)."""
@@ -189,8 +195,8 @@ class Waiter:
 
     def _run(self) -> WaitResult:
         started = self.clock()
-        synced = self._call(self._start, started)
         sync_deadline = started + self.options.sync_timeout
+        synced = self._call(self._start, sync_deadline)
         health_deadline: float | None = None
         interval = self.options.poll_interval
         use_stream = self.options.stream
@@ -218,12 +224,12 @@ class Waiter:
                 self.reconnects += 1
                 if outcome == "dropped":
                     # re-read what may have changed while disconnected, then reconnect
-                    self._call(self._read_all, started)
+                    self._call(self._read_all, deadline)
                     continue
             # no stream, or it keeps failing: poll, backing off while nothing changes
             self.sleep(min(interval, max(deadline - self.clock(), 0.0)))
             interval = min(interval * 1.5, self.options.max_poll_interval)
-            self._call(self._read_all, started)
+            self._call(self._read_all, deadline)
 
     def _follow(self, deadline: float) -> str:
         """Apply stream events until an app of ours changes state.
@@ -262,17 +268,32 @@ class Waiter:
         if close is not None:
             close()
 
-    def _call(self, fn: Callable[[], Any], started: float) -> Any:
-        """Retry transient failures with backoff until the sync deadline."""
-        delay = self.options.poll_interval / 5 or 0.2
-        while True:
-            try:
-                return fn()
-            except SourceError as exc:
-                if not exc.transient or self.clock() - started >= self.options.sync_timeout:
-                    raise
-                self.sleep(delay)
-                delay = min(delay * 2, self.options.max_poll_interval)
+    def _call(self, fn: Callable[[], Any], deadline: float) -> Any:
+        """Retry transient failures with backoff until ``deadline``; then raise the last
+        one, saying that the step gave up and when."""
+        try:
+            return retrying.until(
+                fn,
+                deadline=deadline,
+                log=self.log,
+                first_wait=min(self.options.poll_interval / 5 or 0.2, 1.0),
+                max_wait=self.options.max_poll_interval,
+                clock=self.clock,
+                sleep=self.sleep,
+            )
+        except SourceError as exc:
+            if not exc.transient:
+                raise
+            when = retrying.wall_time(deadline, self.clock)
+            raise SourceError(
+                f"{exc}; gave up at {when} (the wait's deadline)", transient=True
+            ) from None
+
+
+def _step_log(message: str) -> None:
+    from orchestrator.steps import report
+
+    report.log(message)
 
 
 def wait_deployed(

@@ -18,6 +18,7 @@ from orchestrator.model import (
     PromotionTemplate,
     Resource,
 )
+from orchestrator.model.base import Position
 from orchestrator.model.merge import merge
 from orchestrator.problems import Problem, sort_problems, suggest
 
@@ -43,7 +44,39 @@ def validate(config: Config) -> list[Problem]:
     problems.extend(_policy_conflicts(config))
     for resource in config.resources:
         problems.extend(_credentials(resource))
+    problems.extend(_unverified_production(config))
     return sort_problems(problems)
+
+
+def _unverified_production(config: Config) -> Iterator[Problem]:
+    """A warning where a production environment is promoted without waiting for Argo CD
+    (``verify: false``, or sync/health disabled): allowed, but "promoted" then only means
+    "committed", and that should be a decision someone sees."""
+    for product in config.by_name(Product).values():
+        flow = config.flows.get(product.spec.flow)
+        if flow is None:
+            continue
+        for name in flow.environments:
+            env = config.environments.get(name)
+            if env is None or not env.production:
+                continue
+            step = flow.step(name)
+            effective, _ = merge(config.policies, product.name, env, step.policy if step else None)
+            if effective.action == "none" or effective.verifies:
+                continue
+            unit = next(
+                (u for u in ("verify", "gates.sync", "gates.health") if u in effective.sources),
+                "verify",
+            )
+            source = effective.sources.get(unit, "step")
+            policy = config.by_name(PromotionPolicy).get(source)
+            at = policy.where("spec", "policy") if policy is not None else flow.where("spec")
+            yield Problem(
+                at,
+                f"{product.name} is promoted into production environment {name!r} without "
+                "waiting for Argo CD to sync the commit and report Healthy (verify is off)",
+                severity="warning",
+            )
 
 
 def _credentials(resource: Resource) -> Iterator[Problem]:
@@ -78,18 +111,35 @@ def _duplicates(config: Config) -> Iterator[Problem]:
 
 class _Known(dict[str, object]):
     """Names that may be referred to: those defined, plus those whose document failed to
-    load (already reported, so a reference to them is not a second, misleading error)."""
+    load (already reported, so a reference to them is not a second, misleading error).
+
+    A name that only a file that failed to parse appears to define (``config.failed``) is
+    still unknown, but the problem says so and points at that failure, which is listed
+    first (see :func:`orchestrator.problems.sort_problems`)."""
 
     def __init__(self, defined: Mapping[str, object], config: Config, kind: type[Resource]):
         super().__init__(defined)
         self.broken = {name for k, name in config.broken if k == kind.KIND}
+        self.failed = {name: at for (k, name), at in config.failed.items() if k == kind.KIND}
 
     def missing(self, name: str) -> bool:
         return name not in self and name not in self.broken
 
+    def unknown(self, at: Position, what: str, name: str) -> Problem:
+        """``unknown KIND 'name'``, with a suggestion, or marked as a consequence."""
+        cause = self.failed.get(name)
+        if cause is None:
+            return Problem(at, f"unknown {what} {name!r}{suggest(name, self)}")
+        source = "module" if cause.file.endswith(".py") else "document"
+        return Problem(
+            at,
+            f"unknown {what} {name!r} (its {source} failed to load: see {cause.file}:{cause.line})",
+            cause=cause,
+        )
 
-def _unknown_env(name: str, envs: Mapping[str, object]) -> str:
-    return f"unknown environment {name!r}{suggest(name, envs)}"
+
+def _unknown_env(at: Position, name: str, envs: _Known) -> Problem:
+    return envs.unknown(at, "environment", name)
 
 
 def check_flow(flow: PromotionFlow, envs: _Known) -> Iterator[Problem]:
@@ -97,7 +147,7 @@ def check_flow(flow: PromotionFlow, envs: _Known) -> Iterator[Problem]:
     spec = flow.spec
     trigger = spec.trigger
     if envs.missing(trigger):
-        yield Problem(flow.where("spec", "trigger"), _unknown_env(trigger, envs))
+        yield _unknown_env(flow.where("spec", "trigger"), trigger, envs)
     in_flow = set(flow.environments)
     seen: dict[str, int] = {}
     for i, step in enumerate(spec.steps):
@@ -110,7 +160,7 @@ def check_flow(flow: PromotionFlow, envs: _Known) -> Iterator[Problem]:
             )
         seen.setdefault(step.environment, i)
         if envs.missing(step.environment):
-            yield Problem(flow.where(*here, "environment"), _unknown_env(step.environment, envs))
+            yield _unknown_env(flow.where(*here, "environment"), step.environment, envs)
         if step.environment == trigger and step.depends_on:
             yield Problem(
                 flow.where(*here, "dependsOn"),
@@ -168,14 +218,10 @@ def _check_product(product: Product, config: Config) -> Iterator[Problem]:
     envs = _Known(config.environments, config, Environment)
     flow = config.flows.get(spec.flow)
     if flows.missing(spec.flow):
-        yield Problem(
-            product.where("spec", "flow"),
-            f"unknown PromotionFlow {spec.flow!r}{suggest(spec.flow, flows)}",
-        )
+        yield flows.unknown(product.where("spec", "flow"), "PromotionFlow", spec.flow)
     if templates.missing(spec.template):
-        yield Problem(
-            product.where("spec", "template"),
-            f"unknown PromotionTemplate {spec.template!r}{suggest(spec.template, templates)}",
+        yield templates.unknown(
+            product.where("spec", "template"), "PromotionTemplate", spec.template
         )
     seen: set[str] = set()
     for i, app in enumerate(spec.applications):
@@ -184,7 +230,7 @@ def _check_product(product: Product, config: Config) -> Iterator[Problem]:
             yield Problem(at, f"application for {app.environment!r} is listed twice")
         seen.add(app.environment)
         if envs.missing(app.environment):
-            yield Problem(at, _unknown_env(app.environment, envs))
+            yield _unknown_env(at, app.environment, envs)
         elif flow is not None and app.environment not in flow.environments:
             yield Problem(
                 at, f"environment {app.environment!r} is not in flow {flow.name!r}; remove it"
@@ -198,11 +244,10 @@ def _check_policy_refs(policy: PromotionPolicy, config: Config) -> Iterator[Prob
     for i, name in enumerate(sel.environments.names or []):
         if envs.missing(name):
             at = policy.where("spec", "selector", "environments", "names", i)
-            yield Problem(at, _unknown_env(name, envs))
+            yield _unknown_env(at, name, envs)
     for i, name in enumerate(sel.products or []):
         if products.missing(name):
-            at = policy.where("spec", "selector", "products", i)
-            yield Problem(at, f"unknown product {name!r}{suggest(name, products)}")
+            yield products.unknown(policy.where("spec", "selector", "products", i), "product", name)
 
 
 def _policy_conflicts(config: Config) -> Iterator[Problem]:

@@ -10,7 +10,7 @@ from orchestrator.graph.render import GraphView, NodeInfo
 from orchestrator.loading.config import Config
 from orchestrator.model import Product, PromotionFlow
 from orchestrator.model.duration import format_duration
-from orchestrator.model.merge import EffectivePolicy, merge
+from orchestrator.model.merge import EffectivePolicy
 
 
 def describe(policy: EffectivePolicy) -> list[str]:
@@ -43,19 +43,19 @@ def flow_view(flow: PromotionFlow, config: Config) -> GraphView:
 
 
 def product_view(product: Product, flow: PromotionFlow, config: Config) -> GraphView:
-    envs, policies = config.environments, config.policies
-    trigger = flow.spec.trigger
-    info: dict[str, NodeInfo] = {}
-    for name in flow.environments:
-        env = envs.get(name)
-        if env is None:
-            continue
-        node = NodeInfo(production=env.production, app=product.application(name).argocd_app)
-        if name != trigger:
-            step = flow.step(name)
-            effective, _ = merge(policies, product.name, env, step.policy if step else None)
-            node.details = describe(effective)
-        info[name] = node
+    """The product's flow with every environment's app and gates, the trigger's included,
+    from the plan the compiler lays out (so the picture and the workflow cannot differ)."""
+    from orchestrator.graph.plan import plan_product
+
+    plan = plan_product(config, product.name)
+    info = {
+        env.environment: NodeInfo(
+            production=env.production,
+            app=env.app.argocd_app,
+            details=describe(env.policy),
+        )
+        for env in plan.environments
+    }
     title = f"product {product.name} (flow {flow.name})"
     return GraphView(title, EnvironmentGraph.from_flow(flow), info)
 

@@ -12,6 +12,8 @@ from orchestrator import globs
 from orchestrator.loading.documents import Broken, resource_from
 from orchestrator.loading.ours import claims
 from orchestrator.loading.python_source import is_promoflow_python, load_python
+from orchestrator.loading.salvage import intended
+from orchestrator.loading.text import decode
 from orchestrator.loading.yaml_source import Document, is_promoflow_yaml, read_documents
 from orchestrator.model import (
     Environment,
@@ -35,6 +37,10 @@ class Config:
     resources: list[Resource] = field(default_factory=list)
     broken: set[tuple[str, str]] = field(default_factory=set)
     """(kind, name) of documents that failed to load: references to them are not "unknown"."""
+    failed: dict[tuple[str, str], Position] = field(default_factory=dict)
+    """(kind, name) a file that failed to load appears to define (read from its text, see
+    :mod:`orchestrator.loading.salvage`), and where its failure is reported: a reference to
+    such a name is still unknown, but is reported as a consequence of that failure."""
 
     def is_broken(self, kind: type[Resource], name: str) -> bool:
         return (kind.KIND, name) in self.broken
@@ -79,7 +85,7 @@ def ignore_patterns(root: Path) -> list[str]:
     path = root / IGNORE_FILE
     if not path.is_file():
         return []
-    lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+    lines = decode(path.read_bytes()).text.splitlines()
     return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
 
 
@@ -131,33 +137,55 @@ def load_config(root: Path) -> tuple[Config, list[Problem]]:
     config, problems = Config(), []
     for path in _files(root):
         display = _display(path)
+        python = path.suffix == ".py"
         try:
-            text = path.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError) as exc:
-            problems.append(Problem(Position(display), f"cannot read file: {exc}"))
+            decoded = decode(path.read_bytes(), python=python)
+        except OSError as exc:
+            problems.append(Problem(Position(display), f"cannot read file: {exc.strerror or exc}"))
             continue
-        if path.suffix == ".py":
-            if is_promoflow_python(text):
-                found, failed = load_python(path, display, text)
-                config.resources.extend(found)
-                problems.extend(failed)
-            continue
-        if not is_promoflow_yaml(text):
-            continue
-        items = list(read_documents(text, display))
-        file_is_ours = any(
-            isinstance(item, Document) and isinstance(item.data, dict) and claims(item.data)
-            for item in items
-        )
-        for item in items:
-            if isinstance(item, Problem):
-                problems.append(item)
-                continue
-            result = resource_from(item.data, item.source, file_is_ours)
-            if isinstance(result, Broken) and result.name:
-                config.broken.add((result.kind, result.name))
-            if isinstance(result, list):
-                problems.extend(result)
-            elif result is not None:
-                config.resources.append(result)
+        if not (is_promoflow_python if python else is_promoflow_yaml)(decoded.text):
+            continue  # another tool's file, whatever its encoding
+        if decoded.error is not None:
+            found = [Problem(Position(display, decoded.line, decoded.col), decoded.error)]
+        elif python:
+            resources, found = load_python(path, display, decoded.text)
+            config.resources.extend(resources)
+        else:
+            found = _load_yaml(decoded.text, display, config)
+        problems.extend(found)
+        _remember_failed(config, decoded.text, python, found)
     return config, problems
+
+
+def _load_yaml(text: str, display: str, config: Config) -> list[Problem]:
+    """Add the file's resources to ``config``; return its problems."""
+    problems: list[Problem] = []
+    items = list(read_documents(text, display))
+    file_is_ours = any(
+        isinstance(item, Document) and isinstance(item.data, dict) and claims(item.data)
+        for item in items
+    )
+    for item in items:
+        if isinstance(item, Problem):
+            problems.append(item)
+            continue
+        result = resource_from(item.data, item.source, file_is_ours)
+        if isinstance(result, Broken) and result.name:
+            config.broken.add((result.kind, result.name))
+        if isinstance(result, list):
+            problems.extend(result)
+        elif result is not None:
+            config.resources.append(result)
+    return problems
+
+
+def _remember_failed(config: Config, text: str, python: bool, problems: list[Problem]) -> None:
+    """What the failed parts of a file meant to define, each with the problem that
+    explains it: the first one reported within its lines, else the file's first."""
+    if not problems:
+        return
+    ordered = sorted(problems, key=lambda p: (p.position.line, p.position.col))
+    for meant in intended(text, python=python):
+        inside = [p for p in ordered if meant.first_line <= p.position.line <= meant.last_line]
+        cause = (inside or ordered)[0].position
+        config.failed.setdefault((meant.kind, meant.name), cause)

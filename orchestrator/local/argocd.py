@@ -17,7 +17,7 @@ from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
-from orchestrator.compiler.plan import ProductPlan
+from orchestrator.graph.plan import ProductPlan
 from orchestrator.simulator.argocd import (
     ArgoCDSimulator,
     GitController,

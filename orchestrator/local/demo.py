@@ -23,9 +23,9 @@ from rich.console import Console
 from rich.table import Table
 
 from orchestrator.compiler import PromotionRequest
-from orchestrator.compiler.plan import ProductPlan, plan_product
-from orchestrator.demo.seed import commit_files, product_files
+from orchestrator.demo.seed import commit_files, field_value, product_files
 from orchestrator.engine.model import Phase, RunRecord
+from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.loading.config import Config
 from orchestrator.local.localize import localize
 from orchestrator.local.session import LocalOptions, run_local
@@ -145,11 +145,7 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
             approver = options.answer_as or listed_approver(plan)
 
             def where(addresses: Mapping[str, str]) -> None:
-                if "argocd" in addresses:
-                    console.print(
-                        f"  [dim]·[/] Argo CD simulator (not a real Argo CD) at "
-                        f"{addresses['argocd']}"
-                    )
+                # where Argo CD is (the simulator) follows in the run's own header
                 console.print(
                     f"  [dim]·[/] approvals answered automatically as {approver}; soak "
                     f"shortened to {options.soak_seconds:g}s"
@@ -167,9 +163,13 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
                 fail_apps=fail,
                 extra_env={"GIT_USERNAME": GIT_USER, "GIT_TOKEN": token},
             )
+            source = plan.template.spec.version_source
             request = PromotionRequest(
                 options.product,
                 options.version,
+                version_fields={
+                    f: field_value(f, options.version) for f in (source.fields if source else [])
+                },
                 source_commit="",  # no application build behind the demo's version
                 requested_by="demo",
                 request_id=secrets.token_hex(4),

@@ -4,6 +4,11 @@ The Workflow run here is the one ``promoflow promote`` would submit, compiled wi
 same compiler; only the settings that say where Argo CD is differ (the local stand-in,
 unless ``ARGOCD_SERVER`` points at a real one). The run record lands in
 ``.promoflow/runs/`` as JSON in Argo's vocabulary.
+
+Before it runs, the session works out what stands in for the cluster (:func:`local_setup`):
+which nodes' results the Argo CD simulator will give, and which container templates will
+start as processes here instead of in their images. The view says both, from the header to
+the summary.
 """
 
 from __future__ import annotations
@@ -21,7 +26,6 @@ from rich.console import Console
 from rich.prompt import Confirm, Prompt
 
 from orchestrator.compiler import PromotionRequest, compile_product, library_templates
-from orchestrator.compiler.plan import ProductPlan
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import SubprocessExecutor
 from orchestrator.engine.model import RunRecord
@@ -34,11 +38,13 @@ from orchestrator.engine.suspend import (
     Question,
     answer_values,
 )
+from orchestrator.engine.templates import Template, Workflow, index_templates, resolve_workflow
+from orchestrator.graph.plan import ProductPlan
 from orchestrator.loading.config import Config
 from orchestrator.local.argocd import LocalArgoCD, local_argocd
 from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
-from orchestrator.local.view import RunView, summary
+from orchestrator.local.view import HostStep, LocalSetup, RunView, show_header, summary
 from orchestrator.settings import ArgoCDSettings, StepSettings, load
 from orchestrator.urls import scrub_data
 
@@ -141,6 +147,93 @@ def environments_of(plan: ProductPlan) -> list[str]:
     return [env.environment for env in plan.environments]
 
 
+STAND_IN_LABEL = "promoflow.dev/stand-in"
+
+
+def _children(body: Mapping[str, Any]) -> list[Mapping[str, Any]]:
+    """The tasks of a DAG template, or the steps of a steps template (flattened)."""
+    if "dag" in body:
+        return list((body.get("dag") or {}).get("tasks") or [])
+    steps: list[Mapping[str, Any]] = []
+    for group in body.get("steps") or []:
+        steps += group if isinstance(group, list) else [group]
+    return steps
+
+
+def _reachable(workflow: Workflow, template: Template, seen: set[str]) -> Iterator[Template]:
+    """The container templates ``template`` runs, itself included (each template once)."""
+    if template.label in seen:
+        return
+    seen.add(template.label)
+    if template.kind == "container":
+        yield template
+    for child in _children(template.body):
+        try:
+            yield from _reachable(workflow, workflow.resolve(child, template.label), seen)
+        except EngineError:  # the engine refuses it before the run, with the reason
+            continue
+
+
+def local_setup(
+    workflow: Manifest, manifests: list[Manifest], *, simulator: str = "", real_argocd: str = ""
+) -> LocalSetup:
+    """What this run puts in place of the cluster: the Argo CD simulator at ``simulator``
+    (or the real Argo CD at ``real_argocd``), the nodes whose result is Argo CD's, the
+    container templates that run as processes on this host (with the image a cluster would
+    use) and the stand-ins."""
+    library = index_templates(manifests)
+    stand_ins = sorted(
+        name
+        for name, m in library.items()
+        if (m.get("metadata", {}).get("labels") or {}).get(STAND_IN_LABEL) == "true"
+    )
+    argocd_tasks: set[str] = set()
+    reached: dict[str, tuple[Template, list[str]]] = {}
+    try:
+        resolved = resolve_workflow(workflow, library)
+        entry = resolved.own(resolved.entrypoint, "entrypoint")
+        roots = [(str(t.get("name", "")), t) for t in _children(entry.body)]
+        if resolved.on_exit:  # the engine names the handler's nodes onExit.NAME
+            handler = resolved.own(resolved.on_exit, "onExit")
+            roots += [(f"onExit.{t.get('name', '')}", t) for t in _children(handler.body)]
+        for task, step in roots:
+            try:
+                top = resolved.resolve(step, task)
+            except EngineError:
+                continue
+            for template in _reachable(resolved, top, set()):
+                reached.setdefault(template.label, (template, []))[1].append(task)
+                args = list(template.body["container"].get("args") or [])
+                if args[:2] == ["step", "wait-argocd"]:
+                    argocd_tasks.add(task)
+    except EngineError:  # said, with the reason, when the engine starts
+        pass
+    host_steps, stand_in_tasks = [], set()
+    for label, (template, tasks) in sorted(reached.items()):
+        if template.owner in stand_ins:
+            stand_in_tasks.update(tasks)
+            continue
+        container = template.body["container"]
+        argv = [str(a) for a in [*(container.get("command") or []), *(container.get("args") or [])]]
+        host_steps.append(
+            HostStep(
+                template=label,
+                image=str(container.get("image") or "(no image)"),
+                command=" ".join(argv),
+                tasks=tuple(tasks),
+                promoflow=argv[:1] == ["promoflow"],
+            )
+        )
+    return LocalSetup(
+        argocd=simulator,
+        real_argocd="" if simulator else real_argocd,
+        argocd_tasks=frozenset(argocd_tasks),
+        host_steps=tuple(host_steps),
+        stand_ins=tuple(stand_ins),
+        stand_in_tasks=frozenset(stand_in_tasks),
+    )
+
+
 def _tasks(template: Manifest) -> list[str]:
     spec = template["spec"]
     entry = next(t for t in spec["templates"] if t["name"] == spec["entrypoint"])
@@ -190,7 +283,14 @@ def run_local(
         name = str(compiled.workflow["metadata"]["name"])
         workdir = options.runs_dir / f"{name}-{started:%Y%m%dT%H%M%S}"
         environments = environments_of(plan)
-        view = RunView(console, f"{name} (local)", _tasks(compiled.template), environments)
+        setup = local_setup(
+            compiled.workflow,
+            manifests,
+            simulator=argocd.url if argocd else "",
+            real_argocd=real.server,
+        )
+        show_header(console, name, setup)
+        view = RunView(console, f"{name} (local)", _tasks(compiled.template), environments, setup)
         engine = Engine(
             compiled.workflow,
             manifests,
@@ -208,5 +308,5 @@ def run_local(
     path = options.runs_dir / f"{workdir.name}.json"
     # a record is shared: no credentials in it (scrubbed value by value, so it stays JSON)
     path.write_text(json.dumps(scrub_data(record.to_dict()), indent=2, ensure_ascii=False) + "\n")
-    console.print(summary(record, environments))
+    console.print(summary(record, environments, setup))
     return record, path

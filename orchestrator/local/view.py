@@ -3,6 +3,12 @@
 The tree groups nodes by environment, in flow order, each with its state (waiting,
 running, done, failed, skipped) and duration, as the Argo Workflows UI would show the same
 run. When the output is not a terminal (CI logs, pipes), each change is one plain line.
+
+A local run stands in for a cluster, and everything it shows says where: the header lists
+what replaces what (the Argo CD simulator, container steps started as processes on this
+machine instead of in their images, stand-in templates), and each result that comes from a
+stand-in is marked in the tree, the plain lines and the summary ("simulated", "on this
+host"), so a "Synced ... and Healthy" from the simulator is never read as a real Argo CD's.
 """
 
 from __future__ import annotations
@@ -32,6 +38,130 @@ ICONS = {
 }
 
 
+SIMULATED = "simulated"
+ON_HOST = "on this host"
+STAND_IN = "stand-in"
+
+
+@dataclass(frozen=True)
+class HostStep:
+    """A container template this run starts as a process here, not in a pod of its image."""
+
+    template: str
+    """``smoke-tests/main``: WorkflowTemplate and template."""
+    image: str
+    """The image a cluster would run it in (not pulled, not used here)."""
+    command: str
+    """What runs here instead (the container's command and args, unsubstituted)."""
+    tasks: tuple[str, ...] = ()
+    """The run's nodes that reach it (``pre-prod-eu``)."""
+    promoflow: bool = False
+    """One of promoflow's own steps: this installation's ``promoflow`` runs it."""
+
+
+@dataclass(frozen=True)
+class LocalSetup:
+    """What a local run puts in place of the cluster, to be said wherever a result shows."""
+
+    argocd: str = ""
+    """Where the Argo CD simulator listens; empty when the steps talk to a real Argo CD."""
+    real_argocd: str = ""
+    """The real Argo CD's address (``ARGOCD_SERVER``), when there is one."""
+    argocd_tasks: frozenset[str] = frozenset()
+    """Nodes whose result is Argo CD's (the ``sync-ENV`` waits)."""
+    host_steps: tuple[HostStep, ...] = ()
+    stand_ins: tuple[str, ...] = ()
+    """WorkflowTemplates replaced by a stand-in (a call to the local status page)."""
+    stand_in_tasks: frozenset[str] = frozenset()
+    """Nodes that run a stand-in instead of the team's template."""
+
+    @property
+    def simulated(self) -> bool:
+        return bool(self.argocd)
+
+    def mark(self, task: str) -> str:
+        """How a node's result is marked: ``simulated`` (the Argo CD simulator answered),
+        ``stand-in`` (not the team's template), ``on this host, not in image python`` (the
+        team's container run here), or nothing."""
+        if self.simulated and task in self.argocd_tasks:
+            return f"{SIMULATED} Argo CD"
+        if task in self.stand_in_tasks:
+            return STAND_IN
+        for step in self.host_steps:
+            if task in step.tasks and not step.promoflow:
+                return f"{ON_HOST}, not in image {step.image}"
+        return ""
+
+    def header(self) -> list[str]:
+        """One line per thing stood in for, for the top of the run."""
+        lines = []
+        if self.simulated:
+            lines.append(
+                f"Argo CD: {SIMULATED}: the Argo CD simulator (not a real Argo CD) at "
+                f"{self.argocd} follows the repository; sync and health results marked "
+                f'"{SIMULATED}" are its own'
+            )
+        elif self.real_argocd:
+            lines.append(f"Argo CD: {self.real_argocd} (ARGOCD_SERVER)")
+        own = [s for s in self.host_steps if s.promoflow]
+        theirs = [s for s in self.host_steps if not s.promoflow]
+        if self.host_steps:
+            lines.append("container steps run as processes on this host, not in pods:")
+        for image in sorted({s.image for s in own}):
+            names = sorted({s.template.rpartition("/")[2] for s in own if s.image == image})
+            lines.append(
+                f"  promoflow step {', '.join(names)}: this installation's promoflow "
+                f"(image {image} on a cluster)"
+            )
+        for step in theirs:
+            where = f" ({', '.join(step.tasks)})" if step.tasks else ""
+            command = step.command if len(step.command) <= 80 else step.command[:79] + "…"
+            lines.append(
+                f"  {step.template}{where}: runs `{command}` on this host, ignoring "
+                f"its image {step.image}"
+            )
+        if self.stand_ins:
+            lines.append(
+                f"stand-ins for {', '.join(self.stand_ins)}: a call to the local status page, "
+                "not your WorkflowTemplates"
+            )
+        return lines
+
+    def footnotes(self) -> list[str]:
+        """What the summary's marks mean, one line each."""
+        notes = []
+        if self.simulated:
+            notes.append(
+                f"{SIMULATED}: Argo CD results came from the Argo CD simulator, not a real Argo CD"
+            )
+        theirs = [s for s in self.host_steps if not s.promoflow]
+        if theirs:
+            images = ", ".join(f"{s.template} in {s.image}" for s in theirs)
+            notes.append(f"{ON_HOST}: ran as a process here; on a cluster: {images}")
+        if self.stand_in_tasks:
+            notes.append(
+                f"{STAND_IN}: a call to the local status page in place of "
+                f"{', '.join(self.stand_ins)}"
+            )
+        return notes
+
+
+def show_header(console: Console, title: str, setup: LocalSetup) -> None:
+    """The run's name and what it stands in for, before anything runs."""
+    console.print(f"{title}: a local run, no cluster", markup=False, highlight=False)
+    for line in setup.header():
+        bullet = "    " if line.startswith("  ") else "  · "
+        console.print(f"{bullet}{line.strip()}", markup=False, highlight=False)
+
+
+def _reports(phase: Phase, message: str) -> bool:
+    """Whether a node's line reports a result worth marking: its outcome, or what it says
+    while it runs (not "Pending", not the "Omitted" of a node that never ran)."""
+    return phase in (Phase.SUCCEEDED, Phase.FAILED, Phase.ERROR) or (
+        phase is Phase.RUNNING and bool(message)
+    )
+
+
 @dataclass
 class _Row:
     name: str
@@ -46,11 +176,17 @@ class RunView:
     """Collects progress events (from any thread) and shows them."""
 
     def __init__(
-        self, console: Console, title: str, tasks: Iterable[str], environments: list[str]
+        self,
+        console: Console,
+        title: str,
+        tasks: Iterable[str],
+        environments: list[str],
+        setup: LocalSetup | None = None,
     ) -> None:
         self.console = console
         self.title = title
         self.environments = environments
+        self.setup = setup or LocalSetup()
         self.rows: dict[str, _Row] = {t: _Row(t, t) for t in tasks}
         self.phase = Phase.PENDING
         self.started = time.monotonic()
@@ -96,7 +232,9 @@ class RunView:
             row.label = event.display_name
         if not self.interactive:
             marker = "exit handler: " if event.on_exit else ""
-            self.console.print(f"{marker}{event.describe()}", markup=False, highlight=False)
+            mark = self.setup.mark(event.node) if _reports(event.phase, event.message) else ""
+            suffix = f" ({mark})" if mark else ""
+            self.console.print(f"{marker}{event.describe()}{suffix}", markup=False, highlight=False)
 
     # -- rendering -----------------------------------------------------------------------
 
@@ -111,6 +249,9 @@ class RunView:
             line.append(f"  {seconds:.1f}s", style="cyan")
         if row.message:
             line.append(f"  {row.message}", style="red" if row.phase.failed_or_error else "dim")
+        mark = self.setup.mark(row.name) if _reports(row.phase, row.message) else ""
+        if mark:
+            line.append(f"  ({mark})", style="magenta")
         return line
 
     def render(self) -> RenderableType:
@@ -134,8 +275,12 @@ class RunView:
         return tree
 
 
-def summary(record: RunRecord, environments: list[str]) -> RenderableType:
-    """Per environment: commit, gates passed and the outcome; then the run's result."""
+def summary(
+    record: RunRecord, environments: list[str], setup: LocalSetup | None = None
+) -> RenderableType:
+    """Per environment: commit, gates passed and the outcome; then the run's result, and
+    what the marks on gates mean (``sync (simulated)``: the Argo CD simulator said so)."""
+    setup = setup or LocalSetup()
     table = Table(title=f"promotion {record.name}", title_justify="left")
     for column in ("environment", "commit", "gates passed", "result"):
         table.add_column(column)
@@ -148,13 +293,15 @@ def summary(record: RunRecord, environments: list[str]) -> RenderableType:
         commit = nodes.get("merge") or nodes.get("deploy")
         sha = (commit.outputs.get("commit", "") if commit else "")[:12]
         gates = [
-            kind
+            _gate(kind, nodes[kind].name, setup)
             for kind in ("approve", "approver", "pre", "sync", "soak", "check", "post")
             if kind in nodes and nodes[kind].phase is Phase.SUCCEEDED
         ]
         failed = [n for n in nodes.values() if n.phase.failed_or_error]
         if failed:
-            result = Text(f"failed at {failed[0].display_name}: {_reason(failed[0])}", "red")
+            mark = setup.mark(failed[0].name)
+            why = f"{_reason(failed[0])}" + (f" ({mark})" if mark else "")
+            result = Text(f"failed at {failed[0].display_name}: {why}", "red")
         elif nodes and all(n.phase is Phase.SUCCEEDED for n in nodes.values()):
             result = Text("promoted", "green")
         else:
@@ -165,7 +312,15 @@ def summary(record: RunRecord, environments: list[str]) -> RenderableType:
     footer = Text(f"{record.phase} in {seconds:.1f}s", style=f"bold {style}")
     if record.message:
         footer.append(f"  {record.message}", style=style)
-    return Group(table, footer)
+    notes = [Text(note, style="magenta") for note in setup.footnotes()]
+    return Group(table, footer, *notes)
+
+
+def _gate(kind: str, task: str, setup: LocalSetup) -> str:
+    """``sync (simulated)``, ``pre (stand-in)``, ``pre (on this host)`` or just the kind."""
+    mark = setup.mark(task)
+    short = next((m for m in (SIMULATED, STAND_IN, ON_HOST) if mark.startswith(m)), "")
+    return f"{kind} ({short})" if short else kind
 
 
 def _reason(node: NodeRecord) -> str:

@@ -15,8 +15,10 @@ from orchestrator.model.environment import Environment
 from orchestrator.model.policy import (
     Action,
     Gate,
+    HealthGate,
     PolicySpec,
     PromotionPolicy,
+    SyncGate,
     WorkflowRef,
 )
 
@@ -40,7 +42,13 @@ class EffectivePolicy:
     post_action: WorkflowRef | None = None
     gates: dict[str, Gate] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
-    """unit -> name of the policy that decided it (``step`` for the flow step)."""
+    """unit -> name of the policy that decided it (``step`` for the flow step,
+    ``(verification)`` for the sync and health gates added by default)."""
+
+    @property
+    def verifies(self) -> bool:
+        """Waits for Argo CD to run the promoted commit (sync) and report Healthy."""
+        return self.action != "none" and "sync" in self.gates and "health" in self.gates
 
     def gate(self, kind: str) -> Any:
         found = self.gates.get(kind)
@@ -65,6 +73,10 @@ def matches(policy: PromotionPolicy, product: str, environment: Environment) -> 
     return all(labels.get(k) == v for k, v in env_sel.match_labels.items())
 
 
+VERIFICATION = "(verification)"
+"""Source of a sync/health gate no policy wrote: not a resource name (names have no
+parentheses), so it never reads as a policy called that."""
+
 DISABLED = "disabled"
 """Value of a gate unit switched off with ``disableGates`` (by a policy or a flow step)."""
 
@@ -78,6 +90,8 @@ def units(spec: PolicySpec) -> dict[str, Any]:
         out["preAction"] = spec.pre_action
     if spec.post_action is not None:
         out["postAction"] = spec.post_action
+    if spec.verify is not None:
+        out["verify"] = spec.verify
     for gate in spec.gates or []:
         out[f"gates.{gate.key}"] = gate
     return out
@@ -142,6 +156,24 @@ def _effective(chosen: dict[str, tuple[Any, PromotionPolicy | None]]) -> Effecti
             result.pre_action = value
         elif unit == "postAction":
             result.post_action = value
+        elif unit == "verify":
+            continue
         else:
             result.gates[unit.removeprefix("gates.")] = value
+    verify, verify_source = chosen.get("verify", (True, None))
+    if not verify:
+        # ``verify: false`` drops the waits of equal or lower rank, as disableGates does:
+        # a sync gate a higher-priority policy (or the flow step) writes still applies
+        for kind in ("sync", "health"):
+            value, policy = chosen.get(f"gates.{kind}", (None, None))
+            if value is not None and _rank(policy) <= _rank(verify_source):
+                result.gates.pop(kind, None)
+    elif result.action != "none":
+        for kind, default in (
+            ("sync", Gate(sync=SyncGate())),
+            ("health", Gate(health=HealthGate())),
+        ):
+            if f"gates.{kind}" not in chosen:  # written, or disabled: as written
+                result.gates[kind] = default
+                result.sources[f"gates.{kind}"] = VERIFICATION
     return result

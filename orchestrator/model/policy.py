@@ -129,13 +129,18 @@ class Gate(Model):
 
 
 class PolicySpec(Model):
-    """The settings a policy (or a flow step) may set; ``None`` means "not set here"."""
+    """The settings a policy (or a flow step) may set; ``None`` means "not set here".
+
+    ``verify`` is on unless a policy turns it off: every environment that receives a commit
+    waits for Argo CD to sync exactly that commit and report Healthy, with the default
+    timeouts when no ``sync``/``health`` gate is written. "Promoted" means "running"."""
 
     action: Action | None = None
     pre_action: WorkflowRef | None = None
     post_action: WorkflowRef | None = None
     gates: list[Gate] | None = None
     disable_gates: list[GateKind] = []
+    verify: bool | None = None
 
 
 class EnvironmentSelector(Model):

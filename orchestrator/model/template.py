@@ -59,10 +59,25 @@ class FileRule(Model):
 
 
 class VersionSource(Model):
-    """Where the product's version lives, so ``--version V`` knows what to set."""
+    """Where the product's version lives, so ``--version V`` knows what to set.
+
+    ``fields`` are YAML paths of the same file that belong to the version (an image digest
+    beside its tag): a new version is only accepted with a value for each
+    (``promoflow promote --set image.digest=sha256:...``), so a tag never moves without its
+    digest, and the file rules then copy them onward together."""
 
     file: RelativeFile
     path: YamlPath
+    fields: list[YamlPath] = []
+
+    @field_validator("fields")
+    @classmethod
+    def _distinct(cls, value: list[str], info: Any) -> list[str]:
+        if len(set(value)) != len(value):
+            raise ValueError("each field may be listed once")
+        if info.data.get("path") in value:
+            raise ValueError("the version's own path is not one of its fields")
+        return value
 
 
 class PromotionTemplateSpec(Model):

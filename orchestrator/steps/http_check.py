@@ -3,7 +3,10 @@
 ``expect_status`` is checked first; with a ``jsonpath`` the JSON body's value at that path
 (the same small path grammar as values files: ``status.indicator``, ``checks[0].ok``) must
 equal ``equals`` as text. Failures are retried with backoff, since a service that was just
-deployed often needs a moment.
+deployed often needs a moment: a 5xx (a proxy's error page included), a refused connection,
+a value not yet as expected. What waiting cannot change ends the check at once, with what to
+change: a host name that does not resolve, TLS against a plain-HTTP port, an untrusted
+certificate, a 4xx the check did not expect.
 """
 
 from __future__ import annotations
@@ -15,6 +18,8 @@ from typing import Any
 
 import httpx
 
+from orchestrator.adapters import neterrors
+from orchestrator.gates import retrying
 from orchestrator.model.yamlpath import PathPart, YamlPathError, parse_yaml_path
 
 MAX_BACKOFF = 60.0
@@ -82,6 +87,8 @@ def judge(check: Check, status: int, body: bytes) -> tuple[bool, str, str | None
 
     from orchestrator.nesting import json_too_deep
 
+    if neterrors.is_html("", body):
+        return False, "the body is an HTML page, not JSON", None
     text = body.decode("utf-8", errors="replace")
     if json_too_deep(text) is not None:  # json.loads would end in a RecursionError
         return False, "the body is JSON nested too deeply to read", None
@@ -96,6 +103,34 @@ def judge(check: Check, status: int, body: bytes) -> tuple[bool, str, str | None
     return True, f"answered {status}, {check.jsonpath} = {value!r}", value
 
 
+class _NotYet(Exception):
+    """One try's failed outcome; ``transient`` when another try may pass."""
+
+    def __init__(self, outcome: Outcome, transient: bool) -> None:
+        super().__init__(f"attempt {outcome.attempts}: {outcome.reason}")
+        self.outcome = outcome
+        self.transient = transient
+
+
+def _try(http: httpx.Client, check: Check, attempt: int) -> Outcome:
+    """One GET, judged; raises :class:`_NotYet` when it does not pass."""
+    try:
+        response = http.get(check.url)
+    except httpx.InvalidURL:
+        raise CheckUsageError("the URL is not valid") from None
+    except httpx.HTTPError as exc:
+        failure = neterrors.reason(exc, neterrors.Hints())
+        said = f"no answer ({failure.message})" if failure.transient else failure.message
+        raise _NotYet(Outcome(False, said, attempt), failure.transient) from None
+    status = response.status_code
+    ok, reason, value = judge(check, status, response.content)
+    outcome = Outcome(ok, reason, attempt, status, value)
+    if not ok:
+        unexpected_4xx = 400 <= status < 500 and status != check.expect_status
+        raise _NotYet(outcome, not unexpected_4xx or neterrors.status_transient(status))
+    return outcome
+
+
 def run_check(
     check: Check,
     *,
@@ -103,28 +138,32 @@ def run_check(
     sleep: Callable[[float], None] = time.sleep,
     log: Callable[[str], None] = lambda _m: None,
 ) -> Outcome:
-    """Try up to ``1 + retries`` times, doubling the wait between tries."""
+    """Try up to ``1 + retries`` times, doubling the wait between tries (at most
+    :data:`MAX_BACKOFF`); stop at once when another try cannot pass."""
     check.path()  # usage errors before any request
     own = client is None
     http = client or httpx.Client(timeout=check.timeout, follow_redirects=True)
-    delay = check.backoff
+    attempt = 0
+
+    def once() -> Outcome:
+        nonlocal attempt
+        attempt += 1
+        return _try(http, check, attempt)
+
     try:
-        for attempt in range(1, check.retries + 2):
-            try:
-                response = http.get(check.url)
-                ok, reason, value = judge(check, response.status_code, response.content)
-                status: int | None = response.status_code
-            except httpx.InvalidURL:
-                raise CheckUsageError("the URL is not valid") from None
-            except httpx.HTTPError as exc:
-                ok, reason, value, status = False, f"no answer ({type(exc).__name__})", None, None
-            if ok:
-                return Outcome(True, reason, attempt, status, value)
-            log(f"attempt {attempt}: {reason}")
-            if attempt <= check.retries:
-                sleep(delay)
-                delay = min(delay * 2, MAX_BACKOFF)
-        return Outcome(False, reason, attempt, status, value)
+        return retrying.until(
+            once,
+            deadline=None,
+            log=log,
+            first_wait=check.backoff,
+            max_wait=MAX_BACKOFF,
+            attempts=check.retries + 1,
+            sleep=sleep,
+        )
+    except _NotYet as failed:
+        if not failed.transient:
+            log(f"{failed}; not retried (waiting cannot change this)")
+        return failed.outcome
     finally:
         if own:
             http.close()

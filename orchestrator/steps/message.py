@@ -24,7 +24,8 @@ Promote {{ product }} {{ version or "(current version)" }} to {{ environment }}
 {% if source_environment -%}
 Copy {{ files | join(", ") }} from {{ source_environment }} to {{ environment }}.
 {%- else -%}
-Set {{ version_path }} in {{ version_file }} to {{ version }}.
+Set {{ version_path }} in {{ version_file }} to {{ version }}
+{%- if version_fields %} (with {{ version_fields | join(", ") }}){% endif %}.
 {%- endif %}
 
 {% if source_environment -%}

@@ -3,6 +3,11 @@
 The run's outcome (``workflow.status`` and ``workflow.failures`` as Argo passes them) is
 turned into one JSON document, printed to the log and, when ``PROMOFLOW_REPORT_URL`` is set,
 posted there (the reporters service fans it out to Slack, GitHub, Jira, ...).
+
+Delivery is tried once: the workflow retries the handler on a transient failure (exit 75:
+the endpoint is down or answers 5xx). What a retry cannot fix fails at once, in one line:
+a host name that does not resolve, TLS against a plain-HTTP port, a 4xx, an HTML page
+where the reporter's API was expected.
 """
 
 from __future__ import annotations
@@ -12,7 +17,16 @@ from typing import Any
 
 import httpx
 
+from orchestrator.adapters import neterrors
 from orchestrator.nesting import json_too_deep
+
+SERVICE = "the report endpoint"
+HINTS = neterrors.Hints(
+    plaintext="use an http:// URL in PROMOFLOW_REPORT_URL",
+    tls="use an https:// URL in PROMOFLOW_REPORT_URL",
+    host="check PROMOFLOW_REPORT_URL",
+    url="check PROMOFLOW_REPORT_URL",
+)
 
 
 class NotifyError(Exception):
@@ -63,14 +77,32 @@ def build_report(
 
 
 def deliver(report: dict[str, Any], url: str, *, timeout: float = 10.0) -> None:
-    """POST the report; 5xx and network errors are transient, 4xx are not retried."""
+    """POST the report; :class:`NotifyError` when a retry may deliver it (network, 5xx,
+    429), ``ValueError`` when it cannot (see the module's docstring)."""
+    from orchestrator.urls import scrub
+
+    where = scrub(url)
     try:
         response = httpx.post(url, json=report, timeout=timeout)
     except httpx.InvalidURL:
         raise ValueError("PROMOFLOW_REPORT_URL: not a valid URL") from None
     except httpx.HTTPError as exc:
-        raise NotifyError(f"cannot reach the report endpoint ({type(exc).__name__})") from None
-    if response.status_code >= 500:
-        raise NotifyError(f"the report endpoint answered {response.status_code}")
-    if response.status_code >= 400:
-        raise ValueError(f"the report endpoint refused the report: {response.status_code}")
+        failure = neterrors.describe_service(exc, SERVICE, where, HINTS)
+        if failure.transient:
+            raise NotifyError(failure.message) from None
+        raise ValueError(failure.message) from None
+    status = response.status_code
+    content_type = response.headers.get("content-type", "")
+    not_api = neterrors.answer(
+        status, content_type, response.content, SERVICE, where, HINTS, api="a reporter's API"
+    )
+    if not_api is not None and status >= 300:
+        raise ValueError(not_api.message)
+    reason = neterrors.one_line(response.text) if response.text.strip() else ""
+    said = f"{SERVICE} answered {status}" + (f": {reason}" if reason else "")
+    if neterrors.status_transient(status):
+        raise NotifyError(said)
+    if status >= 400:
+        raise ValueError(
+            f"{SERVICE} refused the report: {status}" + (f": {reason}" if reason else "")
+        )

@@ -196,17 +196,27 @@ def _set_version(work: _Edit, request: PromoteRequest) -> None:
         raise PromoteError(
             f"template of {request.product} has no versionSource: cannot set a version"
         )
+    fields = request.field_values()
+    missing = [p for p in request.required_fields() if not fields.get(p)]
+    if missing:  # a tag without its digest would deploy something other than it names
+        raise PromoteError(
+            f"a version of {request.product} comes with {', '.join(missing)}: give each "
+            f"value with the version (promoflow promote --set {missing[0]}=VALUE)"
+        )
     rel = request.version_file
     text = work.target_text(rel)
     name = work.target_path(rel)
+    values = {request.version_path: request.version, **fields}
     try:
-        old = _scalar_text(text, request.version_path, name)
-        new = edit(text, {request.version_path: Value(request.version)}, name)
+        before = {path: _scalar_text(text, path, name) for path in values}
+        new = edit(text, {path: Value(value) for path, value in values.items()}, name)
     except YamlEditError as exc:
         raise PromoteError(str(exc)) from None
     if new != text:
         work.set_text(rel, new)
-        work.values.append((rel, request.version_path, old, request.version))
+        for path, value in values.items():
+            if before[path] != value:
+                work.values.append((rel, path, before[path], value))
 
 
 def _scalar_text(text: str, path: str, name: str) -> str:
@@ -289,6 +299,7 @@ def commit_message(request: PromoteRequest, result: Plan, template: str | None) 
             "files": [f.removeprefix(_join(request.target_path) + "/") for f in result.files],
             "version_file": request.version_file or "",
             "version_path": request.version_path or "",
+            "version_fields": sorted(request.field_values()) if request.is_trigger else [],
             "jira_keys": message.jira_keys([source.message] if source is not None else []),
         },
         template,

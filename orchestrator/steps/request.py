@@ -62,10 +62,22 @@ class PromoteRequest:
     source_path: str | None = None
     version_file: str | None = None
     version_path: str | None = None
+    version_fields: str | None = None
+    """JSON object: the values of the version's fields (``{"image.digest": "sha256:..."}``)."""
+    version_field_paths: str | None = None
+    """Comma-separated fields the template requires with a new version."""
     action: str = "commit"
     requested_by: str | None = None
     run: str | None = None
     lock: str | None = None
+
+    def field_values(self) -> dict[str, str]:
+        """The version's fields as ``path -> value`` (checked by :func:`build_request`)."""
+        parsed: dict[str, str] = json.loads(self.version_fields) if self.version_fields else {}
+        return parsed
+
+    def required_fields(self) -> list[str]:
+        return [p for p in (self.version_field_paths or "").split(",") if p]
 
     @property
     def is_trigger(self) -> bool:
@@ -91,7 +103,8 @@ _REQUIRED = ("product", "environment", "repo", "branch", "target_path")
 _FIELDS = (
     "product", "environment", "source_environment", "source_commit", "version", "repo",
     "branch", "source_branch", "source_path", "target_path", "files", "version_file",
-    "version_path", "action", "requested_by", "run", "lock",
+    "version_path", "version_fields", "version_field_paths", "action", "requested_by", "run",
+    "lock",
 )  # fmt: skip
 
 
@@ -182,8 +195,24 @@ def build_request(**values: Any) -> PromoteRequest:
         raise RequestError(f"--repo: {exc}") from None
     _inside_repository("source_path", cleaned.get("source_path"))
     _inside_repository("target_path", cleaned.get("target_path"))
+    _check_version_fields(cleaned.get("version_fields"))
     texts: dict[str, Any] = {k: v for k, v in cleaned.items() if k not in ("files", "action")}
     return PromoteRequest(files=files, action=action, **texts)
+
+
+def _check_version_fields(text: str | None) -> None:
+    if text is None:
+        return
+    if json_too_deep(text):
+        raise RequestError("--version-fields is nested too deeply")
+    try:
+        value = json.loads(text)
+    except ValueError:
+        raise RequestError("--version-fields is not valid JSON") from None
+    if not isinstance(value, dict) or not all(
+        isinstance(k, str) and isinstance(v, str) for k, v in value.items()
+    ):
+        raise RequestError('--version-fields must be a JSON object of texts: {"PATH": "VALUE"}')
 
 
 def request_from_config(
@@ -196,9 +225,10 @@ def request_from_config(
     source_commit: str | None = None,
     requested_by: str | None = None,
     run: str | None = None,
+    version_fields: dict[str, str] | None = None,
 ) -> PromoteRequest:
     """Resolve a request from the configuration, as the compiler does for a workflow."""
-    from orchestrator.compiler.plan import CompileError, plan_product
+    from orchestrator.graph.plan import CompileError, plan_product
 
     try:
         plan = plan_product(config, product)
@@ -228,6 +258,10 @@ def request_from_config(
         files=plan.template.spec.files,
         version_file=version_source.file if version_source else None,
         version_path=version_source.path if version_source else None,
+        version_fields=json.dumps(version_fields) if version_fields else None,
+        version_field_paths=",".join(version_source.fields)
+        if version_source and source_name is None
+        else None,
         action=env.policy.action,
         requested_by=requested_by,
         run=run,

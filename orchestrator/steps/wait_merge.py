@@ -2,6 +2,10 @@
 
 The Argo CD wait that follows needs the commit that actually landed on the branch (a merge
 or squash commit), not the one the promote step pushed to its own branch.
+
+The pull request is read every ``interval`` until the timeout; an SCM that cannot be reached
+meanwhile (a transient :class:`ScmError`) is waited for the same way, one log line each time,
+while a permanent error (a host name that does not resolve, a refused token) ends the wait.
 """
 
 from __future__ import annotations
@@ -11,12 +15,19 @@ import time
 from collections.abc import Callable
 
 from orchestrator.adapters.scm import ScmClient, ScmError, ScmTarget, parse_pr_url
+from orchestrator.gates import retrying
 
 
 class MergeError(Exception):
     def __init__(self, message: str, *, transient: bool = False) -> None:
         super().__init__(message)
         self.transient = transient
+
+
+class _Open(Exception):
+    """Not merged yet: look again."""
+
+    transient = True
 
 
 def wait_for_merge(
@@ -38,27 +49,38 @@ def wait_for_merge(
     owned = client is None
     scm = client or ScmClient(ScmTarget.from_repo(repo or url), os.environ.get("GIT_TOKEN", ""))
     deadline = clock() + timeout
+
+    def look() -> str:
+        pr = scm.get(number)
+        if pr.state == "merged" and pr.merge_commit:
+            return pr.merge_commit
+        if pr.state == "closed":
+            raise MergeError(f"{url} was closed without being merged")
+        raise _Open(f"waiting for {url} to be merged")
+
     try:
-        while True:
-            try:
-                pr = scm.get(number)
-            except ScmError as exc:
-                if not exc.transient:
-                    raise MergeError(str(exc)) from None
-                log(f"{url}: {exc}; trying again")
-            else:
-                if pr.state == "merged" and pr.merge_commit:
-                    log(f"{url} merged as {pr.merge_commit}")
-                    return pr.merge_commit
-                if pr.state == "closed":
-                    raise MergeError(f"{url} was closed without being merged")
-                log(f"waiting for {url} to be merged")
-            if clock() + every > deadline:
-                raise MergeError(f"{url} was not merged within the timeout")
-            sleep(every)
+        merged = retrying.until(
+            look,
+            deadline=deadline,
+            log=log,
+            first_wait=every,
+            max_wait=every,
+            clock=clock,
+            sleep=sleep,
+            again="looking again",
+        )
+    except _Open:
+        raise MergeError(f"{url} was not merged within the timeout") from None
+    except ScmError as exc:
+        if not exc.transient:
+            raise MergeError(str(exc)) from None
+        when = retrying.wall_time(deadline, clock)
+        raise MergeError(f"{exc}; gave up at {when} (the timeout)", transient=True) from None
     finally:
         if owned:
             scm.close()
+    log(f"{url} merged as {merged}")
+    return merged
 
 
 def _number(url: str) -> int:

@@ -79,7 +79,7 @@ def test_base_href_prefixes_api_and_links(proxied: FakeArgoServer) -> None:
         run(proxied, "apply", "-c", str(EXAMPLES), "-p", "shop", ARGO_BASE_HREF="/argo/").returncode
         == 0
     )
-    first = run(proxied, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2",
+    first = run(proxied, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2", "--set", "image.digest=sha256:1111",
                 ARGO_BASE_HREF="/argo/")  # fmt: skip
     assert first.returncode == 0, first.stderr
     name, link = first.stdout.split()[0], first.stdout.splitlines()[1]
@@ -88,7 +88,18 @@ def test_base_href_prefixes_api_and_links(proxied: FakeArgoServer) -> None:
 
 def test_promote_submits_once_and_detects_a_repeat(argo: FakeArgoServer) -> None:
     assert run(argo, "apply", "-c", str(EXAMPLES), "-p", "shop").returncode == 0
-    first = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2")
+    first = run(
+        argo,
+        "promote",
+        "-c",
+        str(EXAMPLES),
+        "-p",
+        "shop",
+        "--version",
+        "1.4.2",
+        "--set",
+        "image.digest=sha256:1111",
+    )
     assert first.returncode == 0, first.stderr
     name = first.stdout.split()[0]
     assert first.stdout.splitlines()[1] == f"{argo.url}/workflows/promotions/{name}"
@@ -97,16 +108,38 @@ def test_promote_submits_once_and_detects_a_repeat(argo: FakeArgoServer) -> None
     assert schema_errors(stored) == []
     params = {p["name"]: p["value"] for p in stored["spec"]["arguments"]["parameters"]}
     assert params["requested-by"] == "alice" and params["version"] == "1.4.2"
-    again = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2")
+    again = run(
+        argo,
+        "promote",
+        "-c",
+        str(EXAMPLES),
+        "-p",
+        "shop",
+        "--version",
+        "1.4.2",
+        "--set",
+        "image.digest=sha256:1111",
+    )
     assert again.returncode == 0 and "already running" in again.stdout
     assert len(argo.store.list("Workflow", "promotions")) == 1
-    other = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2",
+    other = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2", "--set", "image.digest=sha256:1111",
                 "--request-id", "hotfix-2")  # fmt: skip
     assert other.returncode == 0 and len(argo.store.list("Workflow", "promotions")) == 2
 
 
 def test_promote_without_templates_says_to_apply(argo: FakeArgoServer) -> None:
-    result = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.0.0")
+    result = run(
+        argo,
+        "promote",
+        "-c",
+        str(EXAMPLES),
+        "-p",
+        "shop",
+        "--version",
+        "1.0.0",
+        "--set",
+        "image.digest=sha256:1111",
+    )
     assert result.returncode == 1
     assert "not found" in result.stderr and "promoflow apply" in result.stderr
 
@@ -114,7 +147,16 @@ def test_promote_without_templates_says_to_apply(argo: FakeArgoServer) -> None:
 def test_runs_and_status_show_environments(argo: FakeArgoServer) -> None:
     run(argo, "apply", "-c", str(EXAMPLES), "-p", "shop")
     name = run(
-        argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "2.0.0"
+        argo,
+        "promote",
+        "-c",
+        str(EXAMPLES),
+        "-p",
+        "shop",
+        "--version",
+        "2.0.0",
+        "--set",
+        "image.digest=sha256:1111",
     ).stdout.split()[0]
     workflow = argo.store.get("Workflow", "promotions", name)
     workflow["status"] = {

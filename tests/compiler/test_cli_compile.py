@@ -51,7 +51,7 @@ def test_output_is_identical_across_processes() -> None:
 
 
 def test_compile_all_products_to_files(tmp_path: Path) -> None:
-    result = run("compile", "-c", str(EXAMPLES), "--library", "-o", str(tmp_path))
+    result = run("compile", "-c", str(EXAMPLES), "--library", "--output-dir", str(tmp_path))
     assert result.returncode == 0, result.stderr
     names = sorted(p.name for p in tmp_path.iterdir())
     assert "promoflow-shop.yaml" in names and "promoflow-checkout.yaml" in names
@@ -70,6 +70,8 @@ def test_dry_run_prints_the_workflow_without_a_server() -> None:
         "shop",
         "--version",
         "3.1.0",
+        "--set",
+        "image.digest=sha256:abcd",
         "--dry-run",
         "--requested-by",
         "bob",
@@ -81,6 +83,7 @@ def test_dry_run_prints_the_workflow_without_a_server() -> None:
     assert params == {
         "product": "shop",
         "version": "3.1.0",
+        "version-fields": '{"image.digest": "sha256:abcd"}',
         "source-commit": "",
         "requested-by": "bob",
     }
@@ -90,8 +93,9 @@ def test_usage_errors_exit_2() -> None:
     assert run("compile", "-c", str(EXAMPLES), "--version", "1").returncode == 2
     assert run("compile", "-c", str(EXAMPLES), "-p", "nope").returncode == 2
     result = run(
-        "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1", env={"ARGO_SERVER": ""}
-    )
+        "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1",
+        "--set", "image.digest=sha256:abcd", env={"ARGO_SERVER": ""},
+    )  # fmt: skip
     assert result.returncode == 2
     assert "ARGO_SERVER" in result.stderr and "Traceback" not in result.stderr
 

@@ -15,6 +15,7 @@ from tests.compiler.helpers import EXAMPLES, ROOT, compiled, dag_tasks, load
 
 RUN_VALUES = {
     "{{workflow.parameters.version}}": "1.4.2",
+    "{{workflow.parameters.version-fields}}": "",
     "{{workflow.parameters.source-commit}}": "",
     "{{workflow.parameters.requested-by}}": "alice",
 }

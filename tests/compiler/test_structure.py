@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shutil
 from pathlib import Path
 
 import pytest
@@ -73,8 +74,23 @@ def test_pull_request_waits_for_merge_commit() -> None:
     assert [t for t in tasks if t.startswith("check-prod")] == ["check-prod-1", "check-prod-2"]
 
 
-def test_no_gates_means_no_wait_step() -> None:
-    names = [t["name"] for t in dag_tasks(compiled(CONFIGS / "no-gates", "app")[0])]
+def test_no_gates_written_still_means_waiting_for_argo_cd() -> None:
+    """Verification is the default: every deploy is followed by its sync/health wait."""
+    tasks = {t["name"]: t for t in dag_tasks(compiled(CONFIGS / "no-gates", "app")[0])}
+    assert list(tasks) == ["deploy-dev", "sync-dev", "deploy-staging", "sync-staging"]
+    params = {p["name"]: p["value"] for p in tasks["sync-staging"]["arguments"]["parameters"]}
+    assert params["health"] == "true"
+    assert params["revision"] == "{{tasks.deploy-staging.outputs.parameters.commit}}"
+
+
+def test_verify_false_turns_the_wait_off(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    shutil.copytree(CONFIGS / "no-gates", config)
+    (config / "no-verify.yaml").write_text(
+        "apiVersion: promoflow.dev/v1alpha1\nkind: PromotionPolicy\nmetadata: {name: no-verify}\n"
+        "spec:\n  policy: {verify: false}\n"
+    )
+    names = [t["name"] for t in dag_tasks(compiled(config, "app")[0])]
     assert names == ["deploy-dev", "deploy-staging"]
 
 

@@ -148,8 +148,8 @@ def test_a_failing_gate_stops_the_flow_with_the_reason(tmp_path: Path) -> None:
 def served_config(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
     """The example config pointed at a served bare repository (token auth) and a status
     page, with the pull-request action turned into a commit."""
-    from orchestrator.compiler.plan import plan_product
     from orchestrator.demo.seed import commit_files, product_files
+    from orchestrator.graph.plan import plan_product
 
     root = tmp_path / "srv"
     root.mkdir()
@@ -336,3 +336,35 @@ def test_a_listed_approver_passes_the_check(tmp_path: Path) -> None:
     assert check.outputs["approved-by"] == (
         "approved by sre-oncall.at.example.com (an approver of prod-eu)"
     )
+
+
+def test_the_demo_promotes_what_a_careful_team_would(tmp_path: Path) -> None:
+    """File by file, what each environment holds after the demo: the version with its
+    digest everywhere, the shared feature flags everywhere, and each environment's own
+    settings untouched; the trigger's commit says where the version came from."""
+    from orchestrator.demo.seed import field_value
+
+    phase, _, bare, _ = demo(tmp_path)
+    assert phase is Phase.SUCCEEDED
+    repo = pygit2.Repository(str(bare))
+    head = repo.revparse_single("refs/heads/main").peel(pygit2.Commit)
+    seed = repo.revparse_single(_seed(bare)).peel(pygit2.Commit)
+
+    def text(commit: pygit2.Commit, path: str) -> str:
+        return bytes(repo[commit.tree[path].id].data).decode()
+
+    digest = field_value("image.digest", "1.5.0")
+    assert digest != field_value("image.digest", SEED_VERSION)
+    for env, path in SHOP_DIRS.items():
+        values = yaml.safe_load(text(head, f"{path}/values.yaml"))
+        assert values["image"] == {"tag": "1.5.0", "digest": digest}, env
+        flags = json.loads(text(head, f"{path}/config/features.json"))["flags"]
+        assert flags == {"new-checkout": True, "dark-mode": True}, env
+        own = text(head, f"{path}/environment.yaml")
+        assert own == text(seed, f"{path}/environment.yaml"), env  # never promoted
+        assert yaml.safe_load(own)["environment"] == env
+    trigger = next(
+        c for c in repo.walk(head.id) if c.message.startswith("Promote shop 1.5.0 to dev")
+    )
+    assert "Promoted-From" not in trigger.message
+    assert "Set image.tag in values.yaml to 1.5.0 (with image.digest)." in trigger.message

@@ -81,7 +81,7 @@ def test_fails_with_the_reason_after_the_retries(page: tuple[StatusPage, str]) -
 
 def test_unreachable_url_fails_cleanly() -> None:
     result = step("--url", "http://127.0.0.1:9/x", "--retries", "0")
-    assert result.returncode == 1 and "no answer (ConnectError)" in result.stderr
+    assert result.returncode == 1 and "no answer (connection refused)" in result.stderr
 
 
 @pytest.mark.parametrize(
@@ -102,4 +102,6 @@ def test_judge_reads_list_indexes_and_booleans() -> None:
     assert judge(Check("u", jsonpath="checks[0].ok", equals="true"), 200, body)[0]
     assert not judge(Check("u", jsonpath="checks[1].ok"), 200, body)[0]
     assert judge(Check("u", expect_status=204), 200, b"")[1] == "answered 200, expected 204"
-    assert judge(Check("u", jsonpath="a"), 200, b"<html>")[1] == "the body is not JSON"
+    assert judge(Check("u", jsonpath="a"), 200, b"{")[1] == "the body is not JSON"
+    html = judge(Check("u", jsonpath="a"), 200, b"<!DOCTYPE html><html>...")[1]
+    assert html == "the body is an HTML page, not JSON"

@@ -119,14 +119,16 @@ EXPECTED_DIFF = """\
 EXPECTED_VERSION_DIFF = """\
 --- a/envs/dev/shop/values.yaml
 +++ b/envs/dev/shop/values.yaml
-@@ -1,6 +1,6 @@
+@@ -1,7 +1,7 @@
  image:
    repository: registry.example.com/acme/shop
 -  tag: 1.4.2
+-  digest: sha256:aaaa
 +  tag: 1.5.0
-   digest: sha256:aaaa
++  digest: sha256:cccc
  chart:
    version: 2.0.0
+ replicas: 3
 """
 
 
@@ -143,7 +145,8 @@ def test_diff_shows_the_exact_change_and_commits_nothing(host: GitHost) -> None:
     assert remote.head() == head and remote.count() == 1
     assert remote.git("for-each-ref") == refs
 
-    trigger = run_cli(*diff, "--to", "dev", "--version", "1.5.0", env=host.env())
+    version = ["--version", "1.5.0", "--set", "image.digest=sha256:cccc"]
+    trigger = run_cli(*diff, "--to", "dev", *version, env=host.env())
     assert trigger.returncode == 0, trigger.stderr
     assert trigger.stdout == EXPECTED_VERSION_DIFF
     assert remote.head() == head

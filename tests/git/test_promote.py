@@ -371,3 +371,32 @@ def test_cache_dir_is_reused_and_sees_new_commits(
     assert f"Promoted-From: dev@{moved[:12]}" in remote.message()
     remote.assert_fsck()
     remote.assert_fast_forwards_only()
+
+
+def test_a_version_moves_with_its_digest_or_not_at_all(host: GitHost) -> None:
+    """The template says a version comes with image.digest: without it nothing changes;
+    with it both are written in one commit."""
+    remote = shop_repo(host)
+    before = remote.head()
+    args = [
+        "promote", "--product", "shop", "--to", "dev", "--version", "1.5.0",
+        "--repo", remote.url, "--branch", "main", "--target-path", "envs/dev/shop",
+        "--files", SHOP_FILES, "--version-file", "values.yaml", "--version-path", "image.tag",
+        "--version-field-paths", "image.digest",
+    ]  # fmt: skip
+
+    refused = run_step(*args, env=host.env())
+    assert refused.returncode == 1 and "Traceback" not in refused.stderr
+    assert refused.stderr.strip() == (
+        "error: a version of shop comes with image.digest: give each value with the version "
+        "(promoflow promote --set image.digest=VALUE)"
+    )
+    assert remote.head() == before
+
+    fields = json.dumps({"image.digest": "sha256:cccc"})
+    result = step_json(run_step(*args, "--version-fields", fields, env=host.env()))
+    values = yaml.safe_load(remote.show("envs/dev/shop/values.yaml"))
+    assert values["image"]["tag"] == "1.5.0" and values["image"]["digest"] == "sha256:cccc"
+    assert result["files"] == ["envs/dev/shop/values.yaml"]
+    assert remote.count() == 2
+    assert "Set image.tag in values.yaml to 1.5.0 (with image.digest)." in remote.message()

@@ -20,6 +20,7 @@ from unittest import mock
 CLEARED = ("ARGO_", "ARGOCD_", "GIT_", "PROMOFLOW_", "KUBERNETES_", "FORCE_COLOR")
 PROBLEM = re.compile(r"^\S.*:\d+:\d+: error: \S.*$")
 ERROR = re.compile(r"^error: \S.*$")
+USAGE = re.compile(r"^Usage: promoflow\b.*$")
 
 
 @dataclass(frozen=True)
@@ -34,7 +35,11 @@ class Result:
 
     @property
     def lines(self) -> list[str]:
-        return [line for line in self.stderr.splitlines() if line.strip()]
+        """What stderr says, without the usage line a usage error starts with."""
+        lines = [line for line in self.stderr.splitlines() if line.strip()]
+        if self.code == 2 and lines and USAGE.match(lines[0]):
+            return lines[1:]
+        return lines
 
 
 def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
@@ -65,14 +70,25 @@ def invoke(*args: str, env: Mapping[str, str] | None = None) -> Result:
     return Result(code, out.getvalue(), err.getvalue())
 
 
+def clean_failure_lines(code: int, stderr: str) -> list[str]:
+    """The ``error:`` lines of a refusal, after checking that stderr holds nothing else but,
+    for a usage error (exit 2), the command's usage line first."""
+    lines = [line for line in stderr.splitlines() if line.strip()]
+    if code == 2 and lines and USAGE.match(lines[0]):
+        lines = lines[1:]
+    assert lines, "a failure says why"
+    for line in lines:
+        assert PROBLEM.match(line) or ERROR.match(line), line
+    return lines
+
+
 def assert_clean_failure(result: Result, code: int | None = None) -> None:
     """A refusal as the house rules want it: a non-zero exit code, only ``error:`` lines
-    (``FILE:LINE:COL: error:`` or ``error:``), no traceback and no internal error."""
+    (``FILE:LINE:COL: error:`` or ``error:``; a usage error after its usage line), no
+    traceback and no internal error."""
     assert result.code != 0, result.output
     if code is not None:
         assert result.code == code, result.output
     assert "Traceback" not in result.output
     assert "internal error" not in result.output, result.output
-    assert result.lines, "a failure says why"
-    for line in result.lines:
-        assert PROBLEM.match(line) or ERROR.match(line), line
+    clean_failure_lines(result.code, result.stderr)

@@ -148,7 +148,7 @@ def test_python_config_error_is_a_problem_not_a_traceback(ws: Workspace) -> None
         ),
         pytest.param(
             ["graph", "-c", "environments", "--product", "shp"],
-            "unknown product 'shp' (did you mean 'shop'?)",
+            "unknown product 'shp' (products: checkout, shop; did you mean shop?)",
             id="unknown-product",
         ),
         pytest.param(
@@ -234,7 +234,7 @@ def test_graph_json_of_one_product_has_apps_and_gates() -> None:
         "prod-eu": "shop-prod-eu",
         "prod-us": "shop-prod-us",
     }
-    assert nodes["dev"]["details"] == []
+    assert nodes["dev"]["details"] == ["sync 10m", "health 10m"]  # the trigger has gates too
     assert nodes["staging"]["details"] == ["sync 10m", "health 10m"]
     assert nodes["prod-us"]["details"] == [
         "pull-request",
@@ -254,7 +254,7 @@ def test_graph_mermaid() -> None:
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[:4] == ["---", "title: product shop (flow standard)", "---", "flowchart LR"]
-    assert lines[4] == '  n0(["dev<br/><small>app shop-dev</small>"])'
+    assert lines[4] == '  n0(["dev<br/><small>app shop-dev · sync 10m · health 10m</small>"])'
     assert [line for line in lines if "-->" in line] == [
         "  n0 --> n1",
         "  n1 --> n2",

@@ -245,7 +245,7 @@ def test_diff_repo_errors_are_scrubbed(tmp_path: Path) -> None:
 def test_local_run_records_are_scrubbed(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """Whatever a step printed into a node message, the record on disk has no credential."""
     from orchestrator.compiler import PromotionRequest
-    from orchestrator.compiler.plan import plan_product
+    from orchestrator.graph.plan import plan_product
     from orchestrator.loading import load_config
     from orchestrator.local import session
 

@@ -8,7 +8,8 @@ field, a token in a URL, a mistyped apiVersion) and runs ``promoflow validate`` 
 
 - the exit code is 0, 1 or 2 (never a signal, never an unexpected code);
 - a failure prints only ``FILE:LINE:COL: error: ...`` or ``error: ...`` lines, one per
-  problem, and never a traceback or an "internal error";
+  problem (a usage error after the command's usage line), and never a traceback or an
+  "internal error";
 - a secret written anywhere in the input is never printed.
 
 Deterministic (``derandomize``: the same examples on every run, so CI cannot flake) and fast:
@@ -33,7 +34,13 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from orchestrator.urls import scrub
-from tests.unit.invoke import ERROR, PROBLEM, Result, assert_clean_failure, clean_env, invoke
+from tests.unit.invoke import (
+    Result,
+    assert_clean_failure,
+    clean_env,
+    clean_failure_lines,
+    invoke,
+)
 
 REPO = Path(__file__).resolve().parents[2]
 SECRET = "SECRETTOKEN4242"
@@ -462,9 +469,8 @@ def _check_process(result: subprocess.CompletedProcess[str]) -> None:
     output = result.stdout + result.stderr
     assert "Traceback" not in output and "internal error" not in output
     assert SECRET not in output
-    lines = [line for line in result.stderr.splitlines() if line.strip()]
     if result.returncode:
-        assert lines and all(PROBLEM.match(x) or ERROR.match(x) for x in lines), lines
+        clean_failure_lines(result.returncode, result.stderr)
 
 
 @pytest.mark.parametrize("case", list(SUBPROCESS_CASES))

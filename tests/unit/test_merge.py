@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from orchestrator.model import Environment, PolicySpec, PromotionPolicy
-from orchestrator.model.merge import EffectivePolicy, matches, merge
+from orchestrator.model.merge import VERIFICATION, EffectivePolicy, matches, merge
 
 
 # Built per call, never at module level: the loader collects module-level resources of any
@@ -32,18 +32,56 @@ def _step(**settings: Any) -> PolicySpec:
     return PolicySpec.model_validate(settings)
 
 
-def _gates(effective: EffectivePolicy) -> dict[str, Any]:
+def _all_gates(effective: EffectivePolicy) -> dict[str, Any]:
     return {key: gate.body.model_dump(mode="json") for key, gate in effective.gates.items()}
 
 
-def test_no_policy_means_commit_and_no_gates() -> None:
+def _gates(effective: EffectivePolicy) -> dict[str, Any]:
+    """The gates policies wrote (not the sync/health verification adds by default)."""
+    return {
+        key: body
+        for key, body in _all_gates(effective).items()
+        if effective.sources.get(f"gates.{key}") != VERIFICATION
+    }
+
+
+def test_no_policy_means_commit_then_wait_for_argo_cd() -> None:
+    """Verification is the default: promoted means synced at the commit and Healthy."""
     effective, conflicts = merge([], "shop", _env("dev"))
-    assert (effective.action, effective.gates, effective.sources, conflicts) == (
-        "commit",
-        {},
-        {},
-        [],
-    )
+    assert (effective.action, conflicts) == ("commit", [])
+    assert _all_gates(effective) == {"sync": {"timeout": "15m"}, "health": {"timeout": "15m"}}
+    assert effective.sources == {"gates.sync": VERIFICATION, "gates.health": VERIFICATION}
+    assert effective.verifies
+
+
+def test_gates_written_without_sync_still_wait_for_argo_cd() -> None:
+    prod = _policy("prod", gates=[{"approval": {}}, {"soak": {"duration": "30m"}}])
+    effective, _ = merge([prod], "shop", _env("prod-eu"))
+    assert set(_all_gates(effective)) == {"approval", "soak", "sync", "health"}
+    assert effective.verifies
+
+
+@pytest.mark.parametrize(
+    ("settings", "left"),
+    [
+        ({"verify": False}, set()),
+        ({"disableGates": ["health"]}, {"sync"}),
+        ({"disableGates": ["sync", "health"]}, set()),
+        ({"action": "none"}, set()),
+    ],
+)
+def test_verification_is_turned_off_only_explicitly(
+    settings: dict[str, Any], left: set[str]
+) -> None:
+    effective, _ = merge([_policy("off", **settings)], "shop", _env("dev"))
+    assert set(_all_gates(effective)) == left
+    assert not effective.verifies
+
+
+def test_a_higher_priority_policy_turns_verification_back_on() -> None:
+    off, on = _policy("off", 0, verify=False), _policy("on", 10, verify=True)
+    effective, conflicts = merge([off, on], "shop", _env("dev"))
+    assert conflicts == [] and effective.verifies and effective.sources["verify"] == "on"
 
 
 def test_highest_priority_wins_per_field() -> None:
@@ -98,7 +136,7 @@ def test_step_policy_overrides_every_policy_field_by_field() -> None:
 def test_disable_gates_on_a_step_removes_policy_gates() -> None:
     policy = _policy("p", 5, gates=[{"soak": {"duration": "30m"}}, {"sync": {}}])
     effective, _ = merge([policy], "shop", _env("prod-eu"), _step(disableGates=["soak"]))
-    assert list(effective.gates) == ["sync"]
+    assert list(_gates(effective)) == ["sync"]
     assert effective.sources["gates.soak"] == "step"
 
 
@@ -106,14 +144,14 @@ def test_disable_gates_by_a_higher_policy_wins_over_a_lower_one() -> None:
     low = _policy("low", 0, gates=[{"approval": {}}, {"sync": {}}])
     high = _policy("high", 10, disableGates=["approval"])
     effective, _ = merge([low, high], "shop", _env("dev"))
-    assert list(effective.gates) == ["sync"]
+    assert list(_gates(effective)) == ["sync"]
 
 
 def test_a_lower_policy_cannot_disable_what_a_higher_one_sets() -> None:
     low = _policy("low", 0, disableGates=["approval"])
     high = _policy("high", 10, gates=[{"approval": {"approvers": ["a"]}}])
     effective, _ = merge([low, high], "shop", _env("dev"))
-    assert list(effective.gates) == ["approval"]
+    assert list(_gates(effective)) == ["approval"]
 
 
 def test_http_checks_are_one_unit_per_url_and_disable_removes_them_all() -> None:
@@ -132,7 +170,7 @@ def test_http_checks_are_one_unit_per_url_and_disable_removes_them_all() -> None
     ]
     off, _ = merge([policy], "shop", _env("dev"), _step(disableGates=["http"]))
     assert off.http_gates == []
-    assert off.gates == {}
+    assert _gates(off) == {}
 
 
 def test_http_disabled_by_a_policy_does_not_drop_a_step_check() -> None:
@@ -173,7 +211,12 @@ def test_equal_priority_agreement_is_not_a_conflict() -> None:
     b = _policy("b", 3, preAction={"workflowTemplate": "smoke"}, action="commit")
     effective, conflicts = merge([a, b], "shop", _env("prod-eu"))
     assert conflicts == []
-    assert effective.sources == {"preAction": "a", "action": "b"}
+    assert effective.sources == {
+        "preAction": "a",
+        "action": "b",
+        "gates.sync": VERIFICATION,
+        "gates.health": VERIFICATION,
+    }
 
 
 def test_a_step_does_not_resolve_a_conflict_between_policies() -> None:
@@ -216,8 +259,18 @@ def test_only_matching_policies_contribute() -> None:
         "prod", 10, selector={"environments": {"production": True}}, gates=[{"approval": {}}]
     )
     default = _policy("default", 0, gates=[{"sync": {}}])
-    assert list(merge([prod_only, default], "shop", _env("dev"))[0].gates) == ["sync"]
-    assert list(merge([prod_only, default], "shop", _env("prod-eu"))[0].gates) == [
+    assert list(_gates(merge([prod_only, default], "shop", _env("dev"))[0])) == ["sync"]
+    assert list(_gates(merge([prod_only, default], "shop", _env("prod-eu"))[0])) == [
         "approval",
         "sync",
     ]
+
+
+def test_verify_false_drops_waits_of_equal_or_lower_rank_only() -> None:
+    written = _policy("written", 10, gates=[{"sync": {"timeout": "5m"}}, {"health": {}}])
+    off = _policy("off", 20, verify=False)
+    effective, _ = merge([written, off], "shop", _env("prod-eu"))
+    assert _all_gates(effective) == {} and not effective.verifies
+    higher = _policy("higher", 30, gates=[{"sync": {"timeout": "5m"}}])
+    effective, _ = merge([written, off, higher], "shop", _env("prod-eu"))
+    assert list(_all_gates(effective)) == ["sync"]

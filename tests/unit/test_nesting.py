@@ -64,7 +64,10 @@ def test_deep_files_json_is_a_usage_error() -> None:
     )  # fmt: skip
     assert result.returncode == 2
     assert "Traceback" not in result.stderr and "RecursionError" not in result.stderr
-    assert result.stderr == f"error: Invalid value: --files is not a list of files: {LIMIT}\n"
+    assert result.stderr == (
+        "Usage: promoflow step promote [OPTIONS]\n"
+        f"error: Invalid value: --files is not a list of files: {LIMIT}\n"
+    )
 
 
 def test_deep_json_elsewhere_is_read_safely() -> None:

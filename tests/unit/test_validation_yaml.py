@@ -281,9 +281,9 @@ def test_hidden_directories_and_other_suffixes_are_not_read(ws: Workspace) -> No
 
 def test_file_that_is_not_utf8(ws: Workspace) -> None:
     (ws.root / "env.yaml").write_bytes(b"apiVersion: promoflow.dev/v1alpha1\nkind: \xff\n")
-    problems = ws.problems()
-    assert len(problems) == 1
-    assert problems[0].startswith("env.yaml:1:1: error: cannot read file: 'utf-8' codec")
+    assert ws.problems() == [
+        "env.yaml:2:7: error: not valid UTF-8 (byte 0xff): save the file as UTF-8"
+    ]
 
 
 def test_promoflowignore_skips_listed_paths(ws: Workspace) -> None:
