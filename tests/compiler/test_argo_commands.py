@@ -79,8 +79,8 @@ def test_base_href_prefixes_api_and_links(proxied: FakeArgoServer) -> None:
         run(proxied, "apply", "-c", str(EXAMPLES), "-p", "shop", ARGO_BASE_HREF="/argo/").returncode
         == 0
     )
-    first = run(proxied, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2", "--set", "image.digest=sha256:1111",
-                ARGO_BASE_HREF="/argo/")  # fmt: skip
+    first = run(proxied, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2",
+                "--set", "image.digest=sha256:1111", ARGO_BASE_HREF="/argo/")  # fmt: skip
     assert first.returncode == 0, first.stderr
     name, link = first.stdout.split()[0], first.stdout.splitlines()[1]
     assert link == f"{proxied.url}/argo/workflows/promotions/{name}"
@@ -122,8 +122,8 @@ def test_promote_submits_once_and_detects_a_repeat(argo: FakeArgoServer) -> None
     )
     assert again.returncode == 0 and "already running" in again.stdout
     assert len(argo.store.list("Workflow", "promotions")) == 1
-    other = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2", "--set", "image.digest=sha256:1111",
-                "--request-id", "hotfix-2")  # fmt: skip
+    other = run(argo, "promote", "-c", str(EXAMPLES), "-p", "shop", "--version", "1.4.2",
+                "--set", "image.digest=sha256:1111", "--request-id", "hotfix-2")  # fmt: skip
     assert other.returncode == 0 and len(argo.store.list("Workflow", "promotions")) == 2
 
 
