@@ -38,6 +38,7 @@ from bench._report import Row, at_least, below, finish
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 
 console = Console(highlight=False)
+ROUNDS = 5
 ENV = {
     **os.environ,
     "GIT_AUTHOR_NAME": "bench",
@@ -136,14 +137,24 @@ def promoflow(url: str, cache: Path | None) -> None:
         raise SystemExit(f"promoflow failed: {result.stdout}{result.stderr}")
 
 
-def timed(label: str, url: str, scratch: Path, run: Callable[[], None], repeats: int) -> float:
-    times = []
-    for i in range(repeats):
-        set_dev_version(url, f"{label}-{i}-{time.time_ns()}", scratch)
-        start = time.perf_counter()
-        run()
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
+def timed(label: str, url: str, scratch: Path, run: Callable[[], None]) -> float:
+    """One run, on a fresh dev version (so every promotion has something to commit)."""
+    set_dev_version(url, f"{label}-{time.time_ns()}", scratch)
+    start = time.perf_counter()
+    run()
+    return time.perf_counter() - start
+
+
+def interleaved(
+    url: str, scratch: Path, runs: list[tuple[str, Callable[[], None]]], rounds: int
+) -> dict[str, float]:
+    """Median of ``rounds`` runs of each, taking turns: a slow minute of a shared machine
+    then slows every contender alike instead of whichever ran in it."""
+    times: dict[str, list[float]] = {label: [] for label, _ in runs}
+    for _ in range(rounds):
+        for label, run in runs:
+            times[label].append(timed(label, url, scratch, run))
+    return {label: statistics.median(values) for label, values in times.items()}
 
 
 def measure(files: int, scratch: Path, with_a: bool, partial: bool) -> dict[str, float]:
@@ -160,19 +171,23 @@ def measure(files: int, scratch: Path, with_a: bool, partial: bool) -> dict[str,
     with GitHttpServer(root) as server:
         url = server.repo_url("gitops")
         cache = scratch / f"cache-{files}-{kind}"
-        runs: list[tuple[str, Callable[[], None], int]] = [
-            ("b" if partial else "c", lambda: recipe_b(url, scratch, partial), 3),
-            ("cold", lambda: promoflow(url, None), 3),
-        ]
         if with_a:
-            runs.insert(0, ("a", lambda: recipe_a(url, scratch), 1))
-        for label, run, repeats in runs:
-            with console.status(f"{kind} server, {files:,} files: timing {label}"):
-                results[label] = timed(label, url, scratch, run, repeats)
+            with console.status(f"{kind} server, {files:,} files: timing (a)"):
+                results["a"] = timed("a", url, scratch, lambda: recipe_a(url, scratch))
+        with console.status(f"{kind} server, {files:,} files: timing the CLI recipe and cold"):
+            results |= interleaved(
+                url,
+                scratch,
+                [
+                    ("b" if partial else "c", lambda: recipe_b(url, scratch, partial)),
+                    ("cold", lambda: promoflow(url, None)),
+                ],
+                ROUNDS,
+            )
         set_dev_version(url, f"warmup-{time.time_ns()}", scratch)
         promoflow(url, cache)  # fills the cache, as the first run on a workflow volume would
         with console.status(f"{kind} server, {files:,} files: timing warm"):
-            results["warm"] = timed("warm", url, scratch, lambda: promoflow(url, cache), 3)
+            results |= interleaved(url, scratch, [("warm", lambda: promoflow(url, cache))], ROUNDS)
     return results
 
 
@@ -184,7 +199,7 @@ def main() -> None:
         big = measure(large, scratch, with_a=True, partial=True)
         little = measure(small, scratch, with_a=False, partial=True)
         plain = measure(large, scratch, with_a=True, partial=False)
-    console.print(f"{large:,} files, 1,000 commits (median of 3; (a) once):")
+    console.print(f"{large:,} files, 1,000 commits (median of {ROUNDS}, taking turns; (a) once):")
     for title, r, recipe in (
         ("filter server", big, "(b) shallow blob-less sparse clone"),
         ("default server", plain, "(c) shallow sparse clone"),

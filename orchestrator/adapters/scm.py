@@ -15,13 +15,14 @@ from __future__ import annotations
 
 import os
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlsplit
-
-import httpx
 
 from orchestrator.adapters import neterrors
 from orchestrator.urls import UrlError, check_url
+
+if TYPE_CHECKING:  # the promote step imports ScmError on every run; httpx only when it opens a PR
+    import httpx
 
 Kind = Literal["github", "gitlab"]
 State = Literal["open", "merged", "closed"]
@@ -81,6 +82,8 @@ class ScmClient:
     def __init__(
         self, target: ScmTarget, token: str, transport: httpx.BaseTransport | None = None
     ) -> None:
+        import httpx
+
         self.target = target
         headers = {"Accept": "application/json", "User-Agent": "promoflow"}
         if token:  # both APIs take personal/app tokens as bearer tokens
@@ -102,6 +105,8 @@ class ScmClient:
         return "GitHub" if self.target.kind == "github" else "GitLab"
 
     def _request(self, method: str, path: str, **kwargs: Any) -> Any:
+        import httpx
+
         where = self.target.api_url
         try:
             response = self.http.request(method, path, **kwargs)

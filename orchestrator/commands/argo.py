@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.table import Table
 
 from orchestrator.commands.choices import (
     check_product,
@@ -405,6 +404,8 @@ def runs_cmd(
         sys.stdout.write("".join(f"{scrub(run.name)}\n" for run in runs))
         return
     columns = ["RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED"]
+    from rich.table import Table
+
     table = Table(*columns, *(["FLOW", "MESSAGE"] if fmt == "wide" else []), box=None)
     for run in runs:
         cells = [run.name, run.product, run.version, run.phase, run.started, run.finished]
@@ -449,6 +450,8 @@ def status_cmd(
         markup=False,
     )
     wide = ["STARTED", "FINISHED", "OUTPUTS"] if fmt == "wide" else []
+    from rich.table import Table
+
     table = Table("ENVIRONMENT", "STEP", "PHASE", "MESSAGE", *wide, box=None)
     for env, nodes in summary.environments().items():
         for node in nodes:  # node messages are whatever a step wrote: scrubbed like all output

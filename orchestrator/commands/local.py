@@ -6,7 +6,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
-from rich.console import Console
 
 from orchestrator.commands.choices import check_product, check_version_fields
 from orchestrator.commands.common import (
@@ -17,6 +16,8 @@ from orchestrator.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from rich.console import Console
+
     from orchestrator.graph.plan import ProductPlan
 
 
@@ -63,6 +64,8 @@ def demo_config(config: Path | None) -> Path:
 
 def _console() -> Console:
     """A real Console: the live tree and the approval prompt need all of it."""
+    from rich.console import Console
+
     return Console(highlight=False, soft_wrap=True, emoji=False)
 
 
