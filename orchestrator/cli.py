@@ -165,10 +165,11 @@ app.add_typer(step.step_app, name="step")
 
 
 def main() -> None:
-    """Entry point (see orchestrator.entry, which the console script uses)."""
-    from orchestrator.entry import main as entry
+    """``python -m orchestrator.cli``: the whole CLI (the console script starts in
+    orchestrator.entry, which sends ``promoflow step`` past this module)."""
+    from orchestrator.commands.invoke import run
 
-    entry()
+    sys.exit(run(app, sys.argv[1:], "promoflow"))
 
 
 if __name__ == "__main__":

@@ -14,9 +14,19 @@ from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Literal
 
-from orchestrator.model.base import Position
-
 Severity = Literal["error", "warning"]
+
+
+@dataclass(frozen=True)
+class Position:
+    """A place in a configuration file, 1-based as editors show it."""
+
+    file: str
+    line: int = 1
+    col: int = 1
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
 
 
 @dataclass(frozen=True, order=True)

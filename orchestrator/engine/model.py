@@ -13,8 +13,6 @@ from datetime import UTC, datetime
 from enum import StrEnum
 from typing import Any
 
-from orchestrator.runs import split_task
-
 
 class Phase(StrEnum):
     """Argo node phases (``Errored`` in ``depends`` is ``Error`` here, as in Argo)."""
@@ -49,12 +47,6 @@ def now() -> datetime:
 def timestamp(value: datetime | None) -> str:
     """Argo's ``startedAt``/``finishedAt`` form: ``2024-05-01T12:00:00Z``."""
     return value.strftime("%Y-%m-%dT%H:%M:%SZ") if value else ""
-
-
-def display_name(task: str) -> str:
-    """``deploy-prod-eu`` -> ``deploy prod-eu``: the step kind, then the environment."""
-    parsed = split_task(task)
-    return " ".join(parsed) if parsed else task.replace("-", " ")
 
 
 def pod_name(run: str, node: str, template: str) -> str:

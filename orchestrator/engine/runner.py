@@ -51,7 +51,6 @@ from orchestrator.engine.model import (
     Phase,
     ProgressEvent,
     RunRecord,
-    display_name,
     now,
 )
 from orchestrator.engine.retry import (
@@ -222,7 +221,7 @@ class Engine:
     def _node(self, name: str, template: Template, on_exit: bool) -> NodeRecord:
         node = NodeRecord(
             name=name,
-            display_name=display_name(name.rpartition(".")[2]),
+            display_name=name.rpartition(".")[2],  # Argo: a DAG task's node shows its name
             template=template.label,
             kind=template.kind,
             on_exit=on_exit,

@@ -8,7 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from orchestrator import globs
+from pathspec import GitIgnoreSpec
+
 from orchestrator.loading.documents import Broken, resource_from
 from orchestrator.loading.ours import claims
 from orchestrator.loading.python_source import is_promoflow_python, load_python
@@ -79,34 +80,21 @@ class Config:
 IGNORE_FILE = ".promoflowignore"
 
 
-def ignore_patterns(root: Path) -> list[str]:
-    """Patterns from ``.promoflowignore`` at the configuration root (gitignore-like:
-    ``name`` matches at any depth, ``dir/sub`` from the root, a trailing ``/`` only dirs)."""
+def ignore_spec(root: Path) -> GitIgnoreSpec:
+    """``.promoflowignore`` at the configuration root, read as git reads ``.gitignore``
+    (pathspec implements the same rules): ``name`` at any depth, ``dir/sub`` from the root,
+    a trailing ``/`` only directories, ``!pattern`` re-includes, ``#`` comments. Users
+    already know these rules; a look-alike with fewer of them would surprise."""
     path = root / IGNORE_FILE
-    if not path.is_file():
-        return []
-    lines = decode(path.read_bytes()).text.splitlines()
-    return [line.strip() for line in lines if line.strip() and not line.lstrip().startswith("#")]
-
-
-def ignored(rel: str, is_dir: bool, patterns: list[str]) -> bool:
-    for pattern in patterns:
-        if pattern.endswith("/"):
-            if not is_dir:
-                continue
-            pattern = pattern.rstrip("/")
-        anchored = "/" in pattern
-        target = rel if anchored else rel.rsplit("/", 1)[-1]
-        if globs.match(pattern.lstrip("/"), target):
-            return True
-    return False
+    lines = decode(path.read_bytes()).text.splitlines() if path.is_file() else []
+    return GitIgnoreSpec.from_lines(lines)
 
 
 def _files(root: Path) -> Iterator[Path]:
     if root.is_file():
         yield root
         return
-    patterns = ignore_patterns(root)
+    spec = ignore_spec(root)
     for dirpath, dirnames, filenames in os.walk(root):
         base = Path(dirpath).relative_to(root).as_posix()
         prefix = "" if base == "." else f"{base}/"
@@ -115,12 +103,12 @@ def _files(root: Path) -> Iterator[Path]:
             for d in dirnames
             if not d.startswith(".")
             and d not in _SKIP_DIRS
-            and not ignored(f"{prefix}{d}", True, patterns)
+            and not spec.match_file(f"{prefix}{d}/")
         )
         for name in sorted(filenames):
             if not name.endswith((".yaml", ".yml", ".py")) or name.startswith("."):
                 continue
-            if not ignored(f"{prefix}{name}", False, patterns):
+            if not spec.match_file(f"{prefix}{name}"):
                 yield Path(dirpath) / name
 
 

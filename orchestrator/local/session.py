@@ -45,6 +45,7 @@ from orchestrator.local.argocd import LocalArgoCD, local_argocd
 from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import HostStep, LocalSetup, RunView, show_header, summary
+from orchestrator.local.view import label as node_label
 from orchestrator.settings import ArgoCDSettings, StepSettings, load
 from orchestrator.urls import scrub_data
 
@@ -86,7 +87,7 @@ class _NoOneToAsk:
 
 def _ask(console: Console) -> Callable[[Question], tuple[bool, str]]:
     def ask(question: Question) -> tuple[bool, str]:
-        console.print(f"[bold]{question.display_name}[/]: {question.prompt}")
+        console.print(f"[bold]{node_label(question.display_name)}[/]: {question.prompt}")
         approved = Confirm.ask("Approve?", console=console, default=False)
         message = Prompt.ask("Message", console=console, default="")
         return approved, message

@@ -43,6 +43,13 @@ ON_HOST = "on this host"
 STAND_IN = "stand-in"
 
 
+def label(task: str) -> str:
+    """``deploy-prod-eu`` -> ``deploy prod-eu``: how the tree names a node. Run records keep
+    the task name as Argo's ``displayName`` does; only what a person reads is spelled out."""
+    parsed = split_task(task)
+    return " ".join(parsed) if parsed else task.replace("-", " ")
+
+
 @dataclass(frozen=True)
 class HostStep:
     """A container template this run starts as a process here, not in a pod of its image."""
@@ -225,11 +232,11 @@ class RunView:
             if event.workflow:
                 self.phase = event.phase
                 return
-            row = self.rows.setdefault(event.node, _Row(event.node, event.display_name))
+            row = self.rows.setdefault(event.node, _Row(event.node, label(event.display_name)))
             if row.started is None and event.phase is Phase.RUNNING:
                 row.started = time.monotonic()
             row.phase, row.message, row.duration = event.phase, event.message, event.duration
-            row.label = event.display_name
+            row.label = label(event.display_name)
         if not self.interactive:
             marker = "exit handler: " if event.on_exit else ""
             mark = self.setup.mark(event.node) if _reports(event.phase, event.message) else ""
@@ -301,7 +308,7 @@ def summary(
         if failed:
             mark = setup.mark(failed[0].name)
             why = f"{_reason(failed[0])}" + (f" ({mark})" if mark else "")
-            result = Text(f"failed at {failed[0].display_name}: {why}", "red")
+            result = Text(f"failed at {label(failed[0].display_name)}: {why}", "red")
         elif nodes and all(n.phase is Phase.SUCCEEDED for n in nodes.values()):
             result = Text("promoted", "green")
         else:

@@ -15,6 +15,7 @@ from pydantic import BaseModel, ConfigDict, PrivateAttr
 from pydantic.alias_generators import to_camel
 
 from orchestrator.model.names import Name
+from orchestrator.problems import Position as Position  # where models were found
 
 API_GROUP = "promoflow.dev"
 API_VERSION: Literal["promoflow.dev/v1alpha1"] = "promoflow.dev/v1alpha1"
@@ -33,18 +34,6 @@ class Model(BaseModel):
 
 
 Loc = tuple[str | int, ...]
-
-
-@dataclass(frozen=True)
-class Position:
-    """A place in a configuration file, 1-based as editors show it."""
-
-    file: str
-    line: int = 1
-    col: int = 1
-
-    def __str__(self) -> str:
-        return f"{self.file}:{self.line}:{self.col}"
 
 
 @dataclass

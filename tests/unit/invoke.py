@@ -1,7 +1,7 @@
 """Run ``promoflow`` in this process, through the same entry point as the console script.
 
 typer's CliRunner calls the app in standalone mode and so bypasses
-:func:`orchestrator.entry.run`, which is where errors become one scrubbed ``error:`` line;
+:func:`orchestrator.commands.invoke.run`, which is where errors become one scrubbed ``error:`` line;
 this runner calls ``run`` itself, with a clean environment (no ``ARGO_*``, ``ARGOCD_*``,
 ``GIT_*``, ``PROMOFLOW_*`` from the developer's shell, and no kubeconfig), so a test sees what
 a user of the installed command sees, at a fraction of a subprocess's cost.
@@ -50,7 +50,7 @@ def clean_env(extra: Mapping[str, str] | None = None) -> dict[str, str]:
 
 def invoke(*args: str, env: Mapping[str, str] | None = None) -> Result:
     """``promoflow ARGS`` (or ``promoflow step ...``) in process."""
-    from orchestrator.entry import run
+    from orchestrator.commands.invoke import run
 
     if args and args[0] == "step":
         from orchestrator.commands.step import step_app

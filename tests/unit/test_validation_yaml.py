@@ -294,3 +294,18 @@ def test_promoflowignore_skips_listed_paths(ws: Workspace) -> None:
     ws.write(".promoflowignore", "# comment\nvendor/\ntests\n")
     problems = ws.problems()
     assert [p.split(":")[0] for p in problems] == ["deep/keep.yaml"]
+
+
+def test_promoflowignore_follows_gitignore_rules(ws: Workspace) -> None:
+    """Negation re-includes, a leading ``/`` anchors, ``**`` crosses directories, and a file
+    inside an ignored directory cannot be re-included (git's rule)."""
+    broken = "apiVersion: promoflow.dev/v1alpha1\nkind: Environment\nmetadata: {name: Bad_Name}\n"
+    for path in ("gen/a.yaml", "gen/keep.yaml", "top.yaml", "sub/top.yaml",
+                 "x/deep/y/z.yaml", "vendor/keep.yaml"):  # fmt: skip
+        ws.write(path, broken)
+    ws.write(
+        ".promoflowignore",
+        "gen/*.yaml\n!gen/keep.yaml\n/top.yaml\nx/**/z.yaml\nvendor/\n!vendor/keep.yaml\n",
+    )
+    files = sorted(p.split(":")[0] for p in ws.problems())
+    assert files == ["gen/keep.yaml", "sub/top.yaml"]
