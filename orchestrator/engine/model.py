@@ -207,9 +207,10 @@ class ProgressEvent:
     on_exit: bool = False
     workflow: bool = False
 
-    def describe(self) -> str:
-        """One line for a terminal: ``deploy staging: Succeeded (2.1s)``."""
-        text = f"{self.display_name}: {self.phase}"
+    def describe(self, name: str = "") -> str:
+        """One line for a terminal: ``deploy-staging: Succeeded (2.1s)`` (``name``: how the
+        caller spells the node instead of its display name)."""
+        text = f"{name or self.display_name}: {self.phase}"
         if self.attempt > 1:
             text += f" (attempt {self.attempt})"
         if self.duration is not None and self.phase.fulfilled:

@@ -241,7 +241,11 @@ class RunView:
             marker = "exit handler: " if event.on_exit else ""
             mark = self.setup.mark(event.node) if _reports(event.phase, event.message) else ""
             suffix = f" ({mark})" if mark else ""
-            self.console.print(f"{marker}{event.describe()}{suffix}", markup=False, highlight=False)
+            self.console.print(
+                f"{marker}{event.describe(label(event.display_name))}{suffix}",
+                markup=False,
+                highlight=False,
+            )
 
     # -- rendering -----------------------------------------------------------------------
 

@@ -23,8 +23,8 @@ def test_the_tree_groups_nodes_by_environment_with_their_state() -> None:
     view = RunView(
         console, "shop-1-5-0", ["deploy-dev", "sync-dev", "deploy-prod-eu"], ["dev", "prod-eu"]
     )
-    view.handle(ProgressEvent("deploy-dev", "deploy dev", Phase.SUCCEEDED, 1.25))
-    view.handle(ProgressEvent("sync-dev", "sync dev", Phase.FAILED, 0.5, "shop-dev: Degraded"))
+    view.handle(ProgressEvent("deploy-dev", "deploy-dev", Phase.SUCCEEDED, 1.25))
+    view.handle(ProgressEvent("sync-dev", "sync-dev", Phase.FAILED, 0.5, "shop-dev: Degraded"))
     view.handle(ProgressEvent("onExit.notify", "notify", Phase.RUNNING, on_exit=True))
     text = render(view)
     lines = text.splitlines()
@@ -40,7 +40,7 @@ def test_without_a_terminal_each_change_is_one_line() -> None:
     view = RunView(Console(file=buffer), "run", ["deploy-dev"], ["dev"])
     assert not view.interactive
     with view:
-        view.handle(ProgressEvent("deploy-dev", "deploy dev", Phase.SUCCEEDED, 2.0))
+        view.handle(ProgressEvent("deploy-dev", "deploy-dev", Phase.SUCCEEDED, 2.0))
         view.handle(ProgressEvent("onExit.notify", "notify", Phase.SUCCEEDED, 0.1, on_exit=True))
     assert buffer.getvalue().splitlines() == [
         "deploy dev: Succeeded (2.0s)",

@@ -141,11 +141,11 @@ def test_results_from_the_simulator_and_the_host_are_marked_as_they_arrive(
     lines = _lines(
         setup,
         [
-            ProgressEvent("deploy-dev", "deploy dev", Phase.SUCCEEDED, 0.6),
-            ProgressEvent("sync-dev", "sync dev", Phase.RUNNING),
-            ProgressEvent("sync-dev", "sync dev", Phase.SUCCEEDED, 0.8, healthy),
-            ProgressEvent("pre-prod-eu", "pre prod-eu", Phase.SUCCEEDED, 0.4),
-            ProgressEvent("sync-prod-eu", "sync prod-eu", Phase.OMITTED, 0.0, "omitted"),
+            ProgressEvent("deploy-dev", "deploy-dev", Phase.SUCCEEDED, 0.6),
+            ProgressEvent("sync-dev", "sync-dev", Phase.RUNNING),
+            ProgressEvent("sync-dev", "sync-dev", Phase.SUCCEEDED, 0.8, healthy),
+            ProgressEvent("pre-prod-eu", "pre-prod-eu", Phase.SUCCEEDED, 0.4),
+            ProgressEvent("sync-prod-eu", "sync-prod-eu", Phase.OMITTED, 0.0, "omitted"),
         ],
     )
     assert lines == [
@@ -160,7 +160,7 @@ def test_results_from_the_simulator_and_the_host_are_marked_as_they_arrive(
 def test_the_live_tree_marks_them_too(config: Config) -> None:
     setup = _setup(config, _team_templates(["./smoke.sh"]), simulator=SIMULATOR)
     view = RunView(Console(file=io.StringIO()), "run", ["sync-dev"], ENVS, setup)
-    view.handle(ProgressEvent("sync-dev", "sync dev", Phase.SUCCEEDED, 0.8, "shop-dev: Healthy"))
+    view.handle(ProgressEvent("sync-dev", "sync-dev", Phase.SUCCEEDED, 0.8, "shop-dev: Healthy"))
     console = Console(file=io.StringIO(), width=120, color_system=None)
     console.print(view.render())
     text: str = console.file.getvalue()  # type: ignore[attr-defined]
