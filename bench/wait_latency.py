@@ -30,8 +30,8 @@ from orchestrator.adapters.argocd import ArgoCDClient
 from orchestrator.gates.sources import ApiSource
 from orchestrator.gates.wait import Waiter, WaitOptions, WaitResult
 from orchestrator.settings import ArgoCDSettings, GateSettings
-from orchestrator.simulator.argocd import ArgoCDSimulator
 from orchestrator.simulator.serve import ServerThread
+from tests.fakes.argocd import FaultyArgoCD
 
 OLD, SHA = "0a" * 20, "5b" * 20
 ROUNDS = 5
@@ -41,7 +41,7 @@ console = Console(highlight=False)
 
 
 def one_round(
-    sim: ArgoCDSimulator, server: ServerThread, name: str, stream: bool, flip_after: float
+    sim: FaultyArgoCD, server: ServerThread, name: str, stream: bool, flip_after: float
 ) -> float:
     """Seconds from the flip to the waiter returning."""
     sim.add_app(name, repo_url="https://git.example.com/deploy.git", path=name, revision=OLD)
@@ -78,7 +78,7 @@ def main() -> None:
     rng = random.Random(SEED)
     poll = GateSettings.model_fields["poll_interval"].default
     delays: dict[str, list[float]] = {"stream": [], "polling": []}
-    sim = ArgoCDSimulator(token=TOKEN)
+    sim = FaultyArgoCD(token=TOKEN)
     with sim.serve() as server, Progress(console=console, transient=True) as progress:
         for mode in delays:
             task = progress.add_task(f"{mode:8}", total=ROUNDS)

@@ -16,8 +16,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from datetime import datetime
 from typing import Any, Literal
+
+from orchestrator.argocd_shapes import is_multi_source, parse_time, same_repo, sources
 
 State = Literal["deployed", "waiting", "failed"]
 
@@ -34,32 +35,18 @@ class Verdict:
         return f"{self.app}: {self.reason}"
 
 
-def _time(value: Any) -> datetime | None:
-    if not value:
-        return None
-    try:
-        return datetime.fromisoformat(str(value).replace("Z", "+00:00"))
-    except ValueError:
-        return None
-
-
-def repo_key(url: str) -> str:
-    """A repository URL as compared here: no trailing slash or ``.git``, any case."""
-    return url.strip().rstrip("/").removesuffix(".git").lower()
-
-
 def synced_revisions(app: dict[str, Any], repo: str | None) -> list[str]:
     """The synced revisions that must equal SHA (sources from ``repo``, or all of them)."""
-    spec, sync = app.get("spec") or {}, (app.get("status") or {}).get("sync") or {}
-    sources = spec.get("sources")
-    if sources:
+    sync = (app.get("status") or {}).get("sync") or {}
+    if is_multi_source(app):
+        every = sources(app)
         revisions = list(sync.get("revisions") or [])
         picked = [
             rev
-            for src, rev in zip(sources, revisions, strict=False)
-            if repo is None or repo_key(src.get("repoURL", "")) == repo_key(repo)
+            for src, rev in zip(every, revisions, strict=False)
+            if repo is None or same_repo(src.get("repoURL", ""), repo)
         ]
-        if len(revisions) < len(sources):
+        if len(revisions) < len(every):
             picked.append("")  # not every source reported yet
         return picked or revisions
     return [sync.get("revision") or ""]
@@ -69,14 +56,13 @@ def sync_revisions(app: dict[str, Any], repo: str | None, sha: str) -> list[str]
     """For a multi-source app, the revision of every source a sync to ``sha`` asks for:
     ``sha`` for sources from ``repo`` (all, without one), the others stay at their
     targetRevision (a chart repository does not have our commit). ``None``: one source."""
-    sources = (app.get("spec") or {}).get("sources")
-    if not sources:
+    if not is_multi_source(app):
         return None
     return [
         sha
-        if repo is None or repo_key(src.get("repoURL", "")) == repo_key(repo)
+        if repo is None or same_repo(src.get("repoURL", ""), repo)
         else str(src.get("targetRevision") or "HEAD")
-        for src in sources
+        for src in sources(app)
     ]
 
 
@@ -126,10 +112,10 @@ def assess(
         short = f"{later} (same content as {short})"
     if sync_status != "Synced":
         return Verdict(name, "waiting", f"{sync_status} at {short}, waiting for Synced")
-    finished = _time(op.get("finishedAt"))
+    finished = parse_time(op.get("finishedAt"))
     if op and finished is None:
         return Verdict(name, "waiting", "last sync operation has not finished")
-    reconciled = _time(status.get("reconciledAt"))
+    reconciled = parse_time(status.get("reconciledAt"))
     if finished is not None and (reconciled is None or reconciled < finished):
         return Verdict(name, "waiting", "status not reconciled since the sync finished")
     if not health:

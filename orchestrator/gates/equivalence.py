@@ -14,15 +14,10 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.gates.deployed import repo_key
+from orchestrator.argocd_shapes import same_repo, sources
 
 if TYPE_CHECKING:
     from orchestrator.adapters.git import GitRemote
-
-
-def _sources(app: dict[str, Any]) -> list[dict[str, Any]]:
-    spec = app.get("spec") or {}
-    return list(spec.get("sources") or ([spec["source"]] if spec.get("source") else []))
 
 
 class GitEquivalence:
@@ -50,8 +45,8 @@ class GitEquivalence:
 
         wanted = [
             src
-            for src in _sources(app)
-            if self.repo is None or repo_key(src.get("repoURL", "")) == repo_key(self.repo)
+            for src in sources(app)
+            if self.repo is None or same_repo(src.get("repoURL", ""), self.repo)
         ]
         if not wanted:
             return False

@@ -17,13 +17,11 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
+from orchestrator.argocd_shapes import GROUP, PLURAL, REFRESH_ANNOTATION, VERSION
 from orchestrator.gates.wait import App, SourceError
 
 if TYPE_CHECKING:
     from orchestrator.settings import ArgoCDSettings, GateSettings
-
-GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
-REFRESH_ANNOTATION = "argocd.argoproj.io/refresh"
 
 
 class ApiSource:

@@ -20,6 +20,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from orchestrator.argocd_shapes import is_automated
 from orchestrator.gates import retrying
 from orchestrator.gates.deployed import (
     Verdict,
@@ -92,11 +93,6 @@ class WaitResult:
 Progress = Callable[[list[Verdict]], None]
 Equivalence = Callable[[App, str, str], bool]
 """``(app, sha, rev)``: does commit ``rev`` hold the same content as ``sha`` for ``app``?"""
-
-
-def _automated(app: App) -> bool:
-    policy = ((app.get("spec") or {}).get("syncPolicy") or {}).get("automated")
-    return policy is not None and policy is not False
 
 
 def _synced(verdict: Verdict) -> bool:
@@ -178,7 +174,7 @@ class Waiter:
             return synced
         for name in self.apps:
             app = self.state[name]
-            if app is None or _automated(app):
+            if app is None or is_automated(app):
                 continue
             behind = any(rev != self.sha for rev in synced_revisions(app, self.options.repo))
             if behind and not app.get("operation"):

@@ -1,7 +1,7 @@
 """Shared by the Argo CD simulator tests: apps in known states, a stream reader, checks.
 
 The simulator (:mod:`orchestrator.simulator.argocd`) and the fake Kubernetes API
-(:mod:`orchestrator.simulator.kube`) serve the same state; every object either one answers
+(:mod:`tests.fakes.kube`) serve the same state; every object either one answers
 goes through :func:`check_app`, so a shape the real servers would not produce fails the test
 that saw it.
 """

@@ -14,8 +14,8 @@ import pygit2
 import pytest
 
 from orchestrator.simulator.argocd import ArgoCDSimulator, GitController, git_resolver
-from orchestrator.simulator.kube import FakeKubeAPI
 from tests.contract.argocd_support import app_problems
+from tests.fakes.kube import FakeKubeAPI
 
 REPO_URL = "https://git.example.com/platform/deploy.git"
 SIGNATURE = pygit2.Signature("test", "test@example.com", 1_700_000_000, 0)

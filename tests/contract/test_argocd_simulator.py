@@ -18,7 +18,7 @@ import pytest
 
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.settings import ArgoCDSettings
-from orchestrator.simulator.argocd import ArgoCDSimulator, parse_selector
+from orchestrator.simulator.argocd import parse_selector
 from orchestrator.simulator.serve import ServerThread
 from tests.contract.argocd_schema import response_errors, swagger, swagger_unknown_fields
 from tests.contract.argocd_support import (
@@ -36,19 +36,20 @@ from tests.contract.argocd_support import (
     populate,
     tour,
 )
+from tests.fakes.argocd import FaultyArgoCD
 
 TOKEN = "argocd-simulator-token"
 
 
 @pytest.fixture
-def sim() -> ArgoCDSimulator:
-    simulator = ArgoCDSimulator(token=TOKEN)
+def sim() -> FaultyArgoCD:
+    simulator = FaultyArgoCD(token=TOKEN)
     populate(simulator)
     return simulator
 
 
 @pytest.fixture
-def server(sim: ArgoCDSimulator) -> Iterator[ServerThread]:
+def server(sim: FaultyArgoCD) -> Iterator[ServerThread]:
     with sim.serve() as served:
         yield served
 
@@ -70,7 +71,7 @@ def client(server: ServerThread) -> Iterator[ArgoCDClient]:
         yield argocd
 
 
-def on_stream(sim: ArgoCDSimulator, *actions: Callable[[], object]) -> threading.Thread:
+def on_stream(sim: FaultyArgoCD, *actions: Callable[[], object]) -> threading.Thread:
     """Run ``actions`` once the next stream is open."""
     return on_next_request(sim.requests, STREAM_PATH, *actions)
 
@@ -92,7 +93,7 @@ def later(delay: float, *actions: object) -> threading.Thread:
 # --- shapes ------------------------------------------------------------------------------
 
 
-def test_served_routes_exist_in_the_swagger(sim: ArgoCDSimulator) -> None:
+def test_served_routes_exist_in_the_swagger(sim: FaultyArgoCD) -> None:
     paths = swagger()["paths"]
     for route in sim.asgi().routes:
         path = getattr(route, "path", "")
@@ -101,7 +102,7 @@ def test_served_routes_exist_in_the_swagger(sim: ArgoCDSimulator) -> None:
         assert methods <= set(paths[path]), (path, methods)
 
 
-def test_every_state_and_event_validates(sim: ArgoCDSimulator) -> None:
+def test_every_state_and_event_validates(sim: FaultyArgoCD) -> None:
     """Each change the scenario helpers make is stored as one event; every one of them
     (the object right after the change) is a valid Application."""
     tour(sim)
@@ -112,7 +113,7 @@ def test_every_state_and_event_validates(sim: ArgoCDSimulator) -> None:
     assert [e.resource_version for e in events] == list(range(1, len(events) + 1))
 
 
-def test_get_and_list_validate(sim: ArgoCDSimulator, http: httpx.Client) -> None:
+def test_get_and_list_validate(sim: FaultyArgoCD, http: httpx.Client) -> None:
     tour(sim)
     for name in sim.names():
         response = http.get(f"/api/v1/applications/{name}")
@@ -159,7 +160,7 @@ def test_selector_parsing() -> None:
         parse_selector("a=(")
 
 
-def test_stream_events_validate(sim: ArgoCDSimulator, server: ServerThread) -> None:
+def test_stream_events_validate(sim: FaultyArgoCD, server: ServerThread) -> None:
     with StreamReader(server.url, TOKEN) as stream:
         assert stream.status == 200
         initial = [stream.take() for _ in sim.names()]
@@ -179,7 +180,7 @@ def test_stream_events_validate(sim: ArgoCDSimulator, server: ServerThread) -> N
 
 
 def test_stream_filters_by_name_and_resumes_without_replay(
-    sim: ArgoCDSimulator, server: ServerThread
+    sim: FaultyArgoCD, server: ServerThread
 ) -> None:
     params = {"name": "shop-dev", "resourceVersion": str(sim.resource_version)}
     with StreamReader(server.url, TOKEN, params) as stream:
@@ -191,7 +192,7 @@ def test_stream_filters_by_name_and_resumes_without_replay(
     ] == [("MODIFIED", "shop-dev")]
 
 
-def test_stream_error_line_matches_the_swagger(sim: ArgoCDSimulator, server: ServerThread) -> None:
+def test_stream_error_line_matches_the_swagger(sim: FaultyArgoCD, server: ServerThread) -> None:
     with StreamReader(server.url, TOKEN, {"name": "none"}) as stream:
         later(0.05, lambda: sim.drop_streams("transport is closing"))
         lines = list(stream.until_end())
@@ -201,7 +202,7 @@ def test_stream_error_line_matches_the_swagger(sim: ArgoCDSimulator, server: Ser
     assert lines[0]["error"]["message"] == "transport is closing"
 
 
-def test_error_bodies_match_the_runtime_error(sim: ArgoCDSimulator, server: ServerThread) -> None:
+def test_error_bodies_match_the_runtime_error(sim: FaultyArgoCD, server: ServerThread) -> None:
     anonymous = httpx.get(f"{server.url}/api/v1/applications/shop-dev")
     assert check_error(APP_PATH, "GET", anonymous, 401)["code"] == 16
     wrong = httpx.get(f"{server.url}/api/v1/applications", headers={"Authorization": "Bearer nope"})
@@ -233,7 +234,7 @@ def test_error_bodies_match_the_runtime_error(sim: ArgoCDSimulator, server: Serv
 
 
 def test_missing_app_is_denied_without_a_project_when_asked() -> None:
-    strict = ArgoCDSimulator(token=TOKEN, deny_missing=True)
+    strict = FaultyArgoCD(token=TOKEN, deny_missing=True)
     with strict.serve() as served:
         auth = {"Authorization": f"Bearer {TOKEN}"}
         denied = httpx.get(f"{served.url}/api/v1/applications/nope", headers=auth)
@@ -247,7 +248,7 @@ def test_missing_app_is_denied_without_a_project_when_asked() -> None:
 # --- ArgoCDClient against the served simulator -------------------------------------------
 
 
-def test_client_get_and_missing(sim: ArgoCDSimulator, client: ArgoCDClient) -> None:
+def test_client_get_and_missing(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
     app = client.get_app("shop-dev")
     assert app is not None and check_app(app) == sim.app("shop-dev")
     assert client.get_app("nope") is None
@@ -265,7 +266,7 @@ def test_client_refused_token(server: ServerThread, token: str) -> None:
     assert TOKEN not in str(refused.value) and (not token or token not in str(refused.value))
 
 
-def test_client_unavailable_then_recovers(sim: ArgoCDSimulator, client: ArgoCDClient) -> None:
+def test_client_unavailable_then_recovers(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
     sim.fail_next(2)
     for _ in range(2):
         with pytest.raises(ArgoCDError) as failed:
@@ -291,7 +292,7 @@ def test_client_list_with_selector(client: ArgoCDClient) -> None:
         client.list_apps("a in (")
 
 
-def test_client_refresh_is_recorded(sim: ArgoCDSimulator, client: ArgoCDClient) -> None:
+def test_client_refresh_is_recorded(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
     seen: list[tuple[str, str]] = []
 
     def refreshed(name: str, kind: str) -> None:
@@ -306,7 +307,7 @@ def test_client_refresh_is_recorded(sim: ArgoCDSimulator, client: ArgoCDClient) 
     assert "GET /api/v1/applications/shop-dev?refresh=hard" in sim.requests
 
 
-def test_client_sync(sim: ArgoCDSimulator, client: ArgoCDClient) -> None:
+def test_client_sync(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
     client.sync("cart-dev")
     assert sim.syncs == [("cart-dev", {"name": "cart-dev"})]
     app = sim.app("cart-dev")
@@ -323,7 +324,7 @@ def test_client_sync(sim: ArgoCDSimulator, client: ArgoCDClient) -> None:
 
 
 def test_sync_of_a_multi_source_app_takes_revisions_per_source(
-    sim: ArgoCDSimulator, http: httpx.Client
+    sim: FaultyArgoCD, http: httpx.Client
 ) -> None:
     """Argo CD ignores ``revision`` for a multi-source app: each source syncs to its
     targetRevision unless ``revisions`` (at ``sourcePositions``) say otherwise."""
@@ -339,7 +340,7 @@ def test_sync_of_a_multi_source_app_takes_revisions_per_source(
 
 
 def test_client_watch_gets_events_and_survives_drops(
-    sim: ArgoCDSimulator, client: ArgoCDClient
+    sim: FaultyArgoCD, client: ArgoCDClient
 ) -> None:
     on_stream(sim, lambda: sim.set_sync("shop-dev", "OutOfSync", SHA),
           lambda: sim.set_sync("cart-dev", "OutOfSync", SHA), sim.drop_streams)  # fmt: skip
@@ -368,13 +369,13 @@ def test_client_watch_ends_quietly_after_its_timeout(client: ArgoCDClient) -> No
     assert time.monotonic() - started < 3
 
 
-def test_client_watch_sees_deletions(sim: ArgoCDSimulator, client: ArgoCDClient) -> None:
+def test_client_watch_sees_deletions(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
     on_stream(sim, lambda: sim.delete_app("cart-dev"), sim.drop_streams)
     assert [kind for kind, _ in client.watch(["cart-dev"])] == ["ADDED", "DELETED"]
 
 
 def test_client_watch_of_two_apps_against_argocds_query_parsing() -> None:
-    sim = ArgoCDSimulator(token=TOKEN, first_name_only=True)
+    sim = FaultyArgoCD(token=TOKEN, first_name_only=True)
     populate(sim)
     with sim.serve() as served, ArgoCDClient(settings(served)) as argocd:
         on_stream(sim, lambda: sim.set_health("cart-dev", "Progressing"), sim.drop_streams)
@@ -382,7 +383,7 @@ def test_client_watch_of_two_apps_against_argocds_query_parsing() -> None:
     assert "cart-dev" in names
 
 
-def test_serve_stops_with_streams_open(sim: ArgoCDSimulator) -> None:
+def test_serve_stops_with_streams_open(sim: FaultyArgoCD) -> None:
     """Leaving ``serve`` ends the open streams first, so the server stops at once."""
     with sim.serve() as served:
         stream = StreamReader(served.url, TOKEN).__enter__()
@@ -394,7 +395,7 @@ def test_serve_stops_with_streams_open(sim: ArgoCDSimulator) -> None:
 
 
 def test_client_missing_app_on_a_current_argocd() -> None:
-    strict = ArgoCDSimulator(token=TOKEN, deny_missing=True)
+    strict = FaultyArgoCD(token=TOKEN, deny_missing=True)
     with strict.serve() as served, ArgoCDClient(settings(served)) as argocd:
         try:
             assert argocd.get_app("nope") is None

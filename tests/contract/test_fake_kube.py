@@ -21,9 +21,9 @@ from kubernetes.client.exceptions import ApiException
 from orchestrator.gates.sources import KubeSource
 from orchestrator.gates.wait import SourceError
 from orchestrator.simulator.argocd import REFRESH_ANNOTATION, ArgoCDSimulator
-from orchestrator.simulator.kube import FakeKubeAPI, merge_patch, parse_field_selector
 from orchestrator.simulator.serve import ServerThread
 from tests.contract.argocd_support import SHA, check_app, on_next_request, populate
+from tests.fakes.kube import FakeKubeAPI, merge_patch, parse_field_selector
 
 TOKEN = "fake-kube-token"
 GROUP, VERSION, NS, PLURAL = "argoproj.io", "v1alpha1", "argocd", "applications"

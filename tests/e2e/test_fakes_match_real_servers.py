@@ -1,7 +1,7 @@
 """The fakes the rest of the suite trusts, asked the same question as the real servers.
 
 tests/ exercises promoflow against stand-ins: the Argo CD simulator
-(orchestrator/simulator/argocd.py), its Kubernetes API (orchestrator/simulator/kube.py) and
+(orchestrator/simulator/argocd/), its Kubernetes API (tests/fakes/kube.py) and
 a fake Argo Server (tests/fakes/argo_server.py). Each test here sends one request to the
 stand-in and to the real server and compares what promoflow (or its tests) depend on: the
 HTTP status, the gRPC code, the shape of the body, what a watch sends. A failure names both
@@ -25,13 +25,13 @@ import pytest
 from kubernetes import client
 
 from orchestrator.simulator.argocd import ArgoCDSimulator
-from orchestrator.simulator.kube import FakeKubeAPI
 from tests.contract.argocd_support import app_problems
 from tests.e2e.flows import argo_http
 from tests.e2e.gitops import GitopsRepo
 from tests.e2e.k8s import GROUP, VERSION, Apps, api_client, configmap, short_id, wait_until
 from tests.e2e.settings import E2ESettings
 from tests.fakes.argo_server import FakeArgoServer
+from tests.fakes.kube import FakeKubeAPI
 
 pytestmark = pytest.mark.e2e
 

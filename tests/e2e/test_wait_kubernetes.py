@@ -1,7 +1,7 @@
 """The gate's Kubernetes access path against the real API server: watches that expire,
 bookmarks, and credentials given as ``PROMOFLOW_KUBE_API`` + ``PROMOFLOW_KUBE_TOKEN``.
 
-The fake API server (orchestrator/simulator/kube.py) answers an expired watch with an
+The fake API server (tests/fakes/kube.py) answers an expired watch with an
 ``ERROR`` event of status 410; here the real kube-apiserver does (its watch cache refuses a
 resourceVersion older than its window: "too old resource version"), and
 :class:`~orchestrator.gates.sources.KubeSource` must list again and carry on. A recording

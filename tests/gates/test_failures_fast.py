@@ -25,9 +25,9 @@ from typing import Any
 
 import pytest
 
-from orchestrator.simulator.argocd import ArgoCDSimulator
 from orchestrator.simulator.serve import ServerThread, free_port
 from tests.contract.argocd_support import SHA, populate
+from tests.fakes.argocd import FaultyArgoCD
 
 PROMOFLOW = Path(sys.executable).parent / "promoflow"
 TOKEN = "fast-failure-token-3e1d"
@@ -59,15 +59,15 @@ def gateway() -> Iterator[str]:
 
 
 @pytest.fixture
-def sim() -> ArgoCDSimulator:
-    simulator = ArgoCDSimulator(token=TOKEN)
+def sim() -> FaultyArgoCD:
+    simulator = FaultyArgoCD(token=TOKEN)
     populate(simulator)
     simulator.deploy("shop-dev", SHA)
     return simulator
 
 
 @pytest.fixture
-def argocd(sim: ArgoCDSimulator) -> Iterator[str]:
+def argocd(sim: FaultyArgoCD) -> Iterator[str]:
     """The simulator over plain HTTP, as ``host:port``."""
     with ServerThread(sim.asgi()) as server:
         yield server.url.removeprefix("http://")
@@ -152,7 +152,7 @@ def test_html_error_page_instead_of_argocd_is_one_line(gateway: str) -> None:
     assert "<" not in run.stderr and "nginx" not in run.stderr
 
 
-def test_outage_shorter_than_the_deadline_is_waited_out(sim: ArgoCDSimulator) -> None:
+def test_outage_shorter_than_the_deadline_is_waited_out(sim: FaultyArgoCD) -> None:
     port = free_port()
     env = environment(ARGOCD_SERVER=f"127.0.0.1:{port}", ARGOCD_OPTS="--plaintext")
     started = time.monotonic()

@@ -21,8 +21,8 @@ import pytest
 
 from orchestrator.demo.seed import commit_files
 from orchestrator.gates.equivalence import GitEquivalence
-from orchestrator.simulator.argocd import ArgoCDSimulator
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+from tests.fakes.argocd import FaultyArgoCD
 
 PROMOFLOW = Path(sys.executable).parent / "promoflow"
 ARGOCD_TOKEN = "equivalence-argocd-token"
@@ -31,7 +31,7 @@ GIT_TOKEN = "equivalence-git-token"
 
 @dataclass
 class Setup:
-    sim: ArgoCDSimulator
+    sim: FaultyArgoCD
     bare: Path
     url: str
     env: dict[str, str]
@@ -47,7 +47,7 @@ def setup(tmp_path: Path) -> Iterator[Setup]:
     bare = init_bare_repo(root / "gitops.git")
     with GitHttpServer(root, username="bot", password=GIT_TOKEN) as git:
         url = git.repo_url("gitops")
-        sim = ArgoCDSimulator(token=ARGOCD_TOKEN)
+        sim = FaultyArgoCD(token=ARGOCD_TOKEN)
         with sim.serve() as server:
             env = {
                 k: v

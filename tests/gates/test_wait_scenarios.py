@@ -26,10 +26,10 @@ from typing import Any
 
 import pytest
 
-from orchestrator.simulator.argocd import ArgoCDSimulator
-from orchestrator.simulator.kube import FakeKubeAPI
 from orchestrator.simulator.serve import ServerThread
 from tests.contract.argocd_support import NEXT, OLD, SHA, populate
+from tests.fakes.argocd import FaultyArgoCD
+from tests.fakes.kube import FakeKubeAPI
 
 PROMOFLOW = Path(sys.executable).parent / "promoflow"
 ARGOCD_TOKEN = "scenario-argocd-token-5f2c"
@@ -68,7 +68,7 @@ class Run:
 @dataclass
 class Harness:
     mode: str
-    sim: ArgoCDSimulator
+    sim: FaultyArgoCD
     kube: FakeKubeAPI
     url: str
     tmp: Path
@@ -183,7 +183,7 @@ def harness(
     servers: dict[str, tuple[ServerThread, Switch]],
 ) -> Iterator[Harness]:
     mode: str = request.param
-    sim = ArgoCDSimulator(token=ARGOCD_TOKEN)
+    sim = FaultyArgoCD(token=ARGOCD_TOKEN)
     populate(sim)
     sim.deploy("shop-prod", OLD, revisions=[OLD, OLD])
     kube = FakeKubeAPI(sim, token=KUBE_TOKEN)

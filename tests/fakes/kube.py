@@ -26,19 +26,20 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
+from orchestrator.argocd_shapes import GROUP, PLURAL, REFRESH_ANNOTATION, VERSION
 from orchestrator.simulator.argocd import (
-    REFRESH_ANNOTATION,
     App,
-    ArgoCDSimulator,
     HistoryExpired,
+    SimulatorState,
     StreamEnd,
     Subscription,
     labels_of,
     parse_selector,
 )
+from orchestrator.simulator.argocd.clock import stamp_now
+from orchestrator.simulator.argocd.mutations import phase_of
 from orchestrator.simulator.serve import ServerThread
 
-GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
 BASE = f"/apis/{GROUP}/{VERSION}"
 _REASONS = {
     400: "BadRequest",
@@ -120,7 +121,7 @@ class FakeKubeAPI:
     answer 410 whatever they ask; :meth:`fail_next` makes requests answer an error status.
     """
 
-    def __init__(self, sim: ArgoCDSimulator, token: str | None = None) -> None:
+    def __init__(self, sim: SimulatorState, token: str | None = None) -> None:
         self.sim = sim
         self.token = token
         self.requests: list[str] = []
@@ -236,7 +237,7 @@ class FakeKubeAPI:
             self.sim.request_refresh(name, "hard" if refresh == "hard" else "normal")
         if patch.get("operation"):
             # the controller notices the requested operation and runs it
-            self.sim.pick_up_operation(name)
+            pick_up_operation(self.sim, name)
         return JSONResponse(self.sim.app(name))
 
     async def _collection(self, request: Request) -> Response:
@@ -325,6 +326,39 @@ class FakeKubeAPI:
                     self._watches.discard(sub)
 
         return StreamingResponse(lines(), media_type="application/json")
+
+
+class _NothingToStart(Exception):
+    pass
+
+
+def pick_up_operation(sim: SimulatorState, name: str) -> None:
+    """The controller starting an operation written into the ``operation`` field (how a
+    sync is asked for through the Kubernetes API, as the argocd CLI's core mode does):
+    ``operationState`` Running with a copy of it, then the ``on_sync`` hook. Nothing
+    happens when no operation is pending or one is already running."""
+    started: list[dict[str, Any]] = []
+
+    def start(app: App) -> None:
+        operation = app.get("operation")
+        if not operation or phase_of(app) in ("Running", "Terminating"):
+            raise _NothingToStart
+        started.append(copy.deepcopy(operation))
+        app["status"]["operationState"] = {
+            "operation": copy.deepcopy(operation),
+            "phase": "Running",
+            "message": "",
+            "startedAt": stamp_now(),
+        }
+
+    try:
+        sim.update(name, start)  # a change that raises leaves the app as it was
+    except (KeyError, _NothingToStart):
+        return
+    operation = started[0]
+    sim.syncs.append((name, copy.deepcopy(operation.get("sync") or {})))
+    if sim.on_sync is not None:
+        sim.on_sync(name, operation)
 
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:

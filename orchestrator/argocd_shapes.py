@@ -1,0 +1,95 @@
+"""What Argo CD means by the parts of an Application that promoflow reads.
+
+The deploy gate reads Applications and the Argo CD simulator writes them; if each had its
+own idea of "the sources of an app", "automated sync" or "the same repository", a mistake
+in one would be mirrored by the other and no test would see it. Both use these functions
+instead, and each one follows the rule Argo CD itself applies (named in its docstring), so
+they can be checked against Argo CD's behaviour on their own.
+
+Pure functions and constants: no I/O, nothing imported beyond the standard library.
+"""
+
+from __future__ import annotations
+
+import re
+from datetime import UTC, datetime
+from typing import Any
+
+GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
+"""The Application custom resource (``applications.argoproj.io/v1alpha1``)."""
+API_VERSION = f"{GROUP}/{VERSION}"
+REFRESH_ANNOTATION = "argocd.argoproj.io/refresh"
+"""Set to ``normal`` or ``hard`` on an Application to ask the controller for a refresh."""
+
+_TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
+_SCP_LIKE = re.compile(r"^(ssh://)?([^/:]*?)@[^@]+$")
+"""Argo CD's ``sshURLRegex``: ``user@host:path`` or ``ssh://user@host/path``."""
+
+
+def sources(app: dict[str, Any]) -> list[dict[str, Any]]:
+    """The sources an app deploys: ``spec.sources`` when it has any, else the one
+    ``spec.source`` (Argo CD's ``ApplicationSpec.GetSources``); an empty ``sources`` list
+    does not make an app multi-source."""
+    spec = app.get("spec") or {}
+    return list(spec.get("sources") or ([spec["source"]] if spec.get("source") else []))
+
+
+def is_multi_source(app: dict[str, Any]) -> bool:
+    """Whether status fields come in the plural form (``revisions``, ``sources``), as
+    Argo CD's ``HasMultipleSources``: a non-empty ``spec.sources``."""
+    return bool((app.get("spec") or {}).get("sources"))
+
+
+def is_automated(app: dict[str, Any]) -> bool:
+    """Whether the controller syncs the app on its own.
+
+    Argo CD tests ``syncPolicy.automated != nil``: the presence of the block turns
+    automated sync on, and its fields (``prune``, ``selfHeal``) only tune it. So
+    ``automated: {}`` is automated; a missing or ``null`` block is manual (``false`` is
+    not valid in the schema and is read as manual too).
+    """
+    policy = (app.get("spec") or {}).get("syncPolicy") or {}
+    automated = policy.get("automated")
+    return automated is not None and automated is not False
+
+
+def parse_time(value: Any) -> datetime | None:
+    """A timestamp as Argo CD writes them (RFC 3339, ``Z``; fractions allowed), aware and in
+    UTC; ``None`` when missing or unreadable. One without an offset is taken as UTC, the
+    only zone Kubernetes writes, so it still compares with the others."""
+    if not value:
+        return None
+    try:
+        moment = datetime.fromisoformat(str(value).replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+
+
+def format_time(moment: datetime) -> str:
+    """``moment`` as Kubernetes serialises ``metav1.Time``: whole seconds, UTC, ``Z``
+    (``2024-05-01T12:00:00Z``); a naive ``moment`` is taken as UTC."""
+    aware = moment.replace(tzinfo=UTC) if moment.tzinfo is None else moment.astimezone(UTC)
+    return aware.strftime(_TIME_FORMAT)
+
+
+def normalize_repo_url(url: str) -> str:
+    """A repository URL in the form Argo CD compares them (its ``git.NormalizeGitURL``):
+    trimmed and lowercased, without a trailing ``/`` or ``.git``; an scp-like SSH address
+    (``git@host:org/repo``) and its ``ssh://`` form both become ``git@host/org/repo``.
+
+    So ``https://Git.Example.com/acme/GitOps.git/`` and ``https://git.example.com/acme/gitops``
+    name the same repository, as they do for Argo CD.
+    """
+    repo = url.strip().lower()
+    if _SCP_LIKE.match(repo) and not repo.startswith("ssh://"):
+        repo = "ssh://" + repo.replace(":", "/", 1)
+    repo = repo.rstrip("/").removesuffix(".git").rstrip("/")
+    return repo.removeprefix("ssh://")
+
+
+def same_repo(left: str, right: str) -> bool:
+    """Whether two repository URLs name one repository (Argo CD's ``git.SameURL``); an
+    empty URL is the same as nothing."""
+    a, b = normalize_repo_url(left), normalize_repo_url(right)
+    return bool(a) and a == b
