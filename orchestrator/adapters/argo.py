@@ -33,6 +33,7 @@ from hera.workflows.models import (
 from hera.workflows.service import WorkflowsService
 
 from orchestrator.adapters import neterrors
+from orchestrator.errors import PromoflowError
 from orchestrator.settings import ArgoSettings
 
 T = TypeVar("T")
@@ -42,13 +43,9 @@ Manifest = dict[str, Any]
 SERVICE = "the Argo Server"
 
 
-class ArgoError(Exception):
+class ArgoError(PromoflowError):
     """A request to the Argo Server failed; the message says why, without credentials.
     ``transient`` when trying again may help (the server is down or restarting)."""
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
 
 
 class _NotTheApi(ArgoError):

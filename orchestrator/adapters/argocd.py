@@ -20,17 +20,14 @@ from typing import Any
 import httpx
 
 from orchestrator.adapters import neterrors
+from orchestrator.errors import PromoflowError
 from orchestrator.settings import ArgoCDSettings
 
 App = dict[str, Any]
 
 
-class ArgoCDError(Exception):
+class ArgoCDError(PromoflowError):
     """A request failed; ``transient`` when trying again may help (5xx, network)."""
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
 
 
 class ArgoCDClient:

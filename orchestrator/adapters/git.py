@@ -33,6 +33,7 @@ import pygit2
 from pygit2.enums import FileMode
 
 from orchestrator.adapters import gitobjects, gitpack, gitwire
+from orchestrator.errors import PromoflowError
 from orchestrator.urls import scrub
 
 REMOTE = "origin"
@@ -42,12 +43,8 @@ UNSHALLOW = 0x7FFFFFFF
 """git's INFINITE_DEPTH: ``deepen`` by it is what ``git fetch --unshallow`` sends."""
 
 
-class GitError(Exception):
+class GitError(PromoflowError):
     """A git operation failed; ``transient`` says whether trying again may help."""
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
 
 
 class PushRejected(GitError):

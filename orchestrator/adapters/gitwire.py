@@ -27,19 +27,19 @@ from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from orchestrator.adapters import neterrors
+from orchestrator.errors import PromoflowError
 
 AGENT = "agent=promoflow"
 FLUSH, DELIM = b"0000", b"0001"
 V0_CAPS = ("side-band-64k", "ofs-delta", "no-progress")
 
 
-class WireError(Exception):
+class WireError(PromoflowError):
     """The server answered something this client cannot use; ``status`` is the HTTP one."""
 
     def __init__(self, message: str, status: int | None = None, transient: bool = False):
-        super().__init__(message)
+        super().__init__(message, transient=transient)
         self.status = status
-        self.transient = transient
 
 
 class Unreachable(WireError):

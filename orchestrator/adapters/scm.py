@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from urllib.parse import quote, urlsplit
 
 from orchestrator.adapters import neterrors
+from orchestrator.errors import PromoflowError
 from orchestrator.urls import UrlError, check_url
 
 if TYPE_CHECKING:  # the promote step imports ScmError on every run; httpx only when it opens a PR
@@ -28,12 +29,8 @@ Kind = Literal["github", "gitlab"]
 State = Literal["open", "merged", "closed"]
 
 
-class ScmError(Exception):
+class ScmError(PromoflowError):
     """The SCM API refused or failed; ``transient`` when trying again may help."""
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
 
 
 @dataclass(frozen=True)

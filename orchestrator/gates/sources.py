@@ -3,10 +3,7 @@
 - :class:`ApiSource`: the Argo CD API server (bearer token), following
   ``/api/v1/stream/applications`` for change events.
 - :class:`KubeSource`: the Kubernetes API, for clusters where the Argo CD API server is not
-  reachable from the workflow's namespace: Application objects are read and watched with the
-  kubernetes client; a refresh is the ``argocd.argoproj.io/refresh`` annotation and a sync
-  is the ``operation`` field, exactly what the argocd CLI writes in its core mode. A watch
-  whose resourceVersion has expired (``410 Gone``) is restarted from a fresh list.
+  reachable from the workflow's namespace (:mod:`orchestrator.adapters.kube`).
 
 Both translate their errors to :class:`SourceError`, so the wait loop treats them alike.
 """
@@ -17,7 +14,7 @@ from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
-from orchestrator.argocd_shapes import GROUP, PLURAL, REFRESH_ANNOTATION, VERSION
+from orchestrator.adapters.kube import KubeApplications, KubeError
 from orchestrator.gates.wait import App, SourceError
 
 if TYPE_CHECKING:
@@ -60,140 +57,45 @@ class ApiSource:
 
 
 class KubeSource:
-    """Application objects through the Kubernetes API (the official client)."""
+    """Application state through the Kubernetes API (:mod:`orchestrator.adapters.kube`)."""
 
     def __init__(self, api: Any, namespace: str) -> None:
-        self.api = api
-        self.namespace = namespace
-        self.resource_version: str | None = None
+        self.apps = KubeApplications(api, namespace)
 
     @classmethod
     def connect(cls, settings: GateSettings) -> KubeSource:
         """In-cluster credentials in a pod, else ``PROMOFLOW_KUBE_API``, else kubeconfig."""
-        import os
-
-        from kubernetes import client, config
-
-        if settings.kube_api:
-            configuration = client.Configuration()
-            configuration.host = settings.kube_api.rstrip("/")
-            token = settings.kube_token.get_secret_value()
-            if token:
-                configuration.api_key = {"authorization": f"Bearer {token}"}
-            api_client = client.ApiClient(configuration)
-        else:
-            try:
-                if os.environ.get("KUBERNETES_SERVICE_HOST"):
-                    config.load_incluster_config()  # type: ignore[no-untyped-call]
-                else:
-                    config.load_kube_config()  # type: ignore[no-untyped-call]
-            except config.ConfigException as exc:
-                raise SourceError(f"no Kubernetes credentials: {exc}") from None
-            api_client = client.ApiClient()
-        return cls(client.CustomObjectsApi(api_client), settings.argocd_namespace)
-
-    def _error(self, what: str, exc: Exception) -> SourceError:
-        from kubernetes.client.exceptions import ApiException
-
-        if isinstance(exc, ApiException):
-            status = int(exc.status or 0)
-            if status in (401, 403):
-                return SourceError(f"{what}: the Kubernetes API refused the credentials")
-            return SourceError(
-                f"{what}: the Kubernetes API answered {status} {exc.reason or ''}".rstrip(),
-                transient=status >= 500 or status in (0, 410, 429),
+        try:
+            apps = KubeApplications.connect(
+                settings.kube_api, settings.kube_token.get_secret_value(), settings.argocd_namespace
             )
-        from orchestrator.adapters import neterrors
-
-        configuration = getattr(getattr(self.api, "api_client", None), "configuration", None)
-        host = str(getattr(configuration, "host", "") or "(from the kubeconfig)")
-        failure = neterrors.describe_service(exc, "the Kubernetes API", host, neterrors.KUBE)
-        return SourceError(f"{what}: {failure.message}", transient=failure.transient)
+        except KubeError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
+        return cls(apps.api, apps.namespace)
 
     def get(self, name: str, *, refresh: bool = False) -> App | None:
-        from kubernetes.client.exceptions import ApiException
-
         try:
-            if refresh:
-                patch = {"metadata": {"annotations": {REFRESH_ANNOTATION: "hard"}}}
-                app: App = self.api.patch_namespaced_custom_object(
-                    GROUP, VERSION, self.namespace, PLURAL, name, patch
-                )
-            else:
-                app = self.api.get_namespaced_custom_object(
-                    GROUP, VERSION, self.namespace, PLURAL, name
-                )
-        except ApiException as exc:
-            if exc.status == 404:
-                return None
-            raise self._error(f"application {name}", exc) from None
-        except Exception as exc:  # urllib3 connection errors
-            raise self._error(f"application {name}", exc) from None
-        return app
+            return self.apps.get(name, refresh=refresh)
+        except KubeError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
 
     def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
-        wanted: dict[str, Any] = {"revisions": revisions} if revisions else {"revision": revision}
-        patch = {"operation": {"initiatedBy": {"username": "promoflow"}, "sync": wanted}}
         try:
-            self.api.patch_namespaced_custom_object(
-                GROUP, VERSION, self.namespace, PLURAL, name, patch
-            )
-        except Exception as exc:
-            raise self._error(f"sync {name}", exc) from None
+            self.apps.sync(name, revision, revisions)
+        except KubeError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
 
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
-        """Watch from the last seen resourceVersion; on ``410 Gone`` list again and go on.
-
-        After a fresh list its items are yielded first, so nothing that changed while the
-        watch was expired is missed.
-        """
-        from kubernetes import watch
-        from kubernetes.client.exceptions import ApiException
-
-        wanted = set(names)
-        for _ in range(3):
-            try:
-                if self.resource_version is None:
-                    listing = self.api.list_namespaced_custom_object(
-                        GROUP, VERSION, self.namespace, PLURAL
-                    )
-                    self.resource_version = str(listing["metadata"]["resourceVersion"])
-                    for item in listing.get("items") or []:
-                        if item["metadata"]["name"] in wanted:
-                            yield item
-                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
-                    self.api.list_namespaced_custom_object,
-                    GROUP,
-                    VERSION,
-                    self.namespace,
-                    PLURAL,
-                    resource_version=self.resource_version,
-                    timeout_seconds=max(int(timeout), 1),
-                )
-                for event in stream:
-                    app = event.get("object") or {}
-                    meta = app.get("metadata") or {}
-                    if meta.get("resourceVersion"):
-                        self.resource_version = str(meta["resourceVersion"])
-                    if meta.get("name") in wanted:
-                        yield {**app, "_deleted": True} if event["type"] == "DELETED" else app
-                return
-            except ApiException as exc:
-                if exc.status != 410:
-                    raise self._error("watch applications", exc) from None
-                self.resource_version = None  # expired: list again, then watch from there
-            except Exception as exc:
-                raise self._error("watch applications", exc) from None
-        raise SourceError("watch applications: resourceVersion keeps expiring", transient=True)
+        try:
+            yield from self.apps.changes(names, timeout)
+        except KubeError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
 
     def names(self, selector: str) -> list[str]:
         try:
-            listing = self.api.list_namespaced_custom_object(
-                GROUP, VERSION, self.namespace, PLURAL, label_selector=selector
-            )
-        except Exception as exc:
-            raise self._error("list applications", exc) from None
-        return sorted(item["metadata"]["name"] for item in listing.get("items") or [])
+            return self.apps.names(selector)
+        except KubeError as exc:
+            raise SourceError(str(exc), transient=exc.transient) from None
 
 
 def open_source(argocd: ArgoCDSettings, gate: GateSettings) -> ApiSource | KubeSource:

@@ -21,6 +21,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 from orchestrator.argocd_shapes import is_automated
+from orchestrator.errors import PromoflowError
 from orchestrator.gates import retrying
 from orchestrator.gates.deployed import (
     Verdict,
@@ -33,12 +34,8 @@ from orchestrator.gates.deployed import (
 App = dict[str, Any]
 
 
-class SourceError(Exception):
+class SourceError(PromoflowError):
     """Argo CD could not be asked; ``transient`` when asking again may help."""
-
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
 
 
 class AppSource(Protocol):

@@ -334,4 +334,4 @@ def test_kube_source_changes_relist_after_410(
     states = [a["status"]["health"]["status"] for a in source.changes(["shop-dev"], timeout=1)]
     # expired: listed again (Progressing), then the watch from there (Healthy)
     assert states == ["Progressing", "Healthy"]
-    assert source.resource_version == str(sim.resource_version)
+    assert source.apps.resource_version == str(sim.resource_version)

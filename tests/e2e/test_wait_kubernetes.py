@@ -94,7 +94,7 @@ def test_an_expired_watch_is_resumed_from_a_fresh_list(
     new = app.commit({"configmap.yaml": configmap(app.name, "2")})
     api = RecordingApi(custom_objects(e2e))
     source = KubeSource(api, e2e.argocd_namespace)
-    source.resource_version = "1"  # held from long ago
+    source.apps.resource_version = "1"  # held from long ago
 
     result = Waiter(
         source, [app.name], new, WaitOptions(sync_timeout=120, health_timeout=60, poll_interval=2)
@@ -109,7 +109,7 @@ def test_an_expired_watch_is_resumed_from_a_fresh_list(
     kinds = [kind for kind, _ in api.calls if kind in ("list", "watch")]
     assert kinds[:3] == ["watch", "list", "watch"], api.calls
     assert api.calls[[k for k, _ in api.calls].index("watch")][1]["resource_version"] == "1"
-    assert int(source.resource_version or 0) > 1
+    assert int(source.apps.resource_version or 0) > 1
 
 
 def test_bookmarks_move_the_resource_version_and_are_not_applications(
