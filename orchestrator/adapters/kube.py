@@ -95,11 +95,20 @@ class KubeApplications:
         return app
 
     def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
+        """Start a sync operation as Argo CD's API server would: the app's own sync options
+        (``CreateNamespace=true``, ``ServerSideApply=true``, ...) and retry policy go with
+        it, or the sync applies differently from one started in the UI."""
+        app = self.get(name)
+        policy = ((app or {}).get("spec") or {}).get("syncPolicy") or {}
         wanted: dict[str, Any] = {"revisions": revisions} if revisions else {"revision": revision}
-        patch = {"operation": {"initiatedBy": {"username": "promoflow"}, "sync": wanted}}
+        if policy.get("syncOptions"):
+            wanted["syncOptions"] = list(policy["syncOptions"])
+        operation: dict[str, Any] = {"initiatedBy": {"username": "promoflow"}, "sync": wanted}
+        if policy.get("retry"):
+            operation["retry"] = policy["retry"]
         try:
             self.api.patch_namespaced_custom_object(
-                GROUP, VERSION, self.namespace, PLURAL, name, patch
+                GROUP, VERSION, self.namespace, PLURAL, name, {"operation": operation}
             )
         except Exception as exc:
             raise self._error(f"sync {name}", exc) from None

@@ -173,7 +173,11 @@ class Waiter:
             app = self.state[name]
             if app is None or is_automated(app):
                 continue
-            behind = any(rev != self.sha for rev in synced_revisions(app, self.options.repo))
+            # A hard refresh compares with the new commit first, so ``sync.revision`` may
+            # already be SHA while nothing is applied: OutOfSync there is still behind.
+            status = ((app.get("status") or {}).get("sync") or {}).get("status")
+            at_sha = all(rev == self.sha for rev in synced_revisions(app, self.options.repo))
+            behind = status != "Synced" or not at_sha
             if behind and not app.get("operation"):
                 self.source.sync(name, self.sha, sync_revisions(app, self.options.repo, self.sha))
                 synced.append(name)

@@ -312,6 +312,21 @@ def test_kube_source_reads_refreshes_and_lists(sim: ArgoCDSimulator, api: Any) -
     assert source.names("promoflow.dev/product=shop") == ["shop-dev", "shop-prod"]
 
 
+def test_kube_source_sync_carries_the_apps_sync_options_and_retry(
+    sim: ArgoCDSimulator, api: Any
+) -> None:
+    """As Argo CD's API server does (``argocd app sync``, the UI): the operation written takes
+    the app's syncOptions and retry, or CreateNamespace=true and the like would not apply."""
+    retry = {"limit": 2, "backoff": {"duration": "5s"}}
+    policy = {"syncOptions": ["CreateNamespace=true"], "retry": retry}
+    sim.update("cart-dev", lambda a: a["spec"].update(syncPolicy=policy))
+    KubeSource(api, NS).sync("cart-dev", SHA)
+    operation = sim.app("cart-dev")["operation"]
+    assert operation["sync"] == {"revision": SHA, "syncOptions": ["CreateNamespace=true"]}
+    assert operation["retry"] == retry
+    assert operation["initiatedBy"] == {"username": "promoflow"}
+
+
 def test_kube_source_errors(server: ServerThread, kube: FakeKubeAPI) -> None:
     with pytest.raises(SourceError, match="refused the credentials") as refused:
         KubeSource(custom_objects(server.url, "wrong"), NS).get("shop-dev")

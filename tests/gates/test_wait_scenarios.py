@@ -367,6 +367,24 @@ def test_manual_app_is_synced_by_the_step(harness: Harness) -> None:
     assert sim.syncs[0][1].get("revision") == SHA
 
 
+def test_manual_app_compared_at_the_commit_is_still_synced(harness: Harness) -> None:
+    """Argo CD's hard refresh compares a manual app with the new commit before it answers:
+    ``sync.revision`` is the commit while the app is OutOfSync, nothing applied yet. That is
+    behind, not deployed: the step must ask for the sync."""
+    sim = harness.sim
+    sim.update("cart-dev", lambda a: a["spec"].pop("syncPolicy"))
+    sim.set_sync("cart-dev", "OutOfSync", SHA)
+    run = harness.run(
+        "--app", "cart-dev", "--revision", SHA,
+        script=[
+            lambda: sim.finish_operation("cart-dev"),
+            lambda: sim.set_health("cart-dev", "Healthy"),
+        ],
+    )  # fmt: skip
+    assert run.code == 0, run.stderr
+    assert [name for name, _ in sim.syncs] == ["cart-dev"]
+
+
 def test_several_apps_by_selector(harness: Harness) -> None:
     sim = harness.sim
     run = harness.run(
