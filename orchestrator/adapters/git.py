@@ -406,11 +406,14 @@ class GitRemote:
 
 def classify(message: str, url: str) -> GitError:
     """A git CLI failure as the user should read it, worded and classified as the native
-    transport's (:mod:`neterrors`), with ``transient`` only where retrying may help."""
-    lowered = message.lower()
-    if any(s in lowered for s in ("authentication", "401", "403", "could not read username")):
+    transport's (:mod:`neterrors`), with ``transient`` only where retrying may help.
+
+    URLs are taken out and status codes matched as whole numbers: ``127.0.0.1:44015`` holds
+    ``401``, and a port or a path must not decide what a failure was."""
+    lowered = re.sub(r"[a-z][a-z0-9+.-]*://\S+|'[^']*://[^']*'", "<url>", message.lower())
+    if re.search(r"authentication|could not read username|\b40[13]\b", lowered):
         return GitError(f"authentication to {url} failed: check GIT_TOKEN (or GIT_SSH_KEY)")
-    if any(s in lowered for s in ("not found", "does not appear to be a git repository", "404")):
+    if re.search(r"not found|does not appear to be a git repository|\b404\b", lowered):
         return GitError(f"repository {url} not found (or no access)")
     if "could not resolve host" in lowered or "name or service not known" in lowered:
         return GitError(f"cannot resolve the host name of {url}: check the URL")
