@@ -2,6 +2,10 @@
 
 A Workflow's status lists nodes by id; people think in environments and steps. Task names
 carry both (``deploy-prod-eu``), so a run can be shown as "what happened where".
+
+The task kinds come from the step registry (each step declares the DAG task prefixes that
+run it, e.g. ``deploy`` runs ``promote``), plus the user's own ``pre``/``post`` actions,
+which are templates of the user's and so declared here.
 """
 
 from __future__ import annotations
@@ -9,7 +13,10 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-STEP_KINDS = ("approve", "approver", "pre", "deploy", "merge", "sync", "soak", "check", "post")
+from orchestrator.steps import registry
+
+USER_KINDS = (registry.TaskKind("pre", rank=30), registry.TaskKind("post", rank=90))
+"""Tasks that run the user's own templates (``pre_action``/``post_action``), not a step."""
 LABEL = "promoflow.dev/"
 _STEP_NODES = ("Pod", "Suspend", "Skipped", "Retry")
 
@@ -59,16 +66,28 @@ class RunSummary:
         return out
 
 
+def task_kinds() -> dict[str, registry.TaskKind]:
+    """Every task prefix of a promotion DAG, in the order they run within an environment."""
+    kinds = [*USER_KINDS, *(kind for kind, _ in registry.task_kinds())]
+    return {k.prefix: k for k in sorted(kinds, key=lambda k: (k.rank, k.prefix))}
+
+
+def step_kinds() -> tuple[str, ...]:
+    """The task prefixes, as the ``step`` column of ``promoflow status`` shows them."""
+    return tuple(task_kinds())
+
+
 def split_task(task: str, environments: list[str] | None = None) -> tuple[str, str] | None:
     """``deploy-prod-eu`` -> ``("deploy", "prod-eu")``; ``check-prod-eu-2`` -> check, prod-eu."""
-    kind, _, rest = task.partition("-")
-    if kind not in STEP_KINDS or not rest:
+    prefix, _, rest = task.partition("-")
+    kind = task_kinds().get(prefix)
+    if kind is None or not rest:
         return None
-    if kind == "check" and environments is not None and rest not in environments:
+    if kind.indexed and environments is not None and rest not in environments:
         head, _, index = rest.rpartition("-")
         if index.isdigit() and head in environments:
-            return kind, head
-    return kind, rest
+            return prefix, head
+    return prefix, rest
 
 
 def summarize(workflow: dict[str, Any]) -> RunSummary:
@@ -99,7 +118,8 @@ def summarize(workflow: dict[str, Any]) -> RunSummary:
                 outputs=outputs,
             )
         )
-    nodes.sort(key=lambda n: (n.started or "~", STEP_KINDS.index(n.kind), n.task))
+    order = step_kinds()
+    nodes.sort(key=lambda n: (n.started or "~", order.index(n.kind), n.task))
     return RunSummary(
         name=meta.get("name", ""),
         product=labels.get(f"{LABEL}product", ""),

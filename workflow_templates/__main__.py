@@ -1,7 +1,14 @@
-"""Regenerate the YAML next to each module: `python -m workflow_templates`."""
+"""Regenerate the YAML of every step: `python -m workflow_templates`; print one step's:
+`python -m workflow_templates STEP`."""
 
-from workflow_templates import rendered
+import sys
 
-for path, text in rendered().items():
-    path.write_text(text)
-    print(f"wrote {path.name}")
+from workflow_templates import render, rendered
+
+if len(sys.argv) > 1:
+    for name in sys.argv[1:]:
+        print(render(name), end="")
+else:
+    for path, text in rendered().items():
+        path.write_text(text)
+        print(f"wrote {path.name}")

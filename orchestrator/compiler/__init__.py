@@ -1,8 +1,9 @@
 """Compile promotion flows into Argo objects (the only package, with adapters/argo, that
 imports Hera).
 
-Names are resolved lazily: step programs import the pure parts (``names``, ``plan``) and
-must not pay for importing Hera's models (most of a second) at every pod start.
+Names are resolved lazily: importing one light module of the package (``names``) must not
+pay for importing Hera's models (most of a second). Step programs import nothing of it
+(``.importlinter`` checks this); the names they share live in ``orchestrator/naming.py``.
 """
 
 from __future__ import annotations

@@ -288,9 +288,9 @@ class Waiter:
 
 
 def _step_log(message: str) -> None:
-    from orchestrator.steps import report
+    from orchestrator import progress
 
-    report.log(message)
+    progress.log(message)
 
 
 def wait_deployed(

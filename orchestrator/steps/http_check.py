@@ -16,9 +16,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
-
 from orchestrator.adapters import neterrors
+from orchestrator.adapters.web import InvalidUrl, Unreachable, Web
 from orchestrator.gates import retrying
 from orchestrator.model.yamlpath import PathPart, YamlPathError, parse_yaml_path
 
@@ -112,17 +111,16 @@ class _NotYet(Exception):
         self.transient = transient
 
 
-def _try(http: httpx.Client, check: Check, attempt: int) -> Outcome:
+def _try(http: Web, check: Check, attempt: int) -> Outcome:
     """One GET, judged; raises :class:`_NotYet` when it does not pass."""
     try:
         response = http.get(check.url)
-    except httpx.InvalidURL:
+    except InvalidUrl:
         raise CheckUsageError("the URL is not valid") from None
-    except httpx.HTTPError as exc:
-        failure = neterrors.reason(exc, neterrors.Hints())
-        said = f"no answer ({failure.message})" if failure.transient else failure.message
-        raise _NotYet(Outcome(False, said, attempt), failure.transient) from None
-    status = response.status_code
+    except Unreachable as exc:
+        said = f"no answer ({exc})" if exc.transient else str(exc)
+        raise _NotYet(Outcome(False, said, attempt), exc.transient) from None
+    status = response.status
     ok, reason, value = judge(check, status, response.content)
     outcome = Outcome(ok, reason, attempt, status, value)
     if not ok:
@@ -134,7 +132,7 @@ def _try(http: httpx.Client, check: Check, attempt: int) -> Outcome:
 def run_check(
     check: Check,
     *,
-    client: httpx.Client | None = None,
+    client: Web | None = None,
     sleep: Callable[[float], None] = time.sleep,
     log: Callable[[str], None] = lambda _m: None,
 ) -> Outcome:
@@ -142,7 +140,7 @@ def run_check(
     :data:`MAX_BACKOFF`); stop at once when another try cannot pass."""
     check.path()  # usage errors before any request
     own = client is None
-    http = client or httpx.Client(timeout=check.timeout, follow_redirects=True)
+    http = client or Web(timeout=check.timeout)
     attempt = 0
 
     def once() -> Outcome:

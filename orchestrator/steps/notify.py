@@ -15,9 +15,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-import httpx
-
 from orchestrator.adapters import neterrors
+from orchestrator.adapters.web import InvalidUrl, Peer, Unreachable, Web
 from orchestrator.nesting import json_too_deep
 
 SERVICE = "the report endpoint"
@@ -83,16 +82,16 @@ def deliver(report: dict[str, Any], url: str, *, timeout: float = 10.0) -> None:
 
     where = scrub(url)
     try:
-        response = httpx.post(url, json=report, timeout=timeout)
-    except httpx.InvalidURL:
+        with Web(timeout=timeout) as web:
+            response = web.post_json(url, report, about=Peer(SERVICE, where, HINTS))
+    except InvalidUrl:
         raise ValueError("PROMOFLOW_REPORT_URL: not a valid URL") from None
-    except httpx.HTTPError as exc:
-        failure = neterrors.describe_service(exc, SERVICE, where, HINTS)
-        if failure.transient:
-            raise NotifyError(failure.message) from None
-        raise ValueError(failure.message) from None
-    status = response.status_code
-    content_type = response.headers.get("content-type", "")
+    except Unreachable as exc:
+        if exc.transient:
+            raise NotifyError(str(exc)) from None
+        raise ValueError(str(exc)) from None
+    status = response.status
+    content_type = response.content_type
     not_api = neterrors.answer(
         status, content_type, response.content, SERVICE, where, HINTS, api="a reporter's API"
     )

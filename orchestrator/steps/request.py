@@ -13,8 +13,8 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from orchestrator.compiler.names import repo_lock
 from orchestrator.model.paths import check_paths_value, check_relative_file, check_yaml_path
+from orchestrator.naming import repo_lock
 from orchestrator.nesting import json_too_deep
 from orchestrator.urls import UrlError, check_git_url, scrub_data
 

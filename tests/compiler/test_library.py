@@ -19,7 +19,7 @@ def test_committed_yaml_matches_modules() -> None:
 
 def test_modules_print_their_yaml() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "workflow_templates.soak"],
+        [sys.executable, "-m", "workflow_templates", "soak"],
         cwd=ROOT,
         capture_output=True,
         text=True,

@@ -9,7 +9,7 @@ import sys
 
 import pytest
 
-from orchestrator.compiler.library import PROMOTE_INPUTS
+from orchestrator.steps import registry
 from orchestrator.steps.request import build_request, parse_files, request_from_config
 from tests.compiler.helpers import EXAMPLES, ROOT, compiled, dag_tasks, load
 
@@ -40,7 +40,10 @@ def resolved_flags(product: str, environment: str) -> dict[str, str]:
 def test_resolved_form_equals_config_form(environment: str) -> None:
     flags = resolved_flags("shop", environment)
     # Template parameter names are the request's field names (flags may differ: --to).
-    values = {arg.name.replace("-", "_"): flags[arg.name] for arg in PROMOTE_INPUTS}
+    values = {
+        arg.name.replace("-", "_"): flags[arg.name]
+        for arg in registry.get("promote").template_inputs
+    }
     files = values.pop("files")
     from_flags = build_request(**values, files=parse_files(files))
     from_config = request_from_config(

@@ -8,7 +8,7 @@ import subprocess
 
 import pytest
 
-from orchestrator.compiler.names import repo_lock
+from orchestrator.naming import repo_lock
 from orchestrator.steps.request import parse_files
 from tests.git.conftest import (
     EXAMPLES,

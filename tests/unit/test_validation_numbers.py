@@ -101,10 +101,11 @@ def test_backoff_is_capped() -> None:
     """Doubling a wait a hundred times overflows time.sleep; the gate caps it."""
     import httpx
 
+    from orchestrator.adapters.web import Web
     from orchestrator.steps.http_check import MAX_BACKOFF, Check, run_check
 
     waits: list[float] = []
-    client = httpx.Client(transport=httpx.MockTransport(lambda _: httpx.Response(503)))
+    client = Web(timeout=1, transport=httpx.MockTransport(lambda _: httpx.Response(503)))
     outcome = run_check(Check("https://s", retries=100), client=client, sleep=waits.append)
     assert (outcome.ok, outcome.attempts, max(waits)) == (False, 101, MAX_BACKOFF)
 

@@ -1,0 +1,186 @@
+"""``promote``: commit the promoted files (or open a pull request); output the commit.
+
+Inputs name the product, the source and target environment, the repository, branch and
+paths, and the files to promote (JSON). Pushes to one repository branch are serialised by
+an Argo mutex named after it, on top of the step's own fetch-rebase-push retry. The step
+takes either the resolved form the compiler writes (every value as a flag) or
+``--config PATH --product P`` to resolve the same request locally.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from typing import TYPE_CHECKING, Any
+
+from orchestrator.steps.registry import EXITS, Input, StepSpec, TaskKind, register
+
+if TYPE_CHECKING:
+    from orchestrator.loading import Config
+    from orchestrator.steps.promote import PromoteResult
+    from orchestrator.steps.request import PromoteRequest
+
+_CLI_ONLY = ("config", "outputs", "cache_dir", "plan")
+
+
+def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteRequest:
+    """The request from --config (with overrides) or from the resolved flags alone."""
+    from orchestrator.steps import support
+    from orchestrator.steps.request import (
+        RequestError,
+        build_request,
+        parse_files,
+        request_from_config,
+    )
+
+    try:
+        if config is not None:
+            request = request_from_config(
+                config,
+                params["product"],
+                params["environment"],
+                source=params.get("source_environment") or None,
+                version=params.get("version") or None,
+                source_commit=params.get("source_commit") or None,
+                requested_by=params.get("requested_by") or None,
+                run=params.get("run") or None,
+            )
+            keys = ("repo", "branch", "version_fields")
+            overrides = {k: params[k] for k in keys if params.get(k)}
+            return request.replace(**overrides) if overrides else request
+        files = params.pop("files", None)
+        if not files:
+            raise RequestError("--files is required without --config")
+        return build_request(**params, files=parse_files(files))
+    except RequestError as exc:
+        support.usage(str(exc))
+
+
+def run(**values: Any) -> None:
+    """Resolve the request, then commit (or open a pull request) and write the outputs."""
+    from orchestrator.steps import support
+    from orchestrator.steps.support import TRANSIENT_EXIT, outputs_dir, write_outputs
+
+    params = {k: v for k, v in values.items() if k not in _CLI_ONLY}
+    request = resolve_promote(params, values["config"])
+    import pygit2
+
+    from orchestrator.adapters.git import Credentials, GitError, GitRemote
+
+    if values["plan"]:
+        sys.stdout.write(request.to_json() + "\n")
+        with GitRemote(request.repo, Credentials.from_env(), None, timeout=10) as remote:
+            try:
+                support.say(f"git: {remote.transport()}")
+            except GitError as exc:
+                support.say(f"git: cannot ask the server what it speaks: {exc}")
+        return
+    from orchestrator.adapters.scm import ScmError
+    from orchestrator.steps.message import MessageError
+    from orchestrator.steps.promote import PromoteError, promote
+
+    template = os.environ.get("PROMOFLOW_COMMIT_TEMPLATE") or None
+    result: PromoteResult
+    try:
+        with GitRemote(request.repo, Credentials.from_env(), values["cache_dir"]) as remote:
+            if request.action == "pull-request":
+                from orchestrator.steps.pull_request import open_pull_request
+
+                result = open_pull_request(remote, request, template=template)
+            else:
+                result = promote(remote, request, template=template)
+            how = remote.transport()  # asked once during the run: no request now
+    except (PromoteError, MessageError) as exc:
+        support.fail(str(exc))
+    except GitError as exc:
+        support.fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
+    except ScmError as exc:  # opening the pull request (PROMOFLOW_SCM, _SCM_API_URL)
+        support.fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
+    except pygit2.GitError as exc:  # the adapters wrap their own; this is the last line
+        support.fail(f"git: {exc}")
+    write_outputs(
+        outputs_dir(values["outputs"]),
+        {
+            "commit": result.commit,
+            "changed": str(result.changed).lower(),
+            "pull-request": getattr(result, "pull_request", "") or "",
+        },
+    )
+    sys.stdout.write(json.dumps(result.as_json()) + "\n")
+    support.say(f"git: {how}")
+    if result.attempts > 1:
+        support.say(f"pushed after {result.attempts} attempts (the branch moved meanwhile)")
+
+
+SPEC = register(
+    StepSpec(
+        name="promote",
+        summary="Commit the promoted values into the target environment (or open a pull request).",
+        doc=__doc__ or "",
+        inputs=(
+            Input("product", short="-p", help="Product to promote."),
+            Input("environment", flag="to", help="Target environment."),
+            Input(
+                "source-environment",
+                "",
+                flag="from",
+                help="Source environment (default: from the flow).",
+            ),
+            Input("source-commit", "", help="Read the source at this commit."),
+            Input("version", "", help="Version to promote (set in the trigger environment)."),
+            Input(
+                "config", cli_only=True, type="config", short="-c", help="Resolve from this config."
+            ),
+            Input("repo", cli_required=False, help="Repository URL (overrides the product's)."),
+            Input("branch", cli_required=False, help="Target branch."),
+            Input("source-branch", "", help="Branch of the source environment."),
+            Input("source-path", "", help="Product directory in the source environment."),
+            Input(
+                "target-path",
+                cli_required=False,
+                help="Product directory in the target environment.",
+            ),
+            Input(
+                "files", cli_required=False, help='JSON: [{"file": "values.yaml", "paths": [...]}]'
+            ),
+            Input("version-file", "", help="File holding the version."),
+            Input("version-path", "", help="YAML path of the version in that file."),
+            Input(
+                "version-fields",
+                "",
+                help='JSON: values written with the version, e.g. {"image.digest": "sha256:..."}.',
+            ),
+            Input(
+                "version-field-paths",
+                "",
+                help="Comma-separated fields a new version must come with (from the template).",
+            ),
+            Input("action", "commit", help="commit or pull-request."),
+            Input("requested-by", "", help="Who asked for the promotion."),
+            Input("run", cli_only=True, help="Promotion run (workflow) name, for the message."),
+            Input("lock", cli_required=False, help="Mutex name (read by Argo; ignored here)."),
+            Input(
+                "cache-dir",
+                cli_only=True,
+                type="path",
+                envvar="PROMOFLOW_GIT_CACHE",
+                help="Keep the bare repository here.",
+            ),
+            Input(
+                "plan",
+                "false",
+                cli_only=True,
+                type="bool",
+                help="Print the resolved request; change nothing.",
+            ),
+        ),
+        outputs=("commit", "changed", "pull-request"),
+        exits={**EXITS, 1: "cannot promote as asked (a missing file, a rejected push)"},
+        deadline=900,
+        needs=frozenset({"git"}),
+        mutex="{{inputs.parameters.lock}}",
+        run=run,
+        tasks=(TaskKind("deploy", rank=40),),
+    )
+)
