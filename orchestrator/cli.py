@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from orchestrator import __version__
-from orchestrator.commands import approval, argo, local, step
+from orchestrator.commands import approval, argo, diff, local, runs, step
 from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import ConfigOption, load_valid, out
 
@@ -155,9 +155,9 @@ def schema_cmd(
 app.command("compile")(argo.compile_cmd)
 app.command("apply")(argo.apply_cmd)
 app.command("promote")(argo.promote_cmd)
-app.command("runs")(argo.runs_cmd)
-app.command("status")(argo.status_cmd)
-app.command("diff")(argo.diff_cmd)
+app.command("runs")(runs.runs_cmd)
+app.command("status")(runs.status_cmd)
+app.command("diff")(diff.diff_cmd)
 app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)

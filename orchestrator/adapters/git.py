@@ -20,20 +20,21 @@ from __future__ import annotations
 import base64
 import hashlib
 import os
-import re
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
-from urllib.parse import urlsplit, urlunsplit
 
 import pygit2
 from pygit2.enums import FileMode
 
 from orchestrator.adapters import gitobjects, gitpack, gitwire
-from orchestrator.errors import PromoflowError
+from orchestrator.adapters.gitcreds import Credentials as Credentials
+from orchestrator.adapters.gitcreds import split_credentials
+from orchestrator.adapters.giterrors import GitError as GitError
+from orchestrator.adapters.giterrors import PushRejected as PushRejected
+from orchestrator.adapters.giterrors import classify
 from orchestrator.urls import scrub
 
 REMOTE = "origin"
@@ -41,57 +42,6 @@ T = TypeVar("T")
 DEFAULT_TIMEOUT = 300
 UNSHALLOW = 0x7FFFFFFF
 """git's INFINITE_DEPTH: ``deepen`` by it is what ``git fetch --unshallow`` sends."""
-
-
-class GitError(PromoflowError):
-    """A git operation failed; ``transient`` says whether trying again may help."""
-
-
-class PushRejected(GitError):
-    """The remote branch moved since it was fetched (someone else pushed first)."""
-
-    def __init__(self, message: str) -> None:
-        super().__init__(message, transient=True)
-
-
-@dataclass(frozen=True)
-class Credentials:
-    """HTTPS token (with an optional user name) or an SSH private key file."""
-
-    username: str = "git"
-    token: str = field(default="", repr=False)
-    ssh_key: str | None = None
-
-    @classmethod
-    def from_env(cls, env: dict[str, str] | None = None) -> Credentials:
-        env = dict(os.environ if env is None else env)
-        return cls(
-            username=env.get("GIT_USERNAME", "") or "git",
-            token=env.get("GIT_TOKEN", ""),
-            ssh_key=env.get("GIT_SSH_KEY") or None,
-        )
-
-    def secrets(self) -> list[str]:
-        return [s for s in (self.token,) if s]
-
-
-def split_credentials(url: str, creds: Credentials) -> tuple[str, Credentials]:
-    """Move ``user:token@`` out of a URL into credentials; the URL is what gets printed."""
-    parts = urlsplit(url)
-    try:
-        port = parts.port
-    except ValueError:  # host:99999 and the like: say so without echoing the URL
-        raise GitError("the repository URL has an invalid port") from None
-    if parts.password or (parts.username and parts.scheme in ("http", "https")):
-        host = parts.hostname or ""
-        netloc = f"{host}:{port}" if port else host
-        clean = urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
-        token = parts.password or creds.token
-        username = parts.username if parts.password else creds.username
-        if not parts.password and parts.username:
-            token, username = parts.username, creds.username
-        return clean, Credentials(username or "git", token, creds.ssh_key)
-    return url, creds
 
 
 class GitRemote:
@@ -402,45 +352,6 @@ class GitRemote:
         if any(m in text for m in (*markers, "failed to update ref", "[remote rejected]")):
             raise PushRejected(f"push to {branch} rejected: the branch moved")
         raise classify(self.scrub(result.stderr.strip()), self.url)
-
-
-def classify(message: str, url: str) -> GitError:
-    """A git CLI failure as the user should read it, worded and classified as the native
-    transport's (:mod:`neterrors`), with ``transient`` only where retrying may help.
-
-    URLs are taken out and status codes matched as whole numbers: ``127.0.0.1:44015`` holds
-    ``401``, and a port or a path must not decide what a failure was."""
-    lowered = re.sub(r"[a-z][a-z0-9+.-]*://\S+|'[^']*://[^']*'", "<url>", message.lower())
-    if re.search(r"authentication|could not read username|\b40[13]\b", lowered):
-        return GitError(f"authentication to {url} failed: check GIT_TOKEN (or GIT_SSH_KEY)")
-    if re.search(r"not found|does not appear to be a git repository|\b404\b", lowered):
-        return GitError(f"repository {url} not found (or no access)")
-    if "could not resolve host" in lowered or "name or service not known" in lowered:
-        return GitError(f"cannot resolve the host name of {url}: check the URL")
-    if "certificate" in lowered and ("problem" in lowered or "verif" in lowered):
-        return GitError(f"TLS certificate of {url} is not trusted ({message.splitlines()[-1]})")
-    if "wrong version number" in lowered or "unexpected tls packet" in lowered:
-        return GitError(f"{url} does not speak TLS (a plain-HTTP server?): use an http:// URL")
-    if "connection refused" in lowered or "failed to connect" in lowered:
-        return GitError(f"connection to {url} refused (is the server running?)", transient=True)
-    if "timed out" in lowered or "timeout" in lowered:
-        return GitError(f"{url} did not answer in time", transient=True)
-    status = re.search(r"returned error: (\d{3})|http (\d{3})", lowered)
-    code = int(next(g for g in status.groups() if g)) if status else None
-    if code is not None and code >= 500:
-        return GitError(f"{url} answered HTTP {code}", transient=True)
-    reset = (
-        "connection reset",
-        "early eof",
-        "unexpected disconnect",
-        "rpc failed",
-        "the remote end hung up",
-    )
-    if any(s in lowered for s in reset):
-        return GitError(
-            f"the connection to {url} broke ({message.splitlines()[-1]})", transient=True
-        )
-    return GitError(f"git failed for {url}: {message}")
 
 
 def blob_mode(mode: int) -> bool:

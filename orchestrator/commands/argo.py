@@ -1,8 +1,9 @@
-"""Commands that produce Argo objects or talk to the Argo Server.
+"""Commands that produce Argo objects or submit them to the Argo Server.
 
-``compile`` needs no cluster; ``apply``, ``promote``, ``runs`` and ``status`` read the Argo
-Server connection as the argo CLI does (ARGO_SERVER, ARGO_TOKEN, ARGO_NAMESPACE, ...), with
-``--argo-server URL`` to override the address.
+``compile`` needs no cluster; ``apply`` and ``promote`` (and ``runs``/``status`` in
+:mod:`orchestrator.commands.runs`) read the Argo Server connection as the argo CLI does
+(ARGO_SERVER, ARGO_TOKEN, ARGO_NAMESPACE, ...), with ``--argo-server URL`` to override the
+address.
 """
 
 from __future__ import annotations
@@ -25,7 +26,6 @@ from orchestrator.commands.choices import (
 )
 from orchestrator.commands.common import (
     ConfigOption,
-    err,
     fail,
     load_valid,
     out,
@@ -58,7 +58,7 @@ RUNS_FORMATS = ("wide", "json", "yaml", "name")
 STATUS_FORMATS = ("wide", "json", "yaml")
 
 
-def _output_option(formats: tuple[str, ...], default: str) -> Any:
+def output_option(formats: tuple[str, ...], default: str) -> Any:
     """``-o/--output FORMAT`` as kubectl and argo take it; the value is checked in the
     command (``choices.output_format``), so every refusal is worded alike."""
     return typer.Option(
@@ -83,7 +83,7 @@ def _manifests_text(manifests: list[Manifest], fmt: str) -> str:
     return dump_all(manifests)
 
 
-def _data_text(data: Any, fmt: str) -> str:
+def data_text(data: Any, fmt: str) -> str:
     """Summaries as JSON or YAML, every string scrubbed of credentials like all output."""
     from orchestrator.urls import scrub_data
 
@@ -170,7 +170,7 @@ def compile_cmd(
     library: Annotated[
         bool, typer.Option("--library", help="Include the reusable step templates.")
     ] = False,
-    output: Annotated[str | None, _output_option(COMPILE_FORMATS, "yaml")] = None,
+    output: Annotated[str | None, output_option(COMPILE_FORMATS, "yaml")] = None,
     output_dir: Annotated[
         Path | None,
         typer.Option(
@@ -369,158 +369,3 @@ def promote_cmd(
         fail(f"{exc}{hint}")
     out.print(f"{name} submitted", markup=False)
     out.print(client.ui_link(name), markup=False)
-
-
-def runs_cmd(
-    product: Annotated[
-        str | None, typer.Option("--product", "-p", help="Only this product's runs.")
-    ] = None,
-    output: Annotated[str | None, _output_option(RUNS_FORMATS, "a table")] = None,
-    argo_server: ArgoServerOption = None,
-    namespace: NamespaceOption = None,
-) -> None:
-    """List promotion runs (newest first).
-
-    Examples:
-      $ promoflow runs -p shop
-      $ promoflow runs -o json | jq -r '.[] | select(.phase == "Failed") | .name'
-    """
-    from orchestrator.adapters.argo import ArgoError
-    from orchestrator.runs import summarize
-    from orchestrator.urls import scrub
-
-    fmt = output_format(output, RUNS_FORMATS)
-    selector = "promoflow.dev/product" + (f"={product}" if product else "")
-    client = client_for(argo_server, namespace)
-    try:
-        runs = [summarize(w) for w in client.list_workflows(selector)]
-    except ArgoError as exc:
-        fail(str(exc))
-    runs.sort(key=lambda r: r.started or "~", reverse=True)
-    if fmt in ("json", "yaml"):
-        sys.stdout.write(_data_text([run.as_dict(nodes=False) for run in runs], fmt))
-        return
-    if fmt == "name":
-        sys.stdout.write("".join(f"{scrub(run.name)}\n" for run in runs))
-        return
-    columns = ["RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED"]
-    from rich.table import Table
-
-    table = Table(*columns, *(["FLOW", "MESSAGE"] if fmt == "wide" else []), box=None)
-    for run in runs:
-        cells = [run.name, run.product, run.version, run.phase, run.started, run.finished]
-        if fmt == "wide":
-            cells += [run.flow, run.message]
-        table.add_row(*(scrub(str(cell)) for cell in cells))
-    out.print(table)
-    if not runs:
-        err.print("no promotion runs found")
-
-
-def status_cmd(
-    run: Annotated[str, typer.Argument(help="Run (workflow) name, as `promoflow runs` lists.")],
-    output: Annotated[str | None, _output_option(STATUS_FORMATS, "a table")] = None,
-    argo_server: ArgoServerOption = None,
-    namespace: NamespaceOption = None,
-) -> None:
-    """Show one run: its phase and what happened in each environment.
-
-    Examples:
-      $ promoflow status shop-1-4-2-3f9a1c2e
-      $ promoflow status shop-1-4-2-3f9a1c2e -o json | jq '.nodes[] | select(.phase != "Succeeded")'
-    """
-    from orchestrator.adapters.argo import ArgoError
-    from orchestrator.runs import summarize
-    from orchestrator.urls import scrub
-
-    fmt = output_format(output, STATUS_FORMATS)
-    client = client_for(argo_server, namespace)
-    try:
-        summary = summarize(client.get_workflow(run))
-    except ArgoError as exc:
-        fail(str(exc))
-    if fmt in ("json", "yaml"):
-        sys.stdout.write(
-            _data_text({**summary.as_dict(), "url": client.ui_link(summary.name)}, fmt)
-        )
-        return
-    out.print(
-        f"{summary.name}: {summary.product} {summary.version} — {summary.phase}"
-        + (f" ({summary.message})" if summary.message else ""),
-        markup=False,
-    )
-    wide = ["STARTED", "FINISHED", "OUTPUTS"] if fmt == "wide" else []
-    from rich.table import Table
-
-    table = Table("ENVIRONMENT", "STEP", "PHASE", "MESSAGE", *wide, box=None)
-    for env, nodes in summary.environments().items():
-        for node in nodes:  # node messages are whatever a step wrote: scrubbed like all output
-            cells = [env, node.kind, node.phase, node.message]
-            if wide:
-                outputs = " ".join(f"{k}={v}" for k, v in node.outputs.items() if v)
-                cells += [node.started, node.finished, outputs]
-            table.add_row(*(scrub(str(cell)) for cell in cells))
-    out.print(table)
-    out.print(client.ui_link(summary.name), markup=False)
-
-
-def diff_cmd(
-    product: ProductOption,
-    to: Annotated[str, typer.Option("--to", help="Target environment.")],
-    config: ConfigOption = Path("."),
-    source: Annotated[str | None, typer.Option("--from", help="Source environment.")] = None,
-    version: Annotated[str | None, typer.Option("--version", "-v", help="Version to set.")] = None,
-    repo: Annotated[
-        str | None, typer.Option(help="Repository URL (overrides the product's).")
-    ] = None,
-    set_fields: Annotated[
-        list[str] | None,
-        typer.Option("--set", help="A field that comes with the version, as PATH=VALUE."),
-    ] = None,
-) -> None:
-    """Show the exact diff a promotion would commit, without committing anything.
-
-    Examples:
-      $ promoflow diff -c environments -p shop --to prod-eu
-      $ promoflow diff -c environments -p shop --to dev -v 1.4.2
-    """
-    from orchestrator.adapters.git import Credentials, GitError, GitRemote
-    from orchestrator.steps.diff import promotion_diff
-    from orchestrator.steps.promote import PromoteError
-    from orchestrator.steps.request import RequestError, request_from_config
-    from orchestrator.urls import UrlError, check_git_url
-
-    loaded = load_valid(config)
-    check_product(loaded, product)
-    try:
-        request = request_from_config(
-            loaded,
-            product,
-            to,
-            source=source,
-            version=version,
-            version_fields=version_fields(set_fields) or None,
-        )
-    except RequestError as exc:
-        raise typer.BadParameter(str(exc)) from None
-    if repo:
-        # as git (and the promote step) do, user:token@ is accepted here: GitRemote moves it
-        # out of the URL into a header, and every message is scrubbed of it
-        try:
-            check_git_url(repo, allow_credentials=True)
-        except UrlError as exc:
-            fail(f"--repo: {exc}", 2)
-        request = request.replace(repo=repo)
-    try:
-        with GitRemote(request.repo, Credentials.from_env()) as remote:
-            tip, diffs = promotion_diff(remote, request)
-    except PromoteError as exc:
-        fail(str(exc))
-    except GitError as exc:
-        fail(str(exc))
-    if not diffs:
-        out.print(f"{product}: {to} already holds the promoted values (at {tip[:12]})")
-        return
-    for item in diffs:
-        sys.stdout.write(item.text)
-    err.print(f"{len(diffs)} file(s) would change on {request.branch} (at {tip[:12]})")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from orchestrator.adapters.git import classify
+from orchestrator.adapters.giterrors import classify
 
 URL = "http://127.0.0.1:44015/acme/nope.git"
 
