@@ -53,6 +53,14 @@ NamespaceOption = Annotated[
     typer.Option("--namespace", "-n", help="Argo namespace; default: $ARGO_NAMESPACE or argo."),
 ]
 
+SetOption = Annotated[
+    list[str] | None,
+    typer.Option(
+        "--set",
+        help="A field that comes with the version, as PATH=VALUE (e.g. "
+        "image.digest=sha256:...); the template's versionSource.fields lists them.",
+    ),
+]
 COMPILE_FORMATS = ("yaml", "json", "name")
 RUNS_FORMATS = ("wide", "json", "yaml", "name")
 STATUS_FORMATS = ("wide", "json", "yaml")
@@ -170,6 +178,7 @@ def compile_cmd(
     library: Annotated[
         bool, typer.Option("--library", help="Include the reusable step templates.")
     ] = False,
+    set_fields: SetOption = None,
     output: Annotated[str | None, output_option(COMPILE_FORMATS, "yaml")] = None,
     output_dir: Annotated[
         Path | None,
@@ -183,7 +192,7 @@ def compile_cmd(
 
     Examples:
       $ promoflow compile -c environments -p shop                  # YAML to stdout
-      $ promoflow compile -c environments -p shop -v 1.4.2 -o json
+      $ promoflow compile -c environments -p shop -v 1.4.2 --set image.digest=sha256:0f3... -o json
       $ promoflow compile -c environments --library --output-dir argo/
     """
     from orchestrator.compiler import CompileError, PromotionRequest, compile_product
@@ -199,6 +208,11 @@ def compile_cmd(
         check_product(loaded, product)
     if version is not None and product is None:
         raise typer.BadParameter("--version needs --product", param_hint="--version")
+    fields = version_fields(set_fields)
+    if fields and version is None:
+        raise typer.BadParameter("--set comes with --version", param_hint="--set")
+    if version is not None and product is not None:
+        _check_fields(loaded, product, fields)
     step = step_settings()
     manifests = library_templates(step) if library else []
     try:
@@ -206,7 +220,7 @@ def compile_cmd(
             request = None
             if version is not None:
                 request = PromotionRequest(
-                    name, version, source_commit, _requester(requested_by), request_id
+                    name, version, source_commit, _requester(requested_by), request_id, fields
                 )
             manifests += compile_product(loaded, name, step, request=request).manifests()
     except CompileError as exc:
@@ -307,14 +321,7 @@ def promote_cmd(
             "default: the requester).",
         ),
     ] = "",
-    set_fields: Annotated[
-        list[str] | None,
-        typer.Option(
-            "--set",
-            help="A field that comes with the version, as PATH=VALUE (e.g. "
-            "image.digest=sha256:...); the template's versionSource.fields lists them.",
-        ),
-    ] = None,
+    set_fields: SetOption = None,
 ) -> None:
     """Start a promotion: submit its Workflow and print the run's UI link (or run it here
     with --local).

@@ -32,7 +32,17 @@ def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedPr
 
 def test_no_secret_value_reaches_the_yaml() -> None:
     result = run(
-        "compile", "-c", str(EXAMPLES), "--library", "-p", "shop", "--version", "1.0", env=SECRETS
+        "compile",
+        "-c",
+        str(EXAMPLES),
+        "--library",
+        "-p",
+        "shop",
+        "--version",
+        "1.0",
+        "--set",
+        "image.digest=sha256:abcd",
+        env=SECRETS,
     )
     assert result.returncode == 0, result.stderr
     for value in SECRETS.values():
@@ -108,3 +118,19 @@ def test_invalid_config_exits_1_with_positions(tmp_path: Path) -> None:
     result = run("compile", "-c", str(tmp_path))
     assert result.returncode == 1
     assert ":4:" in result.stderr and "unknown field 'spec.colour'" in result.stderr
+
+
+def test_compile_version_takes_its_fields_as_promote_does() -> None:
+    """``compile -v`` emits the Workflow ``promote`` would submit: the same --set, the same
+    refusal when a field that moves with the version is missing."""
+    base = ["compile", "-c", str(EXAMPLES), "-p", "shop", "-v", "3.1.0"]
+    missing = run(*base)
+    assert missing.returncode == 2 and missing.stdout == ""
+    assert "add --set image.digest=VALUE" in missing.stderr
+    loose = run("compile", "-c", str(EXAMPLES), "-p", "shop", "--set", "image.digest=sha256:ab")
+    assert loose.returncode == 2 and "--set comes with --version" in loose.stderr
+    result = run(*base, "--set", "image.digest=sha256:abcd")
+    assert result.returncode == 0, result.stderr
+    [workflow] = [d for d in yaml.safe_load_all(result.stdout) if d["kind"] == "Workflow"]
+    params = {p["name"]: p["value"] for p in workflow["spec"]["arguments"]["parameters"]}
+    assert params["version-fields"] == '{"image.digest": "sha256:abcd"}'

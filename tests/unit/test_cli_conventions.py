@@ -171,13 +171,16 @@ def test_compile_o_yaml_is_a_format_not_a_folder(tmp_path: Path) -> None:
     assert result.stdout == invoke("compile", "-c", EXAMPLES, "-p", "shop").stdout
 
 
+DIGEST = ("--set", "image.digest=sha256:abcd")
+
+
 def test_compile_o_json_is_a_list_and_o_name_kind_slash_name() -> None:
-    result = invoke("compile", "-c", EXAMPLES, "-p", "shop", "-v", "1.4.2", "-o", "json")
+    result = invoke("compile", "-c", EXAMPLES, "-p", "shop", "-v", "1.4.2", *DIGEST, "-o", "json")
     assert result.code == 0, result.output
     listed = json.loads(result.stdout)
     assert (listed["apiVersion"], listed["kind"]) == ("v1", "List")
     assert [i["kind"] for i in listed["items"]] == ["WorkflowTemplate", "Workflow"]
-    names = invoke("compile", "-c", EXAMPLES, "-p", "shop", "-v", "1.4.2", "-o", "name")
+    names = invoke("compile", "-c", EXAMPLES, "-p", "shop", "-v", "1.4.2", *DIGEST, "-o", "name")
     workflow = listed["items"][1]["metadata"]["name"]
     assert names.stdout == f"workflowtemplate/promoflow-shop\nworkflow/{workflow}\n"
 
