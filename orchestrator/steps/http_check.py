@@ -18,6 +18,7 @@ from typing import Any
 
 from orchestrator.adapters import neterrors
 from orchestrator.adapters.web import InvalidUrl, Unreachable, Web
+from orchestrator.errors import UsageError
 from orchestrator.gates import retrying
 from orchestrator.model.yamlpath import PathPart, YamlPathError, parse_yaml_path
 
@@ -26,7 +27,7 @@ MAX_BACKOFF = 60.0
 a thousand tries, and waits of hours help nobody."""
 
 
-class CheckUsageError(ValueError):
+class CheckUsageError(UsageError, ValueError):
     """The check itself is malformed (exit 2)."""
 
 

@@ -18,6 +18,8 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 from jinja2.sandbox import SandboxedEnvironment
 
+from orchestrator.errors import PromoflowError
+
 DEFAULT_TEMPLATE = """\
 Promote {{ product }} {{ version or "(current version)" }} to {{ environment }}
 
@@ -41,7 +43,7 @@ Promotion-Run: {{ run or "-" }}
 _JIRA_KEY = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-[1-9][0-9]*\b")
 
 
-class MessageError(ValueError):
+class MessageError(PromoflowError, ValueError):
     """The commit message template is invalid or uses an unknown variable."""
 
 

@@ -17,6 +17,7 @@ from typing import Any
 
 from orchestrator.adapters import neterrors
 from orchestrator.adapters.web import InvalidUrl, Peer, Unreachable, Web
+from orchestrator.errors import PromoflowError
 from orchestrator.nesting import json_too_deep
 
 SERVICE = "the report endpoint"
@@ -28,8 +29,11 @@ HINTS = neterrors.Hints(
 )
 
 
-class NotifyError(Exception):
+class NotifyError(PromoflowError):
     """The report could not be delivered (transient: the handler is retried)."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, transient=True)
 
 
 def parse_failures(text: str) -> list[dict[str, Any]]:

@@ -27,6 +27,7 @@ from tenacity import (
 from orchestrator import globs
 from orchestrator.adapters.git import GitRemote, PushRejected
 from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
+from orchestrator.errors import PromoflowError
 from orchestrator.model.paths import is_glob
 from orchestrator.steps import message
 from orchestrator.steps.request import PromoteRequest
@@ -37,7 +38,7 @@ MAX_ATTEMPTS = 16
 no margin (the step then failed although every push would have landed)."""
 
 
-class PromoteError(Exception):
+class PromoteError(PromoflowError):
     """The promotion cannot be done as asked (a terminal error: retrying will not help)."""
 
 

@@ -7,8 +7,9 @@ the ``promoflow step`` CLI, ``workflow_templates/`` and the run summaries' node 
 all derived from it, so adding a step is adding one module to ``orchestrator/steps/specs``.
 
 This module is imported when a step pod starts: it imports nothing beyond the standard
-library (no Hera, no typer, no pydantic), and its records are ``NamedTuple``s rather than
-frozen dataclasses, which cost about a millisecond each to define at every start.
+library and orchestrator.errors (no Hera, no typer, no pydantic), and its records are
+``NamedTuple``s rather than frozen dataclasses, which cost about a millisecond each to
+define at every start.
 """
 
 from __future__ import annotations
@@ -19,14 +20,18 @@ from importlib import import_module
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-TRANSIENT_EXIT = 75
-"""EX_TEMPFAIL: the only exit code the step templates' retryStrategy retries."""
+from orchestrator.errors import EXIT_FAILED, EXIT_OK, EXIT_TRANSIENT, EXIT_USAGE
+
+TRANSIENT_EXIT = EXIT_TRANSIENT
+
+# TRANSIENT_EXIT (75, EX_TEMPFAIL) is the only exit code the step templates' retryStrategy
+# retries; the codes and their meaning live in orchestrator.errors.
 
 EXITS: Mapping[int, str] = MappingProxyType(
     {
-        0: "done",
-        1: "cannot be done as asked",
-        2: "usage error",
+        EXIT_OK: "done",
+        EXIT_FAILED: "cannot be done as asked",
+        EXIT_USAGE: "usage error",
         TRANSIENT_EXIT: "transient failure: retried with backoff",
     }
 )

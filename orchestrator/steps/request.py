@@ -13,6 +13,7 @@ import json
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.errors import UsageError
 from orchestrator.model.paths import check_paths_value, check_relative_file, check_yaml_path
 from orchestrator.naming import repo_lock
 from orchestrator.nesting import json_too_deep
@@ -24,7 +25,7 @@ if TYPE_CHECKING:
 ACTIONS = ("commit", "pull-request", "none")
 
 
-class RequestError(ValueError):
+class RequestError(UsageError, ValueError):
     """The step's arguments are incomplete or contradictory (a usage error, exit 2)."""
 
 

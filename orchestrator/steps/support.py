@@ -17,6 +17,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
+from orchestrator.errors import EXIT_FAILED, EXIT_TRANSIENT, PromoflowError
 from orchestrator.steps.registry import TRANSIENT_EXIT
 from orchestrator.urls import scrub
 
@@ -43,14 +44,18 @@ __all__ = [
 S = TypeVar("S", bound="BaseSettings")
 
 
-class StepFailed(Exception):
+class StepFailed(PromoflowError):
     """The step cannot go on: ``error: MESSAGE`` and exit ``code`` (no message: only the
     exit code, when the step already said why)."""
 
-    def __init__(self, message: str, code: int = 1) -> None:
-        super().__init__(message)
+    def __init__(self, message: str, code: int = EXIT_FAILED) -> None:
+        super().__init__(message, transient=code == EXIT_TRANSIENT)
         self.message = message
         self.code = code
+
+    @property
+    def exit_code(self) -> int:
+        return self.code
 
 
 class StepUsageError(StepFailed):

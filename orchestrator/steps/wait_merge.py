@@ -15,13 +15,13 @@ import time
 from collections.abc import Callable
 
 from orchestrator.adapters.scm import ScmClient, ScmError, ScmTarget, parse_pr_url
+from orchestrator.errors import PromoflowError
 from orchestrator.gates import retrying
 
 
-class MergeError(Exception):
-    def __init__(self, message: str, *, transient: bool = False) -> None:
-        super().__init__(message)
-        self.transient = transient
+class MergeError(PromoflowError):
+    """The pull request cannot be waited for (closed unmerged, not found, no access), or
+    the SCM could not be asked (``transient``)."""
 
 
 class _Open(Exception):
