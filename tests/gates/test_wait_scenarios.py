@@ -400,6 +400,17 @@ def test_several_apps_by_selector(harness: Harness) -> None:
     assert "waiting for cart-dev, shop-dev to run" in run.stderr
 
 
+def test_a_selector_that_does_not_parse_is_a_usage_error_before_any_request(
+    harness: Harness,
+) -> None:
+    """A real Argo CD answers 500 to it, which would read as an outage and be retried until
+    the deadline: the step refuses it first, as kubectl does."""
+    run = harness.run("--selector", "promoflow.dev/product in shop", "--revision", SHA)
+    assert run.code == 2, run.stderr
+    assert "--selector" in run.stderr and "not a label selector" in run.stderr
+    assert harness.requests() == []
+
+
 def test_missing_app_fails_clearly(harness: Harness) -> None:
     run = harness.run("--app", "shop-qa", "--revision", SHA)
     assert run.code == 1

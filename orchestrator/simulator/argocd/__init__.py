@@ -22,12 +22,12 @@ simulator imports nothing from the gate.
 """
 
 from orchestrator.argocd_shapes import API_VERSION, REFRESH_ANNOTATION
+from orchestrator.labelselector import labels_of, parse_selector
 from orchestrator.simulator.argocd.api import ArgoCDSimulator, grpc_error
 from orchestrator.simulator.argocd.controller import GitController
 from orchestrator.simulator.argocd.events import App, Event, HistoryExpired, StreamEnd, Subscription
 from orchestrator.simulator.argocd.mutations import HISTORY_LIMIT
 from orchestrator.simulator.argocd.resolver import Resolver, git_resolver
-from orchestrator.simulator.argocd.selectors import labels_of, parse_selector
 from orchestrator.simulator.argocd.state import IN_CLUSTER, ApiError, SimulatorState
 
 __all__ = [

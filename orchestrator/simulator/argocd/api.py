@@ -21,8 +21,8 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.routing import Route
 
 from orchestrator.argocd_shapes import normalize_repo_url, sources
+from orchestrator.labelselector import labels_of, parse_selector
 from orchestrator.simulator.argocd.events import App, StreamEnd, Subscription
-from orchestrator.simulator.argocd.selectors import labels_of, parse_selector
 from orchestrator.simulator.argocd.state import ApiError, SimulatorState, not_found
 from orchestrator.simulator.serve import ServerThread
 

@@ -52,6 +52,13 @@ def run(**values: Any) -> None:
     repo: str = values["repo"]
     environment: str = values["environment"]
     names = _app_names(values["apps"], selector)
+    if selector:
+        from orchestrator.labelselector import parse_selector
+
+        try:
+            parse_selector(selector)
+        except ValueError as exc:
+            support.usage(f"not a label selector: {exc}", "--selector")
     if not revision.strip():
         support.usage("the revision is empty", "--revision")
     support.checked_repo(repo)

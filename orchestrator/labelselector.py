@@ -1,6 +1,7 @@
 """Kubernetes label selectors, as both the Argo CD API (``selector``) and the Kubernetes
-API (``labelSelector``) accept them, so the simulator filters lists and streams the way
-the real servers do and rejects what they reject."""
+API (``labelSelector``) accept them: the simulator filters lists and streams the way the
+real servers do and rejects what they reject, and the gate refuses a selector that will
+not parse before it asks (a real Argo CD answers 500 to it, which reads as an outage)."""
 
 from __future__ import annotations
 
