@@ -93,3 +93,22 @@ def same_repo(left: str, right: str) -> bool:
     empty URL is the same as nothing."""
     a, b = normalize_repo_url(left), normalize_repo_url(right)
     return bool(a) and a == b
+
+
+def degraded_details(nodes: list[dict[str, Any]], limit: int = 3) -> str:
+    """Why an app is Degraded, from its resources: ``Deployment shop/web: <message>``.
+
+    Argo CD 3 keeps no message on the app's health and no health on ``status.resources``
+    by default; the resource tree (``/api/v1/applications/NAME/resource-tree``) holds it.
+    Older servers, and the Kubernetes API path, have it on ``status.resources``. Both list
+    resource nodes of the same shape (kind, namespace, name, health)."""
+    found = []
+    for node in nodes:
+        health = node.get("health") or {}
+        if health.get("status") != "Degraded":
+            continue
+        where = "/".join(p for p in (node.get("namespace"), node.get("name")) if p)
+        text = f"{node.get('kind') or 'resource'} {where}".strip()
+        found.append(f"{text}: {health['message']}" if health.get("message") else text)
+    more = f" (and {len(found) - limit} more)" if len(found) > limit else ""
+    return "; ".join(found[:limit]) + more

@@ -138,6 +138,15 @@ class ArgoCDClient:
             raise ArgoCDError(f"application {name}: Argo CD answered {str(data)[:80]!r}")
         return data
 
+    def resource_tree(self, name: str) -> dict[str, Any]:
+        """The app's resource tree (``nodes`` with each resource's health): where Argo CD 3
+        keeps why a resource is Degraded."""
+        what = f"resource tree of {name}"
+        response = self._get(f"/api/v1/applications/{name}/resource-tree", what)
+        self._check(response, what)
+        data = self._json(response, what)
+        return data if isinstance(data, dict) else {}
+
     def list_apps(self, selector: str) -> list[App]:
         response = self._get("/api/v1/applications", "list applications", selector=selector)
         self._check(response, "list applications")

@@ -18,7 +18,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from orchestrator.argocd_shapes import is_multi_source, parse_time, same_repo, sources
+from orchestrator.argocd_shapes import (
+    degraded_details,
+    is_multi_source,
+    parse_time,
+    same_repo,
+    sources,
+)
 
 State = Literal["deployed", "waiting", "failed"]
 
@@ -125,12 +131,17 @@ def assess(
     if state == "Healthy":
         return Verdict(name, "deployed", f"Synced at {short} and Healthy")
     if state == "Degraded":
+        message = message or degraded_details(status.get("resources") or [])
         return Verdict(
-            name, "failed", f"Degraded after {short} was applied: {message or 'no message'}"
+            name, "failed", f"Degraded after {short} was applied: {message or NO_MESSAGE}"
         )
     if state == "Suspended":
         return Verdict(name, "waiting", f"Suspended: {message or 'paused rollout'}", True)
     return Verdict(name, "waiting", f"{state}" + (f": {message}" if message else ""), True)
+
+
+NO_MESSAGE = "no message"
+"""What a Degraded verdict says when nothing said why; the gate then asks the resource tree."""
 
 
 def overall(verdicts: list[Verdict]) -> State:

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.adapters.kube import KubeApplications, KubeError
+from orchestrator.argocd_shapes import degraded_details
 from orchestrator.gates.wait import App, SourceError
 
 if TYPE_CHECKING:
@@ -48,6 +49,14 @@ class ApiSource:
                     yield app
         except ArgoCDError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
+
+    def health_details(self, name: str) -> str:
+        """Why resources of the app are Degraded, from its resource tree ("" if unknown)."""
+        try:
+            tree = self.client.resource_tree(name)
+        except ArgoCDError:
+            return ""  # the verdict stands without the detail
+        return degraded_details(list(tree.get("nodes") or []))
 
     def names(self, selector: str) -> list[str]:
         try:
@@ -90,6 +99,11 @@ class KubeSource:
             yield from self.apps.changes(names, timeout)
         except KubeError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
+
+    def health_details(self, name: str) -> str:
+        """The Kubernetes API has no resource tree: ``status.resources`` (read by ``assess``)
+        is all there is."""
+        return ""
 
     def names(self, selector: str) -> list[str]:
         try:

@@ -17,13 +17,14 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 from orchestrator.argocd_shapes import is_automated
 from orchestrator.errors import PromoflowError
 from orchestrator.gates import retrying
 from orchestrator.gates.deployed import (
+    NO_MESSAGE,
     Verdict,
     assess,
     overall,
@@ -47,6 +48,10 @@ class AppSource(Protocol):
     def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
         """Start a sync operation to ``revision`` (multi-source apps: ``revisions``, one
         per source)."""
+
+    def health_details(self, name: str) -> str:
+        """Why the app's resources are Degraded, where the source can say ("" if not)."""
+        ...
 
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
         """Changed applications as they happen; ends after ``timeout`` s or on a drop."""
@@ -154,10 +159,21 @@ class Waiter:
             )
             for name in self.apps
         ]
+        verdicts = [self._explained(v) for v in verdicts]
         if [(v.state, v.reason) for v in verdicts] != [(v.state, v.reason) for v in self._last]:
             self.progress(verdicts)
         self._last = verdicts
         return verdicts
+
+    def _explained(self, verdict: Verdict) -> Verdict:
+        """A Degraded verdict nothing explained gets its resources' reasons (Argo CD 3 keeps
+        them in the resource tree only); asked once, when the gate is about to fail."""
+        if verdict.state != "failed" or not verdict.reason.endswith(NO_MESSAGE):
+            return verdict
+        details = self.source.health_details(verdict.app)
+        if not details:
+            return verdict
+        return replace(verdict, reason=verdict.reason[: -len(NO_MESSAGE)] + details)
 
     def _read_all(self, refresh: bool = False) -> None:
         for name in self.apps:

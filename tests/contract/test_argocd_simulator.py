@@ -129,6 +129,27 @@ def test_get_and_list_validate(sim: FaultyArgoCD, http: httpx.Client) -> None:
     assert body["metadata"]["resourceVersion"] == str(sim.resource_version)
 
 
+def test_resource_tree_validates(sim: FaultyArgoCD, http: httpx.Client) -> None:
+    """Where Argo CD 3 says why a resource is Degraded: the gate reads it from here."""
+    sim.set_resource_health("shop-dev", "Deployment", "shop/web", "Degraded", "deadline")
+    path = "/api/v1/applications/{applicationName}/resource-tree"
+    response = http.get(path.format(applicationName="shop-dev"))
+    assert response.status_code == 200
+    body = response.json()
+    assert response_errors(path, "GET", 200, body) == []
+    # ResourceNode embeds ResourceRef inline (Go ``json:",inline"``), which the generated
+    # swagger leaves out: its fields are checked against ResourceRef instead.
+    ref = set(swagger()["definitions"]["v1alpha1ResourceRef"]["properties"])
+    assert {"kind", "namespace", "name"} <= ref
+    own = {"nodes": [{k: v for k, v in n.items() if k not in ref} for n in body["nodes"]]}
+    assert swagger_unknown_fields("v1alpha1ApplicationTree", own) == []
+    [node] = body["nodes"]
+    assert (node["kind"], node["namespace"], node["name"]) == ("Deployment", "shop", "web")
+    assert node["health"] == {"status": "Degraded", "message": "deadline"}
+    missing = http.get(path.format(applicationName="nope"))
+    check_error(path, "GET", missing, 404)
+
+
 def test_list_filters(http: httpx.Client) -> None:
     def names(**params: str | list[str]) -> list[str]:
         response = http.get(LIST_PATH, params=params)

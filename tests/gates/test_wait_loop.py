@@ -59,6 +59,9 @@ class ScriptedSource:
         self.synced.append((name, revision))
         self.synced_sources.append(revisions)
 
+    def health_details(self, name: str) -> str:
+        return ""
+
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
         self.calls.append("stream")
         if not self.streams:

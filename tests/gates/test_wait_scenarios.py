@@ -298,6 +298,27 @@ def test_healthy_app_turning_degraded_with_the_new_revision_fails(harness: Harne
     )
 
 
+def test_degraded_without_a_message_says_which_resource_and_why(harness: Harness) -> None:
+    """Argo CD 3 leaves the app's health without a message: the reason is in the resource
+    tree (API) or, on older servers and through Kubernetes, on ``status.resources``."""
+    sim = harness.sim
+    reason = 'Deployment "web" exceeded its progress deadline'
+    sim.set_resource_health("shop-dev", "Deployment", "shop/web", "Degraded", reason)
+    sim.set_resource_health("shop-dev", "Service", "shop/web", "Healthy")
+
+    def degrade() -> None:
+        if harness.mode == "kubernetes":  # no resource tree through the Kubernetes API
+            resources = sim.resource_tree("shop-dev")["nodes"]
+            sim.update("shop-dev", lambda a: a["status"].update(resources=resources))
+        sim.deploy("shop-dev", SHA, health="Degraded")
+
+    run = harness.run("--app", "shop-dev", "--revision", SHA, script=[degrade])
+    assert run.code == 1
+    assert run.message == (
+        f"shop-dev: Degraded after {SHORT} was applied: Deployment shop/web: {reason}"
+    )
+
+
 def test_progressing_then_degraded_fails(harness: Harness) -> None:
     sim = harness.sim
     run = harness.run(

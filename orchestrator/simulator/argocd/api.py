@@ -89,6 +89,7 @@ class ArgoCDSimulator(SimulatorState):
                 Route("/api/v1/applications", self._list),
                 Route("/api/v1/applications/{name}", self._get),
                 Route("/api/v1/applications/{name}/sync", self._sync, methods=["POST"]),
+                Route("/api/v1/applications/{applicationName}/resource-tree", self._tree),
                 Route("/api/v1/stream/applications", self._stream),
             ]
         )
@@ -154,6 +155,14 @@ class ArgoCDSimulator(SimulatorState):
         if app is None:
             return self._missing(request, name)
         return JSONResponse(app)
+
+    async def _tree(self, request: Request) -> Response:
+        if (refused := self._guard(request)) is not None:
+            return refused
+        name = request.path_params["applicationName"]  # the swagger's name for it here
+        if self.app(name) is None:
+            return self._missing(request, name)
+        return JSONResponse(self.resource_tree(name))
 
     def _matcher(self, request: Request) -> Callable[[App], bool]:
         """The app filter a list or stream request asks for (``ValueError`` if invalid)."""

@@ -66,6 +66,7 @@ class SimulatorState:
         self._compacted = 0
         self._subscribers: set[Subscription] = set()
         self._failures: dict[str, str] = {}
+        self._trees: dict[str, list[dict[str, Any]]] = {}
 
     # --- reading -------------------------------------------------------------------------
 
@@ -230,6 +231,26 @@ class SimulatorState:
 
     def set_health(self, name: str, status: str, message: str = "") -> None:
         self.update(name, lambda app: set_health(app, status, message))
+
+    def set_resource_health(
+        self, name: str, kind: str, resource: str, status: str, message: str = ""
+    ) -> None:
+        """One resource of the app (``namespace/name``) in the resource tree, with its health:
+        where Argo CD 3 keeps why an app is Degraded (the app's own health has no message)."""
+        namespace, _, res_name = resource.rpartition("/")
+        health = {"status": status, **({"message": message} if message else {})}
+        node = {"kind": kind, "namespace": namespace, "name": res_name, "health": health}
+        with self._lock:
+            nodes = [
+                n for n in self._trees.get(name, [])
+                if (n["kind"], n["namespace"], n["name"]) != (kind, namespace, res_name)
+            ]  # fmt: skip
+            self._trees[name] = [*nodes, node]
+
+    def resource_tree(self, name: str) -> dict[str, Any]:
+        """``/resource-tree``'s answer: ``{"nodes": [...]}`` (ResourceNode shapes)."""
+        with self._lock:
+            return {"nodes": [dict(n) for n in self._trees.get(name, [])]}
 
     def reconcile(self, name: str) -> None:
         """A reconcile that changed nothing but ``reconciledAt``."""
