@@ -101,9 +101,13 @@ class KubeSource:
             raise SourceError(str(exc), transient=exc.transient) from None
 
     def health_details(self, name: str) -> str:
-        """The Kubernetes API has no resource tree: ``status.resources`` (read by ``assess``)
-        is all there is."""
-        return ""
+        """The Kubernetes API has no resource tree, and ``status.resources`` (read by
+        ``assess``) has no health on Argo CD 3 (``resourceHealthSource: appTree``): say
+        where the reason is instead of "no message"."""
+        return (
+            "the reason is in Argo CD's resource tree, which the Kubernetes API does not "
+            "serve (see the app in Argo CD, or give the gate ARGOCD_SERVER)"
+        )
 
     def names(self, selector: str) -> list[str]:
         try:

@@ -194,7 +194,7 @@ class ArgoCDSimulator(SimulatorState):
         try:
             matches = self._matcher(request)
         except ValueError as exc:
-            return grpc_error(400, f"error parsing the selector: {exc}")
+            return grpc_error(500, f"error parsing the selector: {exc}", code=2)  # as Argo CD
         apps, rv = self.snapshot()
         items = [a for a in apps if matches(a)]
         return JSONResponse({"metadata": {"resourceVersion": str(rv)}, "items": items})
@@ -224,7 +224,7 @@ class ArgoCDSimulator(SimulatorState):
         try:
             matches = self._matcher(request)
         except ValueError as exc:
-            return grpc_error(400, f"error parsing the selector: {exc}")
+            return grpc_error(500, f"error parsing the selector: {exc}", code=2)  # as Argo CD
         resumed = request.query_params.get("resourceVersion")
         # Argo CD sends the current apps first unless a resourceVersion is given; it does
         # not replay history, so only live changes follow.
