@@ -138,10 +138,12 @@ def _complete(words: str) -> list[str]:
 
 
 def test_shell_completion_is_installable_and_answers() -> None:
-    # In a process of its own, as a shell runs it: click's completion state is global.
+    # typer finds the shell by walking up the process tree, which under CI may hold none;
+    # its own switch for tests makes --show-completion take the shell as a value instead.
     script = subprocess.run(
         [str(PROMOFLOW), "--show-completion", "bash"],
-        env=clean_env({}), capture_output=True, text=True, timeout=60, check=False,
+        env=clean_env({"_TYPER_COMPLETE_TEST_DISABLE_SHELL_DETECTION": "1"}),
+        capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert script.returncode == 0, script.stderr
     assert "_PROMOFLOW_COMPLETE=complete_bash" in script.stdout
