@@ -8,6 +8,7 @@ CLI does), so a shell already set up for ``argo`` works for promoflow unchanged.
 from __future__ import annotations
 
 import shlex
+from pathlib import Path
 from typing import Any, Literal, TypeVar
 
 from pydantic import Field, SecretStr, ValidationError, field_validator, model_validator
@@ -211,6 +212,10 @@ class GateSettings(BaseSettings):
     kube_token: SecretStr = Field(
         SecretStr(""), description="Bearer token for PROMOFLOW_KUBE_API (never printed)"
     )
+    kube_ca: str = Field(
+        "", description="CA certificate file (PEM) of PROMOFLOW_KUBE_API (default: the system's)"
+    )
+    kube_insecure: bool = Field(False, description="Skip TLS checks of PROMOFLOW_KUBE_API")
     poll_interval: float = Field(
         5.0, gt=0, le=3600, allow_inf_nan=False, description="Polling fallback interval, seconds"
     )
@@ -223,3 +228,12 @@ class GateSettings(BaseSettings):
     @classmethod
     def _check_kube_api(cls, value: str) -> str:
         return _url_setting(value, hint="use PROMOFLOW_KUBE_TOKEN for the token")
+
+    @field_validator("kube_ca")
+    @classmethod
+    def _check_kube_ca(cls, value: str) -> str:
+        """A cluster's own CA (kind, kubeadm, EKS, GKE all have one): a missing file is a
+        mistake to say now, not a TLS failure later."""
+        if value and not Path(value).is_file():
+            raise ValueError("no such file (a PEM file with the cluster's CA certificate)")
+        return value

@@ -30,8 +30,17 @@ class KubeApplications:
         self.resource_version: str | None = None
 
     @classmethod
-    def connect(cls, kube_api: str, kube_token: str, namespace: str) -> KubeApplications:
-        """In-cluster credentials in a pod, else ``kube_api`` (with ``kube_token``), else the
+    def connect(
+        cls,
+        kube_api: str,
+        kube_token: str,
+        namespace: str,
+        *,
+        ca_file: str = "",
+        insecure: bool = False,
+    ) -> KubeApplications:
+        """In-cluster credentials in a pod, else ``kube_api`` (with ``kube_token``, trusting
+        ``ca_file`` or the system's CAs, or nothing with ``insecure``), else the
         kubeconfig."""
         import os
 
@@ -43,6 +52,9 @@ class KubeApplications:
             token = kube_token
             if token:
                 configuration.api_key = {"authorization": f"Bearer {token}"}
+            if ca_file:
+                configuration.ssl_ca_cert = ca_file
+            configuration.verify_ssl = not insecure
             api_client = client.ApiClient(configuration)
         else:
             try:

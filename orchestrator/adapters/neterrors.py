@@ -67,7 +67,8 @@ ARGOCD = Hints(
 KUBE = Hints(
     plaintext="use an http:// URL in PROMOFLOW_KUBE_API",
     tls="use an https:// URL in PROMOFLOW_KUBE_API",
-    untrusted="trust its CA (the kubeconfig's certificate-authority)",
+    untrusted="set PROMOFLOW_KUBE_CA to the cluster's CA file (or the kubeconfig's "
+    "certificate-authority)",
     host="check PROMOFLOW_KUBE_API (or the kubeconfig's server)",
     url="check PROMOFLOW_KUBE_API (or the kubeconfig's server)",
 )

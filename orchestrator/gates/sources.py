@@ -76,7 +76,11 @@ class KubeSource:
         """In-cluster credentials in a pod, else ``PROMOFLOW_KUBE_API``, else kubeconfig."""
         try:
             apps = KubeApplications.connect(
-                settings.kube_api, settings.kube_token.get_secret_value(), settings.argocd_namespace
+                settings.kube_api,
+                settings.kube_token.get_secret_value(),
+                settings.argocd_namespace,
+                ca_file=settings.kube_ca,
+                insecure=settings.kube_insecure,
             )
         except KubeError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None

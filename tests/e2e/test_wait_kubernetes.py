@@ -122,7 +122,7 @@ def test_bookmarks_move_the_resource_version_and_are_not_applications(
     app = deployed(with_deployment=False)
     api = RecordingApi(custom_objects(e2e), bookmarks=True)
     source = KubeSource(api, e2e.argocd_namespace)
-    source.resource_version = api.list_namespaced_custom_object(
+    source.apps.resource_version = api.list_namespaced_custom_object(
         GROUP, VERSION, e2e.argocd_namespace, "applications", label_selector="none=here"
     )["metadata"]["resourceVersion"]
 
@@ -132,7 +132,7 @@ def test_bookmarks_move_the_resource_version_and_are_not_applications(
     assert bookmarks, [line["type"] for line in api.lines]
     assert set(bookmarks[-1]["object"]["metadata"]) == {"resourceVersion"}
     assert all(a["metadata"]["name"] == app.name and a.get("status") for a in seen), seen
-    assert source.resource_version == bookmarks[-1]["object"]["metadata"]["resourceVersion"]
+    assert source.apps.resource_version == bookmarks[-1]["object"]["metadata"]["resourceVersion"]
 
 
 def test_kube_api_url_and_token_reach_a_cluster_with_its_own_ca(
@@ -166,6 +166,7 @@ def test_kube_api_url_and_token_reach_a_cluster_with_its_own_ca(
             PROMOFLOW_ARGOCD_NAMESPACE=ns,
             PROMOFLOW_KUBE_API=base.configuration.host,
             PROMOFLOW_KUBE_TOKEN=token,
+            PROMOFLOW_KUBE_CA=str(base.configuration.ssl_ca_cert),
         )
 
         done = run(
