@@ -104,7 +104,13 @@ def assess(
     phase = op.get("phase")
     short = sha[:12]
     if app.get("operation") or phase in ("Running", "Terminating"):
-        return Verdict(name, "waiting", f"sync operation in progress ({phase or 'requested'})")
+        # A sync Argo CD retries stays Running for minutes; its message says why it failed
+        # ("... Retrying attempt #2"), which a gate that times out first must pass on.
+        said = " ".join(str(op.get("message") or "").split())
+        said = f": {said[:MAX_OPERATION_MESSAGE]}" if said and phase else ""
+        return Verdict(
+            name, "waiting", f"sync operation in progress ({phase or 'requested'}{said})"
+        )
     if phase in ("Failed", "Error") and sha in _operation_revisions(op):
         message = op.get("message") or phase
         return Verdict(name, "failed", f"sync of {short} {phase.lower()}: {message}")
@@ -139,6 +145,9 @@ def assess(
         return Verdict(name, "waiting", f"Suspended: {message or 'paused rollout'}", True)
     return Verdict(name, "waiting", f"{state}" + (f": {message}" if message else ""), True)
 
+
+MAX_OPERATION_MESSAGE = 300
+"""Characters of a running operation's message kept in a verdict (one line)."""
 
 NO_MESSAGE = "no message"
 """What a Degraded verdict says when nothing said why; the gate then asks the resource tree."""

@@ -246,6 +246,26 @@ def test_synced_to_an_older_revision_first_then_to_sha(harness: Harness) -> None
     assert run.termination.read_text() == f"shop-dev: Synced at {SHORT} and Healthy"
 
 
+def test_a_sync_argocd_keeps_retrying_times_out_with_its_reason(harness: Harness) -> None:
+    """Argo CD retries a failed sync with backoff; the operation stays Running and its
+    message says why. The gate's timeout comes first: its reason must carry that message."""
+    sim = harness.sim
+    said = (
+        'one or more objects failed to apply, reason: ConfigMap "Not_A_Valid_Name" is '
+        "invalid: metadata.name: Invalid value. Retrying attempt #2 at 10:03AM."
+    )
+
+    def retrying() -> None:
+        sim.start_operation("shop-dev", SHA)
+        sim.update("shop-dev", lambda a: a["status"]["operationState"].update(message=said))
+
+    run = harness.run("--app", "shop-dev", "--revision", SHA, "--timeout", "2s",
+                      script=[retrying])  # fmt: skip
+    assert run.code == 1
+    reason = run.result["apps"][0]["reason"]
+    assert reason == f"sync operation in progress (Running: {said})"
+
+
 def test_stale_reconcile_after_the_sync_keeps_waiting(harness: Harness) -> None:
     sim = harness.sim
     run = harness.run(
