@@ -66,6 +66,10 @@ def version_fields(values: Iterable[str] | None) -> dict[str, str]:
         path, sep, value = item.partition("=")
         if not sep or not path.strip() or not value:
             raise typer.BadParameter(f"{item!r} is not PATH=VALUE", param_hint="--set")
+        if path.strip() in fields and fields[path.strip()] != value:
+            raise typer.BadParameter(
+                f"{path.strip()} is given twice, with different values", param_hint="--set"
+            )
         fields[path.strip()] = value
     return fields
 

@@ -129,6 +129,8 @@ def test_compile_version_takes_its_fields_as_promote_does() -> None:
     assert "add --set image.digest=VALUE" in missing.stderr
     loose = run("compile", "-c", str(EXAMPLES), "-p", "shop", "--set", "image.digest=sha256:ab")
     assert loose.returncode == 2 and "--set comes with --version" in loose.stderr
+    twice = run(*base, "--set", "image.digest=sha256:ab", "--set", "image.digest=sha256:cd")
+    assert twice.returncode == 2 and "image.digest is given twice" in twice.stderr
     result = run(*base, "--set", "image.digest=sha256:abcd")
     assert result.returncode == 0, result.stderr
     [workflow] = [d for d in yaml.safe_load_all(result.stdout) if d["kind"] == "Workflow"]
