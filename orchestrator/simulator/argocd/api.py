@@ -188,13 +188,21 @@ class ArgoCDSimulator(SimulatorState):
 
         return matches
 
-    async def _list(self, request: Request) -> Response:
+    def _selection(self, request: Request) -> Callable[[App], bool] | Response:
+        """The app filter of a list or stream request, or the answer refusing it: the
+        caller's credentials first, then the selector (Argo CD answers one it cannot parse
+        with 500, code 2)."""
         if (refused := self._guard(request)) is not None:
             return refused
         try:
-            matches = self._matcher(request)
+            return self._matcher(request)
         except ValueError as exc:
-            return grpc_error(500, f"error parsing the selector: {exc}", code=2)  # as Argo CD
+            return grpc_error(500, f"error parsing the selector: {exc}", code=2)
+
+    async def _list(self, request: Request) -> Response:
+        matches = self._selection(request)
+        if isinstance(matches, Response):
+            return matches
         apps, rv = self.snapshot()
         items = [a for a in apps if matches(a)]
         return JSONResponse({"metadata": {"resourceVersion": str(rv)}, "items": items})
@@ -219,12 +227,9 @@ class ArgoCDSimulator(SimulatorState):
         return JSONResponse(app)
 
     async def _stream(self, request: Request) -> Response:
-        if (refused := self._guard(request)) is not None:
-            return refused
-        try:
-            matches = self._matcher(request)
-        except ValueError as exc:
-            return grpc_error(500, f"error parsing the selector: {exc}", code=2)  # as Argo CD
+        matches = self._selection(request)
+        if isinstance(matches, Response):
+            return matches
         resumed = request.query_params.get("resourceVersion")
         # Argo CD sends the current apps first unless a resourceVersion is given; it does
         # not replay history, so only live changes follow.
