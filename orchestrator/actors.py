@@ -17,6 +17,12 @@ ACTOR_EMAIL = "workflows.argoproj.io/actor-email"
 ACTOR_USERNAME = "workflows.argoproj.io/actor-preferred-username"
 ACTION = "workflows.argoproj.io/action"
 ACTOR_LABELS = (ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, ACTION)
+CREATOR = "workflows.argoproj.io/creator"
+CREATOR_EMAIL = "workflows.argoproj.io/creator-email"
+CREATOR_USERNAME = "workflows.argoproj.io/creator-preferred-username"
+CREATOR_LABELS = (CREATOR, CREATOR_EMAIL, CREATOR_USERNAME)
+SERVER_LABELS = frozenset(ACTOR_LABELS + CREATOR_LABELS)
+"""Labels the Argo Server writes on what a caller creates or changes, not the caller."""
 
 
 def dns_friendly(text: str) -> str:
@@ -29,11 +35,22 @@ def dns_friendly(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]*$", "", value)
 
 
+def _identity(
+    keys: tuple[str, str, str], subject: str, email: str, username: str
+) -> dict[str, str]:
+    values = (
+        dns_friendly(subject),
+        dns_friendly(email.replace("@", ".at.", 1)),
+        dns_friendly(username),
+    )
+    return {key: value for key, value in zip(keys, values, strict=True) if value}
+
+
 def actor_labels(subject: str = "", email: str = "", username: str = "") -> dict[str, str]:
     """The labels an update by this caller leaves (a ``set`` leaves no action label)."""
-    labels = {
-        ACTOR: dns_friendly(subject),
-        ACTOR_EMAIL: dns_friendly(email.replace("@", ".at.", 1)),
-        ACTOR_USERNAME: dns_friendly(username),
-    }
-    return {key: value for key, value in labels.items() if value}
+    return _identity((ACTOR, ACTOR_EMAIL, ACTOR_USERNAME), subject, email, username)
+
+
+def creator_labels(subject: str = "", email: str = "", username: str = "") -> dict[str, str]:
+    """The labels the Argo Server puts on what this caller creates (``creator.Label``)."""
+    return _identity((CREATOR, CREATOR_EMAIL, CREATOR_USERNAME), subject, email, username)

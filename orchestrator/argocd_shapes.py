@@ -95,8 +95,9 @@ def same_repo(left: str, right: str) -> bool:
     return bool(a) and a == b
 
 
-def degraded_details(nodes: list[dict[str, Any]], limit: int = 3) -> str:
-    """Why an app is Degraded, from its resources: ``Deployment shop/web: <message>``.
+def health_details(nodes: list[dict[str, Any]], status: str = "Degraded", limit: int = 3) -> str:
+    """Why an app is ``status`` (Degraded, Suspended...), from its resources in that state:
+    ``Deployment shop/web: <message>``.
 
     Argo CD 3 keeps no message on the app's health and no health on ``status.resources``
     by default; the resource tree (``/api/v1/applications/NAME/resource-tree``) holds it.
@@ -105,7 +106,7 @@ def degraded_details(nodes: list[dict[str, Any]], limit: int = 3) -> str:
     found = []
     for node in nodes:
         health = node.get("health") or {}
-        if health.get("status") != "Degraded":
+        if health.get("status") != status:
             continue
         where = "/".join(p for p in (node.get("namespace"), node.get("name")) if p)
         text = f"{node.get('kind') or 'resource'} {where}".strip()

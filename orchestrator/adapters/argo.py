@@ -32,9 +32,11 @@ from hera.workflows.models import (
 )
 from hera.workflows.service import WorkflowsService
 
+from orchestrator.actors import SERVER_LABELS
 from orchestrator.adapters import neterrors
 from orchestrator.errors import PromoflowError
 from orchestrator.settings import ArgoSettings
+from orchestrator.specdiff import same_up_to_empty
 
 T = TypeVar("T")
 Manifest = dict[str, Any]
@@ -152,10 +154,16 @@ class ArgoClient:
             )
             return "created"
         existing = _plain(current)
-        if existing.get("spec") == manifest.get("spec") and _same_meta(existing, manifest):
+        if same_up_to_empty(existing.get("spec"), manifest.get("spec")) and _same_meta(
+            existing, manifest
+        ):
             return "unchanged"
         updated = json.loads(json.dumps(manifest))
-        updated["metadata"]["resourceVersion"] = existing["metadata"].get("resourceVersion")
+        meta = updated["metadata"]
+        meta["resourceVersion"] = existing["metadata"].get("resourceVersion")
+        kept = _server_labels(existing)  # who created it stays on record
+        if kept:
+            meta["labels"] = {**kept, **(meta.get("labels") or {})}
         model = WorkflowTemplateModel.model_validate(updated)
         upd = WorkflowTemplateUpdateRequest(name=name, namespace=self.namespace, template=model)
         self._call(
@@ -240,6 +248,18 @@ def _reason(exc: Exception) -> str:
     return neterrors.one_line(text, limit=300)
 
 
-def _same_meta(a: Manifest, b: Manifest) -> bool:
-    keys = ("labels", "annotations")
-    return all(a["metadata"].get(k) == b["metadata"].get(k) for k in keys)
+def _server_labels(manifest: Manifest) -> dict[str, str]:
+    labels = manifest["metadata"].get("labels") or {}
+    return {k: v for k, v in labels.items() if k in SERVER_LABELS}
+
+
+def _same_meta(stored: Manifest, wanted: Manifest) -> bool:
+    """Same labels and annotations, leaving out the labels the Argo Server writes itself
+    (creator, actor, action)."""
+
+    def own(manifest: Manifest) -> dict[str, Any]:
+        meta = manifest["metadata"]
+        labels = {k: v for k, v in (meta.get("labels") or {}).items() if k not in SERVER_LABELS}
+        return {"labels": labels, "annotations": meta.get("annotations") or {}}
+
+    return own(stored) == own(wanted)

@@ -88,8 +88,14 @@ class ArgoCDClient:
     def _check(self, response: httpx.Response, what: str) -> None:
         self._screen(response, what)
         status = response.status_code
-        if status in (401, 403):
+        if status == 401:
             raise ArgoCDError(f"{what}: Argo CD refused the token (check ARGOCD_AUTH_TOKEN)")
+        if status == 403:
+            # Argo CD >= 2.6.7 answers 403 for a missing app too, to hide which exist
+            raise ArgoCDError(
+                f"{what}: permission denied: the application does not exist, or the token's "
+                "account may not do this (Argo CD answers 403 for both; check its RBAC)"
+            )
         if status >= 400:
             raise ArgoCDError(
                 f"{what}: Argo CD answered {status}: {_reason(response)}",
@@ -126,12 +132,6 @@ class ArgoCDClient:
         self._screen(response, f"application {name}")
         if response.status_code == 404:
             return None
-        if response.status_code == 403 and "permission denied" in _reason(response):
-            # Argo CD >= 2.6.7 answers 403 for a missing app too, to hide which exist
-            raise ArgoCDError(
-                f"application {name}: not found, or this token may not read it "
-                "(Argo CD answers 403 permission denied for both)"
-            )
         self._check(response, f"application {name}")
         data = self._json(response, f"application {name}")
         if not isinstance(data, dict):

@@ -126,7 +126,8 @@ class KubeApplications:
             raise self._error(f"sync {name}", exc) from None
 
     def changes(self, names: list[str], timeout: float) -> Iterator[dict[str, Any]]:
-        """Watch from the last seen resourceVersion; on ``410 Gone`` list again and go on.
+        """Watch from the last seen resourceVersion (bookmarks keep it current); on ``410
+        Gone`` list again and go on.
 
         After a fresh list its items are yielded first, so nothing that changed while the
         watch was expired is missed.
@@ -153,6 +154,9 @@ class KubeApplications:
                     PLURAL,
                     resource_version=self.resource_version,
                     timeout_seconds=max(int(timeout), 1),
+                    # a quiet watch still moves resource_version on, so the next one
+                    # resumes from a version the server keeps instead of a 410 and a list
+                    allow_watch_bookmarks=True,
                 )
                 for event in stream:
                     app = event.get("object") or {}

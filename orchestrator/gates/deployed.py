@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from orchestrator.argocd_shapes import (
-    degraded_details,
+    health_details,
     is_multi_source,
     parse_time,
     same_repo,
@@ -36,6 +36,9 @@ class Verdict:
     reason: str
     health_only: bool = False
     """Synced at the commit; only health is left to wait for (the health timeout applies)."""
+    unexplained: str = ""
+    """The app's health (``Degraded``, ``Suspended``...) when it carries no message: Argo CD
+    3 keeps the reason on the resources, which the gate asks for before it reports."""
 
     def __str__(self) -> str:
         return f"{self.app}: {self.reason}"
@@ -136,14 +139,13 @@ def assess(
     message = (status.get("health") or {}).get("message") or ""
     if state == "Healthy":
         return Verdict(name, "deployed", f"Synced at {short} and Healthy")
+    if not message:
+        message = health_details(status.get("resources") or [], state)
+    unexplained = "" if message else state
     if state == "Degraded":
-        message = message or degraded_details(status.get("resources") or [])
-        return Verdict(
-            name, "failed", f"Degraded after {short} was applied: {message or NO_MESSAGE}"
-        )
-    if state == "Suspended":
-        return Verdict(name, "waiting", f"Suspended: {message or 'paused rollout'}", True)
-    return Verdict(name, "waiting", f"{state}" + (f": {message}" if message else ""), True)
+        reason = f"Degraded after {short} was applied: {message or NO_MESSAGE}"
+        return Verdict(name, "failed", reason, unexplained=unexplained)
+    return Verdict(name, "waiting", state + (f": {message}" if message else ""), True, unexplained)
 
 
 MAX_OPERATION_MESSAGE = 300

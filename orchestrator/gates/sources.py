@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.adapters.kube import KubeApplications, KubeError
-from orchestrator.argocd_shapes import degraded_details
+from orchestrator.argocd_shapes import health_details
 from orchestrator.gates.wait import App, SourceError
 
 if TYPE_CHECKING:
@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 
 class ApiSource:
     """Application state from the Argo CD API server."""
+
+    has_resource_tree = True
 
     def __init__(self, client: ArgoCDClient) -> None:
         self.client = client
@@ -50,13 +52,13 @@ class ApiSource:
         except ArgoCDError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
 
-    def health_details(self, name: str) -> str:
-        """Why resources of the app are Degraded, from its resource tree ("" if unknown)."""
+    def health_details(self, name: str, status: str) -> str:
+        """Why resources of the app are ``status``, from its resource tree ("" if unknown)."""
         try:
             tree = self.client.resource_tree(name)
         except ArgoCDError:
             return ""  # the verdict stands without the detail
-        return degraded_details(list(tree.get("nodes") or []))
+        return health_details(list(tree.get("nodes") or []), status)
 
     def names(self, selector: str) -> list[str]:
         try:
@@ -67,6 +69,8 @@ class ApiSource:
 
 class KubeSource:
     """Application state through the Kubernetes API (:mod:`orchestrator.adapters.kube`)."""
+
+    has_resource_tree = False
 
     def __init__(self, api: Any, namespace: str) -> None:
         self.apps = KubeApplications(api, namespace)
@@ -104,7 +108,7 @@ class KubeSource:
         except KubeError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
 
-    def health_details(self, name: str) -> str:
+    def health_details(self, name: str, status: str) -> str:
         """The Kubernetes API has no resource tree, and ``status.resources`` (read by
         ``assess``) has no health on Argo CD 3 (``resourceHealthSource: appTree``): say
         where the reason is instead of "no message"."""

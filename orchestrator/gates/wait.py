@@ -49,8 +49,12 @@ class AppSource(Protocol):
         """Start a sync operation to ``revision`` (multi-source apps: ``revisions``, one
         per source)."""
 
-    def health_details(self, name: str) -> str:
-        """Why the app's resources are Degraded, where the source can say ("" if not)."""
+    has_resource_tree: bool
+    """Whether :meth:`health_details` can read resources' health (else it says where to)."""
+
+    def health_details(self, name: str, status: str) -> str:
+        """Why the app's resources are ``status`` (Degraded, Suspended...), where the source
+        can say ("" if not)."""
         ...
 
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
@@ -126,11 +130,15 @@ class Waiter:
         self.state: dict[str, App | None] = {}
         self.reconnects = 0
         self._last: list[Verdict] = []
+        self._raw: list[Verdict] = []
+        """The last verdicts as :func:`assess` gave them, before any explanation."""
         self._events: Iterator[App] | None = None
         self._opened = 0.0
         self._seen = 0
         self.equivalence = equivalence
         self._same: dict[tuple[str, str], bool] = {}
+        self._explanations: dict[str, tuple[Verdict, Verdict]] = {}
+        """Per app: the last verdict explained from its resources, and its explanation."""
         self.log = log or _step_log
 
     def _same_as_sha(self, name: str) -> Callable[[str], bool] | None:
@@ -159,21 +167,33 @@ class Waiter:
             )
             for name in self.apps
         ]
+        self._raw = verdicts
         verdicts = [self._explained(v) for v in verdicts]
         if [(v.state, v.reason) for v in verdicts] != [(v.state, v.reason) for v in self._last]:
             self.progress(verdicts)
         self._last = verdicts
         return verdicts
 
-    def _explained(self, verdict: Verdict) -> Verdict:
-        """A Degraded verdict nothing explained gets its resources' reasons (Argo CD 3 keeps
-        them in the resource tree only); asked once, when the gate is about to fail."""
-        if verdict.state != "failed" or not verdict.reason.endswith(NO_MESSAGE):
+    def _explained(self, verdict: Verdict, *, final: bool = False) -> Verdict:
+        """A verdict whose health carried no message gets its resources' reasons (Argo CD 3
+        keeps them in the resource tree only): asked once per change of the app's state,
+        and afresh for the final report. A source without the tree says where to look in
+        the final report only."""
+        if not verdict.unexplained:
             return verdict
-        details = self.source.health_details(verdict.app)
-        if not details:
+        if not (final or verdict.state == "failed" or self.source.has_resource_tree):
             return verdict
-        return replace(verdict, reason=verdict.reason[: -len(NO_MESSAGE)] + details)
+        last = self._explanations.get(verdict.app)
+        if last is not None and last[0] == verdict and not final:
+            return last[1]
+        details = self.source.health_details(verdict.app, verdict.unexplained)
+        explained = verdict
+        if details and verdict.reason.endswith(NO_MESSAGE):
+            explained = replace(verdict, reason=verdict.reason[: -len(NO_MESSAGE)] + details)
+        elif details:
+            explained = replace(verdict, reason=f"{verdict.reason}: {details}")
+        self._explanations[verdict.app] = (verdict, explained)
+        return explained
 
     def _read_all(self, refresh: bool = False) -> None:
         for name in self.apps:
@@ -223,6 +243,7 @@ class Waiter:
                 health_deadline = now + self.options.health_timeout
             deadline = health_deadline if health_deadline is not None else sync_deadline
             if now >= deadline:
+                verdicts = [self._explained(v, final=True) for v in self._raw]
                 return WaitResult("timeout", verdicts, now - started, self.reconnects, synced)
             if use_stream:
                 try:

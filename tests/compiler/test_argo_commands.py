@@ -58,7 +58,8 @@ def test_apply_creates_then_reports_unchanged_then_updates(argo: FakeArgoServer)
     stored = argo.store.list("WorkflowTemplate", "promotions")
     assert len(stored) == len(LIBRARY) + 2  # the step templates and two products
     for manifest in stored:
-        assert schema_errors(manifest) == [] and unknown_fields(manifest) == []
+        kind = "WorkflowTemplate"  # the server answers without apiVersion/kind
+        assert schema_errors(manifest, kind) == [] and unknown_fields(manifest, kind) == []
     second = run(argo, "apply", "-c", str(EXAMPLES))
     assert all(line.endswith(" unchanged") for line in second.stdout.splitlines())
     third = run(argo, "apply", "-c", str(EXAMPLES), PROMOFLOW_STEP_IMAGE="registry.local/pf:2")
@@ -105,7 +106,7 @@ def test_promote_submits_once_and_detects_a_repeat(argo: FakeArgoServer) -> None
     assert first.stdout.splitlines()[1] == f"{argo.url}/workflows/promotions/{name}"
     stored = argo.store.get("Workflow", "promotions", name)
     assert stored["metadata"]["labels"]["promoflow.dev/product"] == "shop"
-    assert schema_errors(stored) == []
+    assert schema_errors(stored, "Workflow") == []
     params = {p["name"]: p["value"] for p in stored["spec"]["arguments"]["parameters"]}
     assert params["requested-by"] == "alice" and params["version"] == "1.4.2"
     again = run(

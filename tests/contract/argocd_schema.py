@@ -85,6 +85,11 @@ def crd_errors(obj: Any) -> list[str]:
     ]
 
 
+CUSTOM_JSON = {"v1FieldsV1"}
+"""Definitions whose Go type marshals its own JSON, unlike its struct fields: FieldsV1 (the
+``managedFields`` trie, ``f:metadata``...) is declared with a ``Raw`` field it never sends."""
+
+
 def _walk(
     value: Any,
     schema: dict[str, Any],
@@ -93,6 +98,8 @@ def _walk(
     resolve: Callable[[dict[str, Any]], dict[str, Any]],
     type_meta: bool = False,
 ) -> None:
+    if schema.get("$ref", "").rsplit("/", 1)[-1] in CUSTOM_JSON:
+        return
     schema = resolve(schema)
     if schema.get("x-kubernetes-preserve-unknown-fields"):
         return

@@ -119,18 +119,34 @@ class StreamReader:
     """Reads ``/api/v1/stream/applications`` in a thread: each parsed line into a queue,
     then ``None`` when the server ends the stream."""
 
-    def __init__(self, url: str, token: str | None, params: Any = None) -> None:
+    def __init__(
+        self,
+        url: str,
+        token: str | None,
+        params: Any = None,
+        subscribed: Callable[[], bool] | None = None,
+    ) -> None:
+        """``subscribed``: says when the server holds the stream. A stream with nothing to
+        send yet has no headers (grpc-gateway sends them with the first event), so only
+        the server can tell that the request arrived."""
         headers = {"Authorization": f"Bearer {token}"} if token else {}
         self.client = httpx.Client(base_url=url, headers=headers, timeout=httpx.Timeout(10))
         self.lines: queue.Queue[dict[str, Any] | None] = queue.Queue()
         self.status: int | None = None
         self.opened = threading.Event()
         self.params = params
+        self.subscribed = subscribed
         self.thread = threading.Thread(target=self._run, daemon=True)
 
     def __enter__(self) -> StreamReader:
         self.thread.start()
-        assert self.opened.wait(5), "the stream did not open"
+        if self.subscribed is not None:
+            deadline = time.monotonic() + 5
+            while not (self.subscribed() or self.opened.is_set()):
+                assert time.monotonic() < deadline, "the server did not take the stream"
+                time.sleep(0.005)
+        else:
+            assert self.opened.wait(5), "the stream did not open"
         return self
 
     def __exit__(self, *_: object) -> None:

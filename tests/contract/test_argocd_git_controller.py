@@ -98,9 +98,10 @@ def test_automated_app_follows_new_commits(repo: Repo, tmp_path: Path) -> None:
     app = sim.app("shop-dev")
     assert app is not None and app["status"]["health"] == {
         "status": "Degraded",
-        "message": "CrashLoopBackOff",
         "lastTransitionTime": app["status"]["health"]["lastTransitionTime"],
-    }
+    }  # Argo CD 3: the reason is on the workload, in the resource tree
+    [workload] = sim.resource_tree("shop-dev")["nodes"]
+    assert workload["health"] == {"status": "Degraded", "message": "CrashLoopBackOff"}
     assert [h["revision"] for h in app["status"]["history"]] == [second, third]
     states = [
         (

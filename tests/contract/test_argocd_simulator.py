@@ -20,7 +20,12 @@ from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.settings import ArgoCDSettings
 from orchestrator.simulator.argocd import parse_selector
 from orchestrator.simulator.serve import ServerThread
-from tests.contract.argocd_schema import response_errors, swagger, swagger_unknown_fields
+from tests.contract.argocd_schema import (
+    TYPE_META,
+    response_errors,
+    swagger,
+    swagger_unknown_fields,
+)
 from tests.contract.argocd_support import (
     APP_PATH,
     LIST_PATH,
@@ -120,7 +125,8 @@ def test_get_and_list_validate(sim: FaultyArgoCD, http: httpx.Client) -> None:
         assert response.status_code == 200
         body = check_app(response.json())
         assert response_errors(APP_PATH, "GET", 200, body) == []
-        assert body == sim.app(name)
+        # Argo CD's API server sends typed objects: no apiVersion/kind (as seen on v3.2)
+        assert body == {k: v for k, v in (sim.app(name) or {}).items() if k not in TYPE_META}
     listed = http.get(LIST_PATH)
     body = listed.json()
     assert response_errors(LIST_PATH, "GET", 200, body) == []
@@ -147,14 +153,14 @@ def test_resource_tree_validates(sim: FaultyArgoCD, http: httpx.Client) -> None:
     assert (node["kind"], node["namespace"], node["name"]) == ("Deployment", "shop", "web")
     assert node["health"] == {"status": "Degraded", "message": "deadline"}
     missing = http.get(path.format(applicationName="nope"))
-    check_error(path, "GET", missing, 404)
+    check_error(path, "GET", missing, 403)
 
 
 def test_list_filters(http: httpx.Client) -> None:
     def names(**params: str | list[str]) -> list[str]:
         response = http.get(LIST_PATH, params=params)
         assert response.status_code == 200, response.text
-        return [a["metadata"]["name"] for a in response.json()["items"]]
+        return [a["metadata"]["name"] for a in response.json()["items"] or []]
 
     assert names(selector="promoflow.dev/product=shop") == ["shop-dev", "shop-prod"]
     assert names(selector="promoflow.dev/environment in (dev),promoflow.dev/product!=shop") == [
@@ -204,7 +210,7 @@ def test_stream_filters_by_name_and_resumes_without_replay(
     sim: FaultyArgoCD, server: ServerThread
 ) -> None:
     params = {"name": "shop-dev", "resourceVersion": str(sim.resource_version)}
-    with StreamReader(server.url, TOKEN, params) as stream:
+    with StreamReader(server.url, TOKEN, params, lambda: sim.open_streams > 0) as stream:
         later(0.05, lambda: sim.set_health("cart-dev", "Progressing"),
               lambda: sim.set_health("shop-dev", "Progressing"), sim.drop_streams)  # fmt: skip
         lines = list(stream.until_end())
@@ -214,7 +220,7 @@ def test_stream_filters_by_name_and_resumes_without_replay(
 
 
 def test_stream_error_line_matches_the_swagger(sim: FaultyArgoCD, server: ServerThread) -> None:
-    with StreamReader(server.url, TOKEN, {"name": "none"}) as stream:
+    with StreamReader(server.url, TOKEN, {"name": "none"}, lambda: sim.open_streams > 0) as stream:
         later(0.05, lambda: sim.drop_streams("transport is closing"))
         lines = list(stream.until_end())
     assert len(lines) == 1 and set(lines[0]) == {"error"}
@@ -230,8 +236,11 @@ def test_error_bodies_match_the_runtime_error(sim: FaultyArgoCD, server: ServerT
     assert check_error(LIST_PATH, "GET", wrong, 401)["code"] == 16
     auth = {"Authorization": f"Bearer {TOKEN}"}
     with httpx.Client(base_url=server.url, headers=auth) as http:
-        missing = check_error(APP_PATH, "GET", http.get("/api/v1/applications/nope"), 404)
-        assert missing["code"] == 5 and "not found" in missing["message"]
+        # Argo CD >= 2.6.7 hides which apps exist from a caller that names no project
+        missing = check_error(APP_PATH, "GET", http.get("/api/v1/applications/nope"), 403)
+        assert missing["code"] == 7 and missing["message"] == "permission denied"
+        named = http.get("/api/v1/applications/nope", params={"project": "default"})
+        assert check_error(APP_PATH, "GET", named, 404)["code"] == 5
         # a selector Argo CD cannot parse is its 500 / Unknown (seen on v3.2), not a 400
         bad = check_error(LIST_PATH, "GET", http.get(LIST_PATH, params={"selector": "a=("}), 500)
         assert bad["code"] == 2
@@ -249,22 +258,18 @@ def test_error_bodies_match_the_runtime_error(sim: FaultyArgoCD, server: ServerT
         not_json = http.post("/api/v1/applications/shop-prod/sync", content=b"{")
         check_error(SYNC_PATH, "POST", not_json, 400)
         gone = http.post("/api/v1/applications/nope/sync", json={"name": "nope"})
-        check_error(SYNC_PATH, "POST", gone, 404)
+        check_error(SYNC_PATH, "POST", gone, 403)
         stream = http.get(STREAM_PATH, params={"selector": "in in in"})
         check_error(STREAM_PATH, "GET", stream, 500)
     assert httpx.get(f"{server.url}/api/version").json()["Version"]
 
 
-def test_missing_app_is_denied_without_a_project_when_asked() -> None:
-    strict = FaultyArgoCD(token=TOKEN, deny_missing=True)
-    with strict.serve() as served:
+def test_missing_app_is_not_found_on_servers_before_2_6_7() -> None:
+    lenient = FaultyArgoCD(token=TOKEN, deny_missing=False)
+    with lenient.serve() as served:
         auth = {"Authorization": f"Bearer {TOKEN}"}
-        denied = httpx.get(f"{served.url}/api/v1/applications/nope", headers=auth)
-        assert check_error(APP_PATH, "GET", denied, 403)["message"] == "permission denied"
-        named = httpx.get(
-            f"{served.url}/api/v1/applications/nope", params={"project": "x"}, headers=auth
-        )
-        check_error(APP_PATH, "GET", named, 404)
+        missing = httpx.get(f"{served.url}/api/v1/applications/nope", headers=auth)
+        assert check_error(APP_PATH, "GET", missing, 404)["code"] == 5
 
 
 # --- ArgoCDClient against the served simulator -------------------------------------------
@@ -272,8 +277,10 @@ def test_missing_app_is_denied_without_a_project_when_asked() -> None:
 
 def test_client_get_and_missing(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
     app = client.get_app("shop-dev")
-    assert app is not None and check_app(app) == sim.app("shop-dev")
-    assert client.get_app("nope") is None
+    served = {k: v for k, v in (sim.app("shop-dev") or {}).items() if k not in TYPE_META}
+    assert app is not None and check_app(app) == served
+    with pytest.raises(ArgoCDError, match="permission denied: the application does not exist"):
+        client.get_app("nope")
 
 
 @pytest.mark.parametrize("token", ["", "wrong-token"])
@@ -339,7 +346,7 @@ def test_client_sync(sim: FaultyArgoCD, client: ArgoCDClient) -> None:
         client.sync("cart-dev")
     with pytest.raises(ArgoCDError, match="auto-sync currently set to main"):
         client.sync("shop-dev", SHA)
-    with pytest.raises(ArgoCDError, match="not found"):
+    with pytest.raises(ArgoCDError, match="permission denied: the application does not exist"):
         client.sync("nope", SHA)
     sim.finish_operation("cart-dev")
     assert check_app(sim.app("cart-dev"))["status"]["history"][-1]["revision"] == "main"

@@ -68,7 +68,9 @@ def test_create_get_list_round_trip(http: httpx.Client) -> None:
     )
     assert created["metadata"]["namespace"] == "argo" and created["metadata"]["uid"]
     got = check(WF_ONE, "GET", http.get("/api/v1/workflows/argo/a"))
-    assert got["spec"] == workflow("a")["spec"]
+    # stored as Go serialises it: the empty Arguments struct is written out
+    assert got["spec"] == {**workflow("a")["spec"], "arguments": {}}
+    assert "apiVersion" not in got and "kind" not in got  # typed objects, as Argo answers
     listed = check(WF, "GET", http.get("/api/v1/workflows/argo"))
     assert [w["metadata"]["name"] for w in listed["items"]] == ["a"]
 
@@ -77,7 +79,36 @@ def test_workflow_needs_its_template(http: httpx.Client) -> None:
     orphan = workflow("orphan")
     orphan["spec"]["workflowTemplateRef"]["name"] = "missing"
     response = http.post("/api/v1/workflows/argo", json={"workflow": orphan})
-    assert response.status_code == 400 and "not found" in response.json()["message"]
+    assert response.status_code == 404 and response.json()["code"] == 5
+    assert response.json()["message"] == 'workflowtemplates.argoproj.io "missing" not found'
+
+
+def test_an_empty_list_has_null_items(http: httpx.Client) -> None:
+    """Go marshals an empty typed list as null, which the swagger's ``array`` does not
+    allow: clients (Hera's models, promoflow) must take ``null`` as no items."""
+    listed = http.get("/api/v1/workflows/argo")
+    assert listed.status_code == 200 and listed.json()["items"] is None
+
+
+def test_what_a_caller_writes_is_labelled_with_who_they_are(
+    server: FakeArgoServer, http: httpx.Client
+) -> None:
+    server.userinfo = {"subject": "system:serviceaccount:argo:ci", "email": "ci@example.com"}
+    created = check(
+        WT, "POST", http.post("/api/v1/workflow-templates/argo", json={"template": template("t")})
+    )
+    assert created["metadata"]["labels"] == {
+        "workflows.argoproj.io/creator": "system-serviceaccount-argo-ci",
+        "workflows.argoproj.io/creator-email": "ci.at.example.com",
+    }
+    updated = template("t")
+    updated["metadata"]["resourceVersion"] = created["metadata"]["resourceVersion"]
+    put = http.put("/api/v1/workflow-templates/argo/t", json={"template": updated})
+    assert check(WT_ONE, "PUT", put)["metadata"]["labels"] == {  # creator not repeated: gone
+        "workflows.argoproj.io/actor": "system-serviceaccount-argo-ci",
+        "workflows.argoproj.io/actor-email": "ci.at.example.com",
+        "workflows.argoproj.io/action": "Update",
+    }
 
 
 def test_duplicate_name_is_409_and_missing_is_404(http: httpx.Client) -> None:
@@ -127,10 +158,17 @@ def test_set_updates_a_suspend_node(server: FakeArgoServer, http: httpx.Client) 
         "phase": "Running",
         "nodes": {
             "n1": {"id": "n1", "name": "run.approve-prod", "displayName": "approve-prod",
-                   "type": "Suspend", "phase": "Running"},
+                   "type": "Suspend", "phase": "Running",
+                   "outputs": {"parameters": [{"name": "approve", "valueFrom": {"supplied": {}}}]}},
         },
     }  # fmt: skip
     server.store.put("Workflow", "argo", wf)
+    undeclared = {"nodeFieldSelector": "displayName=approve-prod",
+                  "outputParameters": json.dumps({"other": "x"}), "phase": "Succeeded"}  # fmt: skip
+    refused = http.put("/api/v1/workflows/argo/run/set", json=undeclared)
+    assert (refused.status_code, refused.json()["code"]) == (500, 13)
+    assert refused.json()["message"] == "node is not expecting output parameter 'other'"
+    assert server.store.get("Workflow", "argo", "run")["status"] == wf["status"]  # unchanged
     body = {
         "nodeFieldSelector": "displayName=approve-prod",
         "outputParameters": json.dumps({"approve": "YES"}),
@@ -142,6 +180,10 @@ def test_set_updates_a_suspend_node(server: FakeArgoServer, http: httpx.Client) 
     node = result["status"]["nodes"]["n1"]
     assert node["outputs"]["parameters"] == [{"name": "approve", "value": "YES"}]
     assert node["phase"] == "Succeeded" and node["message"] == "approved by alice"
+    node["phase"] = "Running"  # supplied once: a second answer is refused
+    server.store.put("Workflow", "argo", result)
+    again = http.put("/api/v1/workflows/argo/run/set", json=body)
+    assert again.status_code == 500 and "already set" in again.json()["message"]
 
 
 def test_token_is_required(server: FakeArgoServer) -> None:

@@ -3,7 +3,10 @@ shapes of tests/refdata/argo-workflows/openapi-swagger.json.
 
 Objects are validated against the upstream JSON Schema on create and update (400 with the
 reason, nothing stored), names conflict with 409, missing objects are 404, and a configured
-token is required as ``Authorization: Bearer TOKEN`` (401 otherwise).
+token is required as ``Authorization: Bearer TOKEN`` (401 otherwise). As the real server
+does (compared in tests/e2e/test_fakes_match_real_servers.py): what a caller creates,
+updates or ``set``s is labelled with who they are (from :attr:`FakeArgoServer.userinfo`),
+an empty list is ``"items": null``, a Workflow naming a missing template is 404.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from orchestrator.actors import ACTION, actor_labels, creator_labels
 from orchestrator.simulator.serve import ServerThread
 from tests.fakes.argo_store import ApiError, Obj, Store
 from tests.support.argo_schema import schema_errors
@@ -105,6 +109,14 @@ class FakeArgoServer:
             spec["arguments"] = {"parameters": params}
         return {"metadata": meta, "spec": spec}
 
+    def _caller(self) -> tuple[str, str, str]:
+        info = self.userinfo
+        return (
+            str(info.get("subject") or ""),
+            str(info.get("email") or ""),
+            str(info.get("preferredUsername") or ""),
+        )
+
     def _dispatch(self, request: Request, body: Obj) -> Obj:
         if request.url.path.endswith("/api/v1/userinfo"):
             return dict(self.userinfo)
@@ -116,12 +128,13 @@ class FakeArgoServer:
         store = self.store
         if path.endswith("/set"):
             assert name is not None
-            return store.set_nodes(ns, name, body)
+            return store.set_nodes(ns, name, body, actor_labels(*self._caller()))
         if path.endswith("/submit"):
             body = {"workflow": self._from_template(ns, body)}
         if method == "GET" and name is None:
             items = store.list(kind, ns, selector)
-            return {"metadata": {"resourceVersion": str(store.version)}, "items": items}
+            # Go marshals an empty slice of a typed list as null
+            return {"metadata": {"resourceVersion": str(store.version)}, "items": items or None}
         if method == "GET":
             assert name is not None
             return store.get(kind, ns, name)
@@ -137,15 +150,11 @@ class FakeArgoServer:
             raise ApiError(400, 3, f"{kind} is invalid: {errors[0]}")
         if method == "PUT":
             assert name is not None
-            return store.update(kind, ns, name, obj)
+            actor = actor_labels(*self._caller())
+            return store.update(kind, ns, name, obj, {**actor, ACTION: "Update"} if actor else {})
         ref = (obj.get("spec") or {}).get("workflowTemplateRef") or {}
         if kind == "Workflow" and ref.get("name") and not ref.get("clusterScope"):
-            try:
-                store.get("WorkflowTemplate", ns, ref["name"])
-            except ApiError:
-                raise ApiError(
-                    400, 3, f'workflowtemplates.argoproj.io "{ref["name"]}" not found'
-                ) from None
+            store.get("WorkflowTemplate", ns, ref["name"])  # 404 NotFound, as Argo answers
         if body.get("serverDryRun"):
             return obj
-        return store.create(kind, ns, obj)
+        return store.create(kind, ns, obj, creator_labels(*self._caller()))

@@ -6,7 +6,9 @@ through the Kubernetes API rather than the Argo CD API server. This serves the s
 routes the official ``kubernetes`` client calls, with the API server's own conventions:
 ``Status`` error bodies, label and field selectors, resourceVersion-based list-then-watch,
 and ``410 Gone`` (an ``ERROR`` event with reason ``Expired``) when a watch resumes from a
-resourceVersion older than the retained history, which every watcher has to survive.
+resourceVersion older than the retained history, which every watcher has to survive;
+``BOOKMARK`` events when a watch asks for them (``allowWatchBookmarks``); merge and JSON
+(RFC 6902) patches, and 415 for a strategic merge patch, which custom resources refuse.
 """
 
 from __future__ import annotations
@@ -20,6 +22,8 @@ from collections.abc import AsyncIterator, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+import jsonpatch  # type: ignore[import-untyped]
+import jsonpointer  # type: ignore[import-untyped]
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
@@ -52,6 +56,16 @@ _REASONS = {
     503: "ServiceUnavailable",
     504: "Timeout",
 }
+PATCHES: dict[str, Callable[[Any, Any], Any]] = {
+    "application/merge-patch+json": lambda target, patch: merge_patch(target, patch),
+    "application/json-patch+json": lambda target, patch: jsonpatch.apply_patch(target, patch),
+}
+"""What a custom resource accepts: no strategic merge patch (it has no Go struct tags to
+merge lists by), no server-side apply here."""
+UNKNOWN_PATCH = (
+    "the body of the request was in an unknown format - accepted media types include: "
+    "application/json-patch+json, application/merge-patch+json, application/apply-patch+yaml"
+)
 _IMMUTABLE = ("name", "namespace", "uid", "creationTimestamp", "resourceVersion", "generation")
 
 
@@ -121,12 +135,18 @@ class FakeKubeAPI:
     answer 410 whatever they ask; :meth:`fail_next` makes requests answer an error status.
     """
 
-    def __init__(self, sim: SimulatorState, token: str | None = None) -> None:
+    def __init__(
+        self, sim: SimulatorState, token: str | None = None, *, bookmark_interval: float = 60
+    ) -> None:
+        """``bookmark_interval``: seconds between BOOKMARK events on a quiet watch that
+        asked for them (the API server's is about a minute); one also comes a second
+        before a watch's ``timeoutSeconds`` runs out, as the API server does."""
         self.sim = sim
         self.token = token
+        self.bookmark_interval = bookmark_interval
         self.requests: list[str] = []
         """``METHOD /path?query`` of every request, in order."""
-        self.patches: list[tuple[str, dict[str, Any]]] = []
+        self.patches: list[tuple[str, Any]] = []
         self._lock = threading.Lock()
         self._floor = 0
         self._gone = 0
@@ -203,27 +223,30 @@ class FakeKubeAPI:
             return _failure(404, f'{PLURAL}.{GROUP} "{name}" not found', name=name)
         if request.method == "GET":
             return JSONResponse(self._find(namespace, name))
-        if request.headers.get("content-type", "").split(";")[0] != (
-            "application/merge-patch+json"
-        ):
-            return _failure(415, "the body of the request was in an unknown format")
+        apply = PATCHES.get(request.headers.get("content-type", "").split(";")[0].strip())
+        if apply is None:
+            return _failure(415, UNKNOWN_PATCH)
         try:
             patch = await request.json()
         except ValueError:
             return _failure(400, "the request body is not valid JSON")
-        if not isinstance(patch, dict):
-            return _failure(422, "a merge patch must be a JSON object")
-        return await run_in_threadpool(self._patch, name, patch)
+        wanted = list if apply is PATCHES["application/json-patch+json"] else dict
+        if not isinstance(patch, wanted):
+            shape = "list of operations" if wanted is list else "JSON object"
+            return _failure(422, f"the patch must be a {shape}")
+        return await run_in_threadpool(self._patch, name, apply, patch)
 
-    def _patch(self, name: str, patch: dict[str, Any]) -> Response:
-        """Apply a merge patch (identity fields are kept); a refresh annotation in it is
-        how a refresh is asked through Kubernetes, so it also reaches the controller."""
+    def _patch(self, name: str, apply: Callable[[Any, Any], Any], patch: Any) -> Response:
+        """Apply a patch (identity fields are kept). A refresh annotation it sets is how a
+        refresh is asked through Kubernetes, and an ``operation`` it adds is how a sync is:
+        both reach the controller."""
+        before = self.sim.app(name) or {}
 
         def change(app: App) -> None:
             kept = {k: app["metadata"].get(k) for k in _IMMUTABLE}
-            merged = merge_patch(app, patch)
+            patched = apply(app, patch)
             app.clear()
-            app.update(merged)
+            app.update(patched)
             app["metadata"].update({k: v for k, v in kept.items() if v is not None})
 
         with self._lock:
@@ -232,10 +255,13 @@ class FakeKubeAPI:
             self.sim.update(name, change)
         except KeyError:
             return _failure(404, f'{PLURAL}.{GROUP} "{name}" not found', name=name)
-        refresh = ((patch.get("metadata") or {}).get("annotations") or {}).get(REFRESH_ANNOTATION)
-        if refresh:
+        except (jsonpatch.JsonPatchException, jsonpointer.JsonPointerException) as exc:
+            return _failure(422, str(exc))
+        after = self.sim.app(name) or {}
+        refresh = _annotation(after, REFRESH_ANNOTATION)
+        if refresh and refresh != _annotation(before, REFRESH_ANNOTATION):
             self.sim.request_refresh(name, "hard" if refresh == "hard" else "normal")
-        if patch.get("operation"):
+        if after.get("operation") and not before.get("operation"):
             # the controller notices the requested operation and runs it
             pick_up_operation(self.sim, name)
         return JSONResponse(self.sim.app(name))
@@ -302,8 +328,17 @@ class FakeKubeAPI:
             if self._closed:  # stopping: a new watch must not hold the server up
                 sub.push(StreamEnd())
 
+        bookmarks = params.get("allowWatchBookmarks") in ("true", "1")
+
+        def bookmark() -> bytes:
+            meta = {"resourceVersion": str(self.sim.resource_version)}
+            obj = {"apiVersion": f"{GROUP}/{VERSION}", "kind": "Application", "metadata": meta}
+            return _line({"type": "BOOKMARK", "object": obj})
+
         async def lines() -> AsyncIterator[bytes]:
-            deadline = None if timeout is None else time.monotonic() + timeout
+            started = time.monotonic()
+            deadline = None if timeout is None else started + timeout
+            last_bookmark, final_sent = started, False
             try:
                 for app in sub.initial:
                     if matches(app):
@@ -312,10 +347,25 @@ class FakeKubeAPI:
                     if matches(past.app):
                         yield _line({"type": past.type, "object": past.app})
                 while True:
-                    left = None if deadline is None else deadline - time.monotonic()
-                    if left is not None and left <= 0:
+                    now = time.monotonic()
+                    if deadline is not None and now >= deadline:
                         return
-                    item = await sub.next(left)
+                    wake = deadline
+                    if bookmarks:
+                        due = last_bookmark + self.bookmark_interval
+                        if deadline is not None and not final_sent:
+                            due = min(due, deadline - 1)  # one just before the watch ends
+                        if now >= due:
+                            final_sent = final_sent or (
+                                deadline is not None and now >= deadline - 1
+                            )
+                            last_bookmark = now
+                            yield bookmark()
+                            continue
+                        wake = due if wake is None else min(wake, due)
+                    item = await sub.wait(None if wake is None else wake - now)
+                    if item is None:
+                        continue  # time for a bookmark, or the end
                     if isinstance(item, StreamEnd):
                         return
                     if matches(item.app):
@@ -359,6 +409,11 @@ def pick_up_operation(sim: SimulatorState, name: str) -> None:
     sim.syncs.append((name, copy.deepcopy(operation.get("sync") or {})))
     if sim.on_sync is not None:
         sim.on_sync(name, operation)
+
+
+def _annotation(app: App, key: str) -> str | None:
+    value = ((app.get("metadata") or {}).get("annotations") or {}).get(key)
+    return str(value) if value is not None else None
 
 
 async def _once(data: bytes) -> AsyncIterator[bytes]:

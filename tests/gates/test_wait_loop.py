@@ -59,7 +59,9 @@ class ScriptedSource:
         self.synced.append((name, revision))
         self.synced_sources.append(revisions)
 
-    def health_details(self, name: str) -> str:
+    has_resource_tree = False
+
+    def health_details(self, name: str, status: str) -> str:
         return ""
 
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:

@@ -302,6 +302,23 @@ def test_failed_sync_operation_fails_with_its_message(harness: Harness) -> None:
     assert run.message == reason == run.termination.read_text()
 
 
+def reported(harness: Harness, message: str) -> str:
+    """Why an app is Degraded or Suspended, in the gate's final report on Argo CD 3, whose
+    apps carry no health message: through the API, from the workload's node in the
+    resource tree; through the Kubernetes API (no tree), where to find it."""
+    if harness.mode == "api":
+        return f"Deployment shop-dev/shop-dev: {message}"
+    return (
+        "the reason is in Argo CD's resource tree, which the Kubernetes API does not serve "
+        "(see the app in Argo CD, or give the gate ARGOCD_SERVER)"
+    )
+
+
+def while_waiting(harness: Harness, message: str) -> str:
+    """The same in progress lines: from the tree through the API, nothing otherwise."""
+    return f": Deployment shop-dev/shop-dev: {message}" if harness.mode == "api" else ""
+
+
 def test_healthy_app_turning_degraded_with_the_new_revision_fails(harness: Harness) -> None:
     sim = harness.sim
     run = harness.run(
@@ -314,7 +331,8 @@ def test_healthy_app_turning_degraded_with_the_new_revision_fails(harness: Harne
     )  # fmt: skip
     assert run.code == 1
     assert run.message == (
-        f"shop-dev: Degraded after {SHORT} was applied: Deployment exceeded its deadline"
+        f"shop-dev: Degraded after {SHORT} was applied: "
+        + reported(harness, "Deployment exceeded its deadline")
     )
 
 
@@ -350,7 +368,7 @@ def test_progressing_then_degraded_fails(harness: Harness) -> None:
     )  # fmt: skip
     assert run.code == 1 and run.result["state"] == "failed"
     assert "shop-dev: waiting: Progressing" in log_of(run)
-    assert run.message.endswith("was applied: CrashLoopBackOff")
+    assert run.message.endswith("was applied: " + reported(harness, "CrashLoopBackOff"))
 
 
 def test_progressing_then_healthy_passes(harness: Harness) -> None:
@@ -374,7 +392,8 @@ def progressing_then_healthy(harness: Harness, stream: bool) -> None:
         ],
     )  # fmt: skip
     assert run.code == 0, run.stderr
-    assert "shop-dev: waiting: Progressing: rolling out" in log_of(run)
+    waiting = "shop-dev: waiting: Progressing"
+    assert waiting + while_waiting(harness, "rolling out") in log_of(run)
     assert harness.streams() == (1 if stream else 0)
 
 
@@ -455,7 +474,12 @@ def test_a_selector_that_does_not_parse_is_a_usage_error_before_any_request(
 def test_missing_app_fails_clearly(harness: Harness) -> None:
     run = harness.run("--app", "shop-qa", "--revision", SHA)
     assert run.code == 1
-    assert run.message == "shop-qa: application not found"
+    assert run.message == (
+        "application shop-qa: permission denied: the application does not exist, or the "
+        "token's account may not do this (Argo CD answers 403 for both; check its RBAC)"
+        if harness.mode == "api"
+        else "shop-qa: application not found"
+    )
     nothing = harness.run("--selector", "promoflow.dev/product=none", "--revision", SHA)
     assert nothing.code == 1 and "no applications match" in nothing.message
 
@@ -541,7 +565,8 @@ def test_suspended_is_waiting_then_healthy(harness: Harness) -> None:
         ],
     )  # fmt: skip
     assert run.code == 0, run.stderr
-    assert "shop-dev: waiting: Suspended: Rollout is paused" in log_of(run)
+    waiting = "shop-dev: waiting: Suspended"
+    assert waiting + while_waiting(harness, "Rollout is paused") in log_of(run)
 
 
 def test_suspended_until_the_health_timeout(harness: Harness) -> None:
@@ -551,7 +576,9 @@ def test_suspended_until_the_health_timeout(harness: Harness) -> None:
         "--app", "shop-dev", "--revision", SHA, "--health-timeout", "500ms", timeout=""
     )  # fmt: skip
     assert run.code == 1 and run.result["state"] == "timeout"
-    assert run.message == "timed out: shop-dev: Suspended: Rollout is paused"
+    assert run.message == "timed out: shop-dev: Suspended: " + reported(
+        harness, "Rollout is paused"
+    )
     assert 0.5 <= run.result["seconds"] < 5
 
 

@@ -3,8 +3,10 @@ reporters call, answered in upstream's shapes.
 
 Errors are grpc-gateway bodies (``error``/``code``/``message`` with the gRPC code), the
 application stream is NDJSON with grpc-gateway's in-stream errors, a hard refresh is
-processed before the app is returned, and a missing app can be answered the way Argo CD
-hides it from callers without a project (``deny_missing``).
+processed before the app is returned, and a missing app is answered the way Argo CD
+(>= 2.6.7) hides it from callers without a project (403, unless ``deny_missing=False``).
+As Argo CD 3 answers: apps without ``apiVersion``/``kind``, an empty list's ``items`` as
+``null``, a stream's status line and headers only with its first event.
 """
 
 from __future__ import annotations
@@ -23,7 +25,12 @@ from starlette.routing import Route
 from orchestrator.argocd_shapes import normalize_repo_url, sources
 from orchestrator.labelselector import labels_of, parse_selector
 from orchestrator.simulator.argocd.events import App, StreamEnd, Subscription
-from orchestrator.simulator.argocd.state import ApiError, SimulatorState, not_found
+from orchestrator.simulator.argocd.state import (
+    ApiError,
+    HealthMessages,
+    SimulatorState,
+    not_found,
+)
 from orchestrator.simulator.serve import ServerThread
 
 _GRPC_CODES = {400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 429: 8, 500: 13, 501: 12, 504: 4}
@@ -50,6 +57,31 @@ def _line(obj: Any) -> bytes:
     return (json.dumps(obj, separators=(",", ":")) + "\n").encode()
 
 
+def _served(app: App) -> App:
+    """An app as the API server sends it: Argo CD's typed objects carry no
+    ``apiVersion``/``kind`` (the Kubernetes API's do)."""
+    return {k: v for k, v in app.items() if k not in ("apiVersion", "kind")}
+
+
+class _HeadersWithFirstEvent(StreamingResponse):
+    """grpc-gateway writes the status line and headers with the first message: a stream
+    whose filter matches nothing yet leaves the client waiting for headers."""
+
+    async def stream_response(self, send: Any) -> None:
+        chunks = aiter(self.body_iterator)
+        try:
+            first: Any = await anext(chunks)
+        except StopAsyncIteration:
+            first = b""
+        await send({"type": "http.response.start", "status": self.status_code,
+                    "headers": self.raw_headers})  # fmt: skip
+        if first:
+            await send({"type": "http.response.body", "body": first, "more_body": True})
+        async for chunk in chunks:
+            await send({"type": "http.response.body", "body": chunk, "more_body": True})
+        await send({"type": "http.response.body", "body": b"", "more_body": False})
+
+
 class ArgoCDSimulator(SimulatorState):
     """Applications in memory, changed by scenario helpers and served over HTTP."""
 
@@ -59,14 +91,16 @@ class ArgoCDSimulator(SimulatorState):
         namespace: str = "argocd",
         *,
         history: int = 1000,
-        deny_missing: bool = False,
+        deny_missing: bool = True,
         first_name_only: bool = False,
+        health_messages: HealthMessages = "tree",
     ) -> None:
         """``deny_missing``: answer a missing app with 403 ``permission denied`` unless the
-        request names a project, as Argo CD does since 2.6.7 (GHSA-2q5c-qw9c-fmvq).
+        request names a project, as Argo CD does since 2.6.7 (GHSA-2q5c-qw9c-fmvq); false
+        answers 404 as older servers did.
         ``first_name_only``: filter streams and lists by the first ``name`` value only, as
         Argo CD's grpc-gateway does (the query field is not repeated)."""
-        super().__init__(namespace, history=history)
+        super().__init__(namespace, history=history, health_messages=health_messages)
         self.token = token
         self.deny_missing = deny_missing
         self.first_name_only = first_name_only
@@ -75,6 +109,12 @@ class ArgoCDSimulator(SimulatorState):
         self._served: set[Subscription] = set()
         """The subscriptions of this API server's own streams (closed when it stops)."""
         self._closed = False
+
+    @property
+    def open_streams(self) -> int:
+        """Streams this API server holds open (one may have sent nothing yet)."""
+        with self._lock:
+            return len(self._served)
 
     def _unsubscribe(self, sub: Subscription) -> None:
         with self._lock:
@@ -154,7 +194,7 @@ class ArgoCDSimulator(SimulatorState):
         app = self.app(name)
         if app is None:
             return self._missing(request, name)
-        return JSONResponse(app)
+        return JSONResponse(_served(app))
 
     async def _tree(self, request: Request) -> Response:
         if (refused := self._guard(request)) is not None:
@@ -204,8 +244,9 @@ class ArgoCDSimulator(SimulatorState):
         if isinstance(matches, Response):
             return matches
         apps, rv = self.snapshot()
-        items = [a for a in apps if matches(a)]
-        return JSONResponse({"metadata": {"resourceVersion": str(rv)}, "items": items})
+        items = [_served(a) for a in apps if matches(a)]
+        # Go marshals an empty slice of a typed list as null
+        return JSONResponse({"metadata": {"resourceVersion": str(rv)}, "items": items or None})
 
     async def _sync(self, request: Request) -> Response:
         if (refused := self._guard(request)) is not None:
@@ -224,7 +265,7 @@ class ArgoCDSimulator(SimulatorState):
         except ApiError as exc:
             code = 9 if exc.status == 400 else None  # FailedPrecondition
             return grpc_error(exc.status, exc.message, code=code)
-        return JSONResponse(app)
+        return JSONResponse(_served(app))
 
     async def _stream(self, request: Request) -> Response:
         matches = self._selection(request)
@@ -245,7 +286,8 @@ class ArgoCDSimulator(SimulatorState):
             try:
                 for app in sub.initial:
                     if matches(app):
-                        yield _line({"result": {"type": "ADDED", "application": app}})
+                        result = {"type": "ADDED", "application": _served(app)}
+                        yield _line({"result": result})
                 while True:
                     item = await sub.next()
                     if isinstance(item, StreamEnd):
@@ -253,9 +295,9 @@ class ArgoCDSimulator(SimulatorState):
                             yield _line({"error": _stream_error(item.error)})
                         return
                     if matches(item.app):
-                        result = {"type": item.type, "application": item.app}
+                        result = {"type": item.type, "application": _served(item.app)}
                         yield _line({"result": result})
             finally:
                 sub.close()
 
-        return StreamingResponse(lines(), media_type="application/json")
+        return _HeadersWithFirstEvent(lines(), media_type="application/json")

@@ -64,10 +64,15 @@ class Subscription:
 
     async def next(self, timeout: float | None = None) -> Event | StreamEnd:
         """The next item; a :class:`StreamEnd` when ``timeout`` seconds pass first."""
+        item = await self.wait(timeout)
+        return StreamEnd() if item is None else item
+
+    async def wait(self, timeout: float | None = None) -> Event | StreamEnd | None:
+        """The next item, or ``None`` when ``timeout`` seconds pass first."""
         try:
             return await asyncio.wait_for(self.queue.get(), timeout)
         except TimeoutError:
-            return StreamEnd()
+            return None
 
     def close(self) -> None:
         """Stop receiving changes (the stream ended)."""

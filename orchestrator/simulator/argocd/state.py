@@ -16,7 +16,7 @@ import uuid
 from collections import deque
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from orchestrator.argocd_shapes import API_VERSION, is_automated, is_multi_source, sources
 from orchestrator.simulator.argocd.clock import stamp_now
@@ -42,16 +42,33 @@ class ApiError(Exception):
     message: str
 
 
+def _node_key(node: dict[str, Any]) -> tuple[str, str, str]:
+    return (node["kind"], node["namespace"], node["name"])
+
+
 def not_found(name: str) -> str:
     """Argo CD's message for a missing app (the Kubernetes API's NotFound, passed on)."""
     return f'applications.argoproj.io "{name}" not found'
 
 
+HealthMessages = Literal["tree", "app"]
+"""Where an app's health message goes: ``tree`` as Argo CD 3 (``resourceHealthSource:
+appTree``: the app's health has no message; its workload's node in the resource tree has
+it), ``app`` as Argo CD 2 (``status.health.message``)."""
+
+
 class SimulatorState:
     """Applications in memory, changed by scenario helpers and by requests."""
 
-    def __init__(self, namespace: str = "argocd", *, history: int = 1000) -> None:
+    def __init__(
+        self,
+        namespace: str = "argocd",
+        *,
+        history: int = 1000,
+        health_messages: HealthMessages = "tree",
+    ) -> None:
         self.namespace = namespace
+        self.health_messages = health_messages
         self.refreshes: list[tuple[str, str]] = []
         """``(app, normal|hard)`` for every refresh asked for (API query or annotation)."""
         self.syncs: list[tuple[str, dict[str, Any]]] = []
@@ -154,6 +171,8 @@ class SimulatorState:
             },
         }
         status = app["status"]
+        if self.health_messages == "tree":
+            status["resourceHealthSource"] = "appTree"
         compared: App = {"destination": destination}
         if sources:
             compared["sources"] = copy.deepcopy(sources)
@@ -182,6 +201,7 @@ class SimulatorState:
                 raise KeyError(f"no application {name}")
             app = copy.deepcopy(current)
             fn(app)
+            self._place_health_message(name, app)
             if app.get("spec") != current.get("spec"):
                 meta = app["metadata"]
                 meta["generation"] = int(meta.get("generation") or 0) + 1
@@ -193,7 +213,26 @@ class SimulatorState:
             app = self._apps.pop(name, None)
             if app is None:
                 raise KeyError(f"no application {name}")
+            self._trees.pop(name, None)
             self._emit("DELETED", app)
+
+    def _place_health_message(self, name: str, app: App) -> None:
+        """Argo CD 3 moves a health message off the app onto its workload's resource node
+        (here ``Deployment DEST_NAMESPACE/NAME``), whose health then follows the app's."""
+        if self.health_messages != "tree":
+            return
+        health = app.get("status", {}).get("health") or {}
+        message = health.pop("message", None)
+        namespace = (app.get("spec", {}).get("destination") or {}).get("namespace") or name
+        key = ("Deployment", namespace, name)
+        nodes = self._trees.get(name, [])
+        if message is None and not any(_node_key(n) == key for n in nodes):
+            return
+        node_health = {"status": health.get("status", "Unknown")}
+        if message:
+            node_health["message"] = message
+        node = {"kind": key[0], "namespace": namespace, "name": name, "health": node_health}
+        self._trees[name] = [*(n for n in nodes if _node_key(n) != key), node]
 
     def _emit(self, kind: str, app: App) -> None:
         self._rv += 1
@@ -242,9 +281,8 @@ class SimulatorState:
         node = {"kind": kind, "namespace": namespace, "name": res_name, "health": health}
         with self._lock:
             nodes = [
-                n for n in self._trees.get(name, [])
-                if (n["kind"], n["namespace"], n["name"]) != (kind, namespace, res_name)
-            ]  # fmt: skip
+                n for n in self._trees.get(name, []) if _node_key(n) != (kind, namespace, res_name)
+            ]
             self._trees[name] = [*nodes, node]
 
     def resource_tree(self, name: str) -> dict[str, Any]:
