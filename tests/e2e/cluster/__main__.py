@@ -23,6 +23,20 @@ def build(
 
 
 @app.command()
+def built() -> None:
+    """Exit 0 when every component is built at its pinned version in the cache; else say
+    in one line what is missing and exit 1 (CI runs the e2e suite only then)."""
+    from .build import components, is_built
+    from .config import PATHS
+
+    missing = [f"{c.name} {c.version}" for c in components() if not is_built(c)]
+    if missing:
+        typer.echo(f"not built in {PATHS.home}: {', '.join(missing)}")
+        raise typer.Exit(1)
+    typer.echo(f"every component is built in {PATHS.home}")
+
+
+@app.command()
 def up() -> None:
     """Start the control plane (building first if needed); reports and exits 0 if up."""
     from .ui import console
