@@ -69,14 +69,39 @@ def configmap(name: str, version: str) -> str:
 
 
 def deployment(
-    name: str, version: str, *, unready: bool = False, progress_deadline: int = 600
+    name: str,
+    version: str,
+    *,
+    unready: bool = False,
+    progress_deadline: int = 600,
+    image: str = "",
+    node_selector: str = "",
 ) -> str:
     """A Deployment whose pods run on the kwok node (or any node: the image is never
-    pulled there); ``unready`` labels its pods so kwok keeps them unready, and the
-    Deployment controller then reports ProgressDeadlineExceeded after
-    ``progress_deadline`` seconds."""
+        pulled there); ``unready`` labels its pods so kwok keeps them unready, and the
+        Deployment controller then reports ProgressDeadlineExceeded after
+        ``progress_deadline`` seconds. With ``image`` (busybox ``sh`` and ``httpd``) the pod
+        really runs, on the nodes ``node_selector`` (``key=value``) names, tolerating their
+        ``key`` taint, and serves the ConfigMap of the same name (``configmap(name, ...)``): its
+    ``version`` at ``:8080/version``."""
     labels = {"app": name}
     pod_labels = {**labels, **({UNREADY_LABEL: "true"} if unready else {})}
+    container: dict[str, Any] = {"name": "app", "image": f"registry.invalid/{name}:{version}"}
+    placement: dict[str, Any] = {}
+    if image:  # httpd serves the app's ConfigMap, which the kubelet keeps current
+        container = {
+            "name": "app",
+            "image": image,
+            "command": ["httpd", "-f", "-p", "8080", "-h", "/www"],
+            "ports": [{"containerPort": 8080}],
+            "readinessProbe": {"httpGet": {"path": "/version", "port": 8080}, "periodSeconds": 1},
+            "volumeMounts": [{"name": "www", "mountPath": "/www"}],
+        }
+        placement["volumes"] = [{"name": "www", "configMap": {"name": name}}]
+    if image and node_selector:
+        key, _, value = node_selector.partition("=")
+        placement["nodeSelector"] = {key: value}
+        placement["tolerations"] = [{"key": key, "operator": "Exists", "effect": "NoSchedule"}]
     manifest = {
         "apiVersion": "apps/v1",
         "kind": "Deployment",
@@ -88,8 +113,9 @@ def deployment(
             "template": {
                 "metadata": {"labels": pod_labels, "annotations": {"version": version}},
                 "spec": {
-                    "containers": [{"name": "app", "image": f"registry.invalid/{name}:{version}"}],
+                    "containers": [container],
                     "terminationGracePeriodSeconds": 0,
+                    **placement,
                 },
             },
         },

@@ -59,6 +59,12 @@ class E2ESettings:
     step_argocd_opts: str
     timeout: float
     """Seconds a single wait in the suite may take before it fails."""
+    app_image: str = ""
+    """An image with busybox ``sh`` and ``httpd``: the promotion's apps then run real pods
+    that serve their version (``PROMOFLOW_E2E_APP_IMAGE``); else they never start."""
+    app_node_selector: str = ""
+    """``key=value`` of the nodes those pods run on, whose ``key`` taint they tolerate
+    (``PROMOFLOW_E2E_APP_NODE_SELECTOR``)."""
 
     @property
     def argo_bin(self) -> Path | None:
@@ -134,4 +140,6 @@ def load() -> E2ESettings:
             "PROMOFLOW_E2E_STEP_ARGOCD_OPTS", argocd_opts if pod_runner else ""
         ),
         timeout=float(env.get("PROMOFLOW_E2E_TIMEOUT", "180")),
+        app_image=env.get("PROMOFLOW_E2E_APP_IMAGE", ""),
+        app_node_selector=env.get("PROMOFLOW_E2E_APP_NODE_SELECTOR", ""),
     )

@@ -2,10 +2,13 @@
 
 Three Argo CD Applications follow one fresh GitOps repository; ``promoflow apply`` and
 ``promoflow promote`` submit the flow to the Argo Server; the workflow-controller runs it
-(on the local cluster its step pods are run by tests/e2e/podrunner.py, elsewhere by the
-cluster's own nodes from ``PROMOFLOW_STEP_IMAGE``): each ``deploy-ENV`` commits, Argo CD
-syncs that commit, each ``sync-ENV`` waits for it, prod waits for ``promoflow approve``,
-soaks, checks a status URL, and the exit handler reports. The same flow then runs with the
+in pods of ``PROMOFLOW_STEP_IMAGE`` (on the local cluster: real containers on its kubelet
+node, or with ``PROMOFLOW_CLUSTER_PODS=kwok`` steps run by tests/e2e/podrunner.py): each
+``deploy-ENV`` commits, Argo CD syncs that commit, each ``sync-ENV`` waits for it, prod
+waits for ``promoflow approve``, soaks, checks a status URL, and the exit handler
+reports. With ``PROMOFLOW_E2E_APP_IMAGE`` the apps run real pods (busybox httpd), and each
+environment's pods must come to serve the promoted version (from its ConfigMap, which the
+kubelet updates in the running pod). The same flow then runs with the
 local engine (``promoflow promote --local``) against the same Argo CD.
 """
 
@@ -30,7 +33,7 @@ from tests.e2e.flows import (
     wait_for_node,
 )
 from tests.e2e.gitops import GitopsRepo
-from tests.e2e.k8s import Apps, api_client, configmap, deployment, short_id
+from tests.e2e.k8s import Apps, api_client, configmap, deployment, short_id, wait_until
 from tests.e2e.settings import E2ESettings
 from tests.e2e.steps import clean_env, run
 
@@ -79,7 +82,9 @@ def gitops_for(flow: Flow, repo: GitopsRepo, apps: Apps, e2e: E2ESettings) -> st
     for env in ENVIRONMENTS:
         name = f"{flow.product}-{env}"
         files[f"{flow.path(env)}/configmap.yaml"] = configmap(name, "0.9.0")
-        files[f"{flow.path(env)}/deployment.yaml"] = deployment(name, "0.9.0")
+        files[f"{flow.path(env)}/deployment.yaml"] = deployment(
+            name, "0.9.0", image=e2e.app_image, node_selector=e2e.app_node_selector
+        )
     first = repo.commit(files, "0.9.0 everywhere")
     for env in ENVIRONMENTS:
         apps.create(flow.app(env), repo.url, flow.path(env), repo.branch, flow.app(env))
@@ -99,6 +104,24 @@ def runs_version(apps: Apps, repo: GitopsRepo, flow: Flow, env: str, version: st
         and status["health"]["status"] == "Healthy"
         and f"version: {version}" in repo.show(revision, f"{flow.path(env)}/configmap.yaml")
     )
+
+
+def served_versions(e2e: E2ESettings, name: str) -> list[str]:
+    """What the app's Ready pods answer at ``:8080/version`` (pods that really run)."""
+    import httpx
+
+    core = client.CoreV1Api(api_client(e2e))
+    pods = core.list_namespaced_pod(name, label_selector=f"app={name}").items
+    answers = []
+    for pod in pods:
+        ready = any(c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])
+        if ready and pod.status.pod_ip and pod.metadata.deletion_timestamp is None:
+            url = f"http://{pod.status.pod_ip}:8080/version"
+            try:
+                answers.append(httpx.get(url, timeout=5).text.strip())
+            except httpx.HTTPError as exc:  # going away, or not listening yet
+                answers.append(f"<{type(exc).__name__}>")
+    return answers
 
 
 def test_a_promotion_runs_on_argo_workflows_and_argocd_deploys_it(
@@ -151,6 +174,12 @@ def test_a_promotion_runs_on_argo_workflows_and_argocd_deploys_it(
             flow.app(env), flow.app(env)
         )
         assert live.data["version"] == "1.0.0", env  # what Argo CD applied
+        if e2e.app_image:  # the app's pods really run: they come to serve the new version
+            wait_until(
+                f"{env}'s pods serve 1.0.0",
+                lambda env=env: served_versions(e2e, flow.app(env)) == ["1.0.0"],
+                e2e.timeout,
+            )
     for task in ("approve-prod", "soak-prod", "check-prod", "notify"):
         assert done[task]["phase"] == "Succeeded", summary(workflow)
     shown = flow.promoflow("status", name)

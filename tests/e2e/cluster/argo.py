@@ -15,7 +15,8 @@ import time
 import urllib.error
 import urllib.request
 
-from .config import LOOPBACK, MANIFESTS, PATHS, PORTS
+from . import node
+from .config import LOOPBACK, MANIFESTS, PATHS, PORTS, REAL_PODS
 from .gobuild import module_dir
 from .kube import apply, apply_once, get_json, http_ok, wait_crds_established
 
@@ -102,7 +103,13 @@ def prepare() -> None:
     if _apply_crds():
         wait_crds_established("argoproj.io")
     template = string.Template((MANIFESTS / "argo.yaml").read_text())
-    apply(template.substitute(metrics_port=PORTS.workflow_controller_metrics))
+    real_pods = ""
+    if REAL_PODS:  # every workflow pod on the real node, with the executor built here
+        real_pods = (
+            f"  executor: |\n    {node.executor_config()}\n"
+            f"  workflowDefaults: |\n    {node.workflow_defaults()}\n"
+        )
+    apply(template.substitute(metrics_port=PORTS.workflow_controller_metrics, real_pods=real_pods))
 
 
 def write_tokens() -> None:

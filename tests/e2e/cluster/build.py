@@ -23,7 +23,7 @@ from typing import Any
 from rich.table import Table
 
 from . import debian
-from .config import PATHS, version_of, versions
+from .config import PATHS, REAL_PODS, version_of, versions
 from .gobuild import (
     PARALLELISM,
     BuildError,
@@ -52,7 +52,8 @@ def log_for(component: str) -> Path:
     return PATHS.logs / f"build-{component}.log"
 
 
-def _kubernetes(step: Step) -> list[str]:
+def _kubernetes_wrapper() -> tuple[Wrapper, list[str], dict[str, str]]:
+    """The wrapper module that builds k8s.io/kubernetes commands, and their ldflags."""
     conf = versions()["kubernetes"]
     module, version, staging = conf["module"], conf["version"], conf["staging_version"]
     log, env = log_for("kubernetes"), go_env()
@@ -72,7 +73,7 @@ def _kubernetes(step: Step) -> list[str]:
         godebug=godebug_of(gomod),
     )
     major, minor = version.lstrip("v").split(".")[:2]
-    ldflags = []
+    ldflags = ["-s"]
     for pkg in ("k8s.io/component-base/version", "k8s.io/client-go/pkg/version"):
         ldflags += [
             f"-X {pkg}.gitVersion={version}",
@@ -82,15 +83,44 @@ def _kubernetes(step: Step) -> list[str]:
             f"-X {pkg}.gitTreeState=clean",
             f"-X {pkg}.buildDate={build_date()}",
         ]
-    names = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"]
+    return wrapper, ldflags, env
+
+
+def _build_commands(
+    step: Step,
+    component: str,
+    conf: dict[str, Any],
+    made: tuple[Wrapper, list[str], dict[str, str]],
+    names: list[str],
+) -> list[str]:
+    """``go build`` each of ``conf``'s module's ``cmd/<name>`` through ``made``'s wrapper."""
+    wrapper, ldflags, env = made
     for name in names:
-        step.say(f"building {name} {version}")
+        step.say(f"building {name} {conf['version']}")
         started = time.monotonic()
         wrapper.build(
-            f"{module}/cmd/{name}", PATHS.bin / name, log=log, env=env, ldflags=["-s", *ldflags]
+            f"{conf['module']}/cmd/{name}",
+            PATHS.bin / name,
+            log=log_for(component),
+            env=env,
+            ldflags=ldflags,
         )
-        _timings[f"kubernetes/{name}"] = time.monotonic() - started
+        _timings[f"{component}/{name}"] = time.monotonic() - started
     return names
+
+
+def _build_kubernetes_commands(step: Step, component: str, names: list[str]) -> list[str]:
+    return _build_commands(step, component, versions()["kubernetes"], _kubernetes_wrapper(), names)
+
+
+def _kubernetes(step: Step) -> list[str]:
+    names = ["kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"]
+    return _build_kubernetes_commands(step, "kubernetes", names)
+
+
+def _kubelet(step: Step) -> list[str]:
+    """The node agent for real pods (and kube-proxy, for Services on that node)."""
+    return _build_kubernetes_commands(step, "kubelet", ["kubelet", "kube-proxy"])
 
 
 def _etcd(step: Step) -> list[str]:
@@ -196,7 +226,9 @@ def _argocd(step: Step) -> list[str]:
     return ["argocd", *ARGOCD_LINKS]
 
 
-def _argo_workflows(step: Step) -> list[str]:
+def _argo_wrapper(step: Step) -> tuple[Wrapper, list[str], dict[str, str]]:
+    """The wrapper module that builds Argo Workflows' commands (from a writable copy of
+    the module), with their ldflags and environment."""
     conf = versions()["argo_workflows"]
     module, version = conf["module"], conf["version"]
     log = log_for("argo-workflows")
@@ -223,6 +255,12 @@ def _argo_workflows(step: Step) -> list[str]:
         "<!doctype html><title>Argo Workflows</title>"
         "<p>UI not built (promoflow e2e cluster: API only).</p>\n"
     )
+    # The v4.0.5 module zip has signal_darwin.go and signal_windows.go but no Linux
+    # variant, so argoexec does not compile for Linux (undefined: Setpgid); darwin's is
+    # the same POSIX code, so the build uses it for Linux too.
+    osspecific = copy / "workflow" / "executor" / "osspecific"
+    if not (osspecific / "signal_linux.go").exists():
+        shutil.copyfile(osspecific / "signal_darwin.go", osspecific / "signal_linux.go")
     replaces = [Replace(module, str(copy))]
     for r in gomod.get("Replace") or []:
         if not r["New"]["Path"].startswith("."):
@@ -243,13 +281,22 @@ def _argo_workflows(step: Step) -> list[str]:
         f"-X {module}.gitTag={version}",
         f"-X {module}.gitTreeState=clean",
     ]
-    names = ["argo", "workflow-controller"]
-    for name in names:
-        step.say(f"building {name} {version}")
-        started = time.monotonic()
-        wrapper.build(f"{module}/cmd/{name}", PATHS.bin / name, log=log, env=env, ldflags=ldflags)
-        _timings[f"argo-workflows/{name}"] = time.monotonic() - started
-    return names
+    return wrapper, ldflags, env
+
+
+def _build_argo_commands(step: Step, component: str, names: list[str]) -> list[str]:
+    return _build_commands(
+        step, component, versions()["argo_workflows"], _argo_wrapper(step), names
+    )
+
+
+def _argo_workflows(step: Step) -> list[str]:
+    return _build_argo_commands(step, "argo-workflows", ["argo", "workflow-controller"])
+
+
+def _argoexec(step: Step) -> list[str]:
+    """The executor of real workflow pods (their init and wait containers)."""
+    return _build_argo_commands(step, "argoexec", ["argoexec"])
 
 
 def _make_writable_and_retry(func: Callable[..., Any], path: str, _exc: object) -> None:
@@ -260,6 +307,11 @@ def _make_writable_and_retry(func: Callable[..., Any], path: str, _exc: object) 
 def _redis(step: Step) -> list[str]:
     step.say("apt-get download redis-server")
     return debian.install_redis(log_for("redis"))
+
+
+def _node(step: Step) -> list[str]:
+    step.say("apt-get download " + " ".join(debian.node_packages()))
+    return debian.install_node(log_for("node"))
 
 
 @dataclass(frozen=True)
@@ -290,7 +342,11 @@ def components() -> list[Component]:
             ("argo", "workflow-controller"),
         ),
         Component("redis", redis_version, _redis, ()),
-    ]
+    ] + ([
+        Component("kubelet", version_of("kubernetes"), _kubelet, ("kubelet", "kube-proxy")),
+        Component("argoexec", version_of("argo_workflows"), _argoexec, ("argoexec",)),
+        Component("node", debian.node_version_label(), _node, ()),
+    ] if REAL_PODS else [])  # fmt: skip
 
 
 _timings: dict[str, float] = {}

@@ -19,6 +19,11 @@ MANIFESTS = HERE / "manifests"
 
 LOOPBACK = "127.0.0.1"
 
+REAL_PODS = os.environ.get("PROMOFLOW_CLUSTER_PODS", "real").strip().lower() != "kwok"
+"""Workflow pods run in real containers on a kubelet node (default), or, with
+``PROMOFLOW_CLUSTER_PODS=kwok`` (a machine that cannot run containers), on the kwok node
+through tests/e2e/podrunner.py."""
+
 
 @dataclass(frozen=True)
 class Ports:
@@ -43,6 +48,8 @@ class Ports:
     argo_server: int = 26746
     workflow_controller_metrics: int = 26090
     git: int = 26418
+    kubelet: int = 26250
+    kubelet_healthz: int = 26248
     # Not ours to choose: the workflow-controller's /healthz is hard-coded to :6060
     # (argo.HEALTH_PORT).
 

@@ -1,4 +1,6 @@
-"""redis-server for Argo CD's cache, from Debian without a root install.
+"""Debian's packages the control plane runs, unpacked without a root install: redis-server
+for Argo CD's cache, and the real node's container runtime (containerd, runc, the CNI
+plugins, busybox for the app image, mmdebstrap for the step image's root filesystem).
 
 ``apt-get download`` fetches the .debs into CACHE/debian/debs and ``dpkg-deb -x`` unpacks
 them into CACHE/debian/root; shared libraries the machine lacks come along the same way
@@ -21,6 +23,49 @@ DEBS = PATHS.debian / "debs"
 # redis-server ships only a symlink to redis-check-rdb, which redis-tools ships; the rest
 # are redis-tools' libraries that a slim image may lack.
 PACKAGES = ("redis-server", "redis-tools", "libjemalloc2", "liblzf1")
+
+
+NODE_ROOT = PATHS.debian / "node"
+NODE_DEBS = PATHS.debian / "node-debs"
+
+
+def node_packages() -> list[str]:
+    return list(versions()["node"]["debian_packages"])
+
+
+def node_version_label() -> str:
+    """The stamp value: the suite and the packages (Debian's stable updates are taken as
+    they come; a change to the list rebuilds)."""
+    conf = versions()["node"]
+    return f"{conf['suite']}:{','.join(conf['debian_packages'])}"
+
+
+def node_bin(name: str) -> Path:
+    """containerd, ctr, the shims (usr/bin), runc (usr/sbin), mmdebstrap."""
+    for sub in ("usr/bin", "usr/sbin", "bin"):
+        candidate = NODE_ROOT / sub / name
+        if candidate.exists():
+            return candidate
+    return NODE_ROOT / "usr" / "bin" / name
+
+
+def cni_bin_dir() -> Path:
+    return NODE_ROOT / "usr" / "lib" / "cni"
+
+
+def install_node(log: Path) -> list[str]:
+    NODE_DEBS.mkdir(parents=True, exist_ok=True)
+    NODE_ROOT.mkdir(parents=True, exist_ok=True)
+    run_logged(["apt-get", "download", *node_packages()], log=log, cwd=NODE_DEBS)
+    for deb in sorted(NODE_DEBS.glob("*.deb")):
+        run_logged(["dpkg-deb", "-x", str(deb), str(NODE_ROOT)], log=log)
+    for name, flag in (("containerd", "--version"), ("runc", "--version")):
+        check = subprocess.run(
+            [str(node_bin(name)), flag], capture_output=True, text=True, check=False
+        )
+        if check.returncode != 0:
+            raise BuildError(f"{node_bin(name)} {flag} failed: {check.stderr.strip()}")
+    return []
 
 
 def redis_binary() -> Path:

@@ -6,7 +6,9 @@ import shlex
 import sys
 from pathlib import Path
 
-from .config import LOOPBACK, PATHS, PORTS
+from .config import LOOPBACK, PATHS, PORTS, REAL_PODS
+from .images import HTTPD
+from .node import LABEL, step_image
 
 
 def exports() -> dict[str, str]:
@@ -30,8 +32,22 @@ def exports() -> dict[str, str]:
         # Extras: where bare repositories go and how Argo CD / workflows reach them.
         "PROMOFLOW_E2E_GIT_ROOT": str(PATHS.git_root),
         "PROMOFLOW_E2E_GIT_URL": f"http://{LOOPBACK}:{PORTS.git}",
-        # Workflow pods land on the kwok node: the pod runner runs their steps here.
-        "PROMOFLOW_E2E_POD_RUNNER": "1",
+        **(
+            {
+                # Workflow pods run on the real node, from the step image built by `up`,
+                # on the host's network: they reach Argo CD where the suite does.
+                "PROMOFLOW_E2E_POD_RUNNER": "0",
+                "PROMOFLOW_STEP_IMAGE": step_image(),
+                "PROMOFLOW_E2E_STEP_ARGOCD_SERVER": f"{LOOPBACK}:{PORTS.argocd_server}",
+                "PROMOFLOW_E2E_STEP_ARGOCD_OPTS": "--plaintext",
+                # The promotion's apps run real pods too: busybox httpd on that node.
+                "PROMOFLOW_E2E_APP_IMAGE": HTTPD,
+                "PROMOFLOW_E2E_APP_NODE_SELECTOR": f"{LABEL}=true",
+            }
+            if REAL_PODS
+            # Workflow pods land on the kwok node: the pod runner runs their steps here.
+            else {"PROMOFLOW_E2E_POD_RUNNER": "1"}
+        ),
     }
 
 

@@ -14,8 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from . import argo, argocd, control_plane, debian, podrunner_service
-from .config import LOOPBACK, PATHS, PORTS
+from . import argo, argocd, control_plane, debian, node, podrunner_service
+from .config import LOOPBACK, PATHS, PORTS, REAL_PODS
 from .kube import http_ok, redis_ping
 from .pki import PKI, SERVICE_CIDR
 
@@ -44,6 +44,8 @@ class Service:
     ports: tuple[int, ...] = ()
     """Ports it listens on: they must be free before it starts (a stray process holding one
     would otherwise answer the readiness check in its place)."""
+    before_stop: Callable[[], None] | None = None
+    after_stop: Callable[[], None] | None = None
 
 
 def _etcd() -> list[str]:
@@ -169,7 +171,7 @@ def _redis() -> list[str]:
     ]
 
 
-SERVICES: list[Service] = [
+ALL_SERVICES: list[Service] = [
     Service(
         "etcd",
         _etcd,
@@ -205,6 +207,24 @@ SERVICES: list[Service] = [
         f"http://{LOOPBACK}:{PORTS.kwok}",
         before=control_plane.prepare_kwok,
         ports=(PORTS.kwok,),
+    ),
+    Service(
+        "containerd",
+        node.containerd_command,
+        node.containerd_ready,
+        f"unix://{node.SOCKET}",
+        env=node.containerd_env,
+        before_stop=node.kill_containers,
+    ),
+    Service(
+        "kubelet",
+        node.kubelet_command,
+        node.kubelet_ready,
+        f"{node.NODE_NAME} (real pods; https://{LOOPBACK}:{PORTS.kubelet})",
+        before=node.load_images,
+        after_stop=node.unmount_kubelet,
+        ports=(PORTS.kubelet, PORTS.kubelet_healthz),
+        timeout=300.0,
     ),
     Service(
         "git-http",
@@ -284,3 +304,12 @@ SERVICES: list[Service] = [
         stop_timeout=5.0,
     ),
 ]
+
+_REAL_ONLY = ("containerd", "kubelet")
+SERVICES = [
+    svc
+    for svc in ALL_SERVICES
+    if (svc.name in _REAL_ONLY) == REAL_PODS
+    or svc.name not in (*_REAL_ONLY, podrunner_service.NAME)
+]
+"""What ``up`` starts: the real node's services, or the pod runner for the kwok node."""

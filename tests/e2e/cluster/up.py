@@ -11,8 +11,9 @@ import json
 import time
 from collections.abc import Callable
 
+from . import node
 from .build import build, components, is_built
-from .config import LOOPBACK, PATHS
+from .config import LOOPBACK, PATHS, REAL_PODS
 from .kube import NotReady, tcp_ok, wait_for
 from .kubeconfig import write_kubeconfigs
 from .pki import ensure_pki
@@ -26,6 +27,8 @@ UP_TIMES = PATHS.state / "up-times.json"
 def up() -> int:
     started = time.monotonic()
     if all(running_pid(s.name) for s in SERVICES):
+        if REAL_PODS:  # the step image follows the checkout
+            node.load_images()
         console.print("[green]already up[/]: every component is running (see `status`).")
         return 0
     missing = [c.name for c in components() if not is_built(c)]
@@ -79,6 +82,8 @@ def up() -> int:
                     step.say("issuing tokens")
                     svc.after()
                 step.done(f"ready at {svc.address} (pid {pid})")
+    if REAL_PODS:  # a running kubelet's images may predate the checkout's changes
+        node.load_images()
     seconds = time.monotonic() - started
     if timed:
         _record(seconds, cold)
