@@ -49,7 +49,7 @@ cluster-status: $(STAMP)
 
 # End-to-end: the suite in tests/e2e against real servers. Without PROMOFLOW_E2E_KUBECONFIG
 # in the environment it brings the local control plane up first (building it if needed:
-# ~22 min cold, ~20 s warm start) and runs with its variables; with it (and the other
+# ~30 min cold, ~20 s warm start) and runs with its variables; with it (and the other
 # variables in tests/e2e/README.md) it runs the same tests against that cluster instead.
 .PHONY: e2e
 

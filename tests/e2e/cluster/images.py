@@ -159,7 +159,9 @@ def pause_image(log: Path) -> Path:
     version = f"-DVERSION=v3.10-promoflow-{conf['version']}"
     run_logged(["gcc", "-Os", "-Wall", "-Werror", "-static", version, "-o",
                 str(stage / "pause"), str(source)], log=log)  # fmt: skip
-    return write_image(PAUSE, [_layer(_tar(stage))], ["/pause"], IMAGES / "pause.tar")
+    layer = _layer(_tar(stage))
+    shutil.rmtree(stage)
+    return write_image(PAUSE, [layer], ["/pause"], IMAGES / "pause.tar")
 
 
 def argoexec_image() -> tuple[str, Path]:
@@ -168,9 +170,9 @@ def argoexec_image() -> tuple[str, Path]:
     (stage / "bin").mkdir()
     (stage / "tmp").mkdir()
     shutil.copy2(PATHS.bin / "argoexec", stage / "bin" / "argoexec")
-    return name, write_image(
-        name, [_layer(_tar(stage))], ["/bin/argoexec"], IMAGES / "argoexec.tar"
-    )
+    layer = _layer(_tar(stage))
+    shutil.rmtree(stage)
+    return name, write_image(name, [layer], ["/bin/argoexec"], IMAGES / "argoexec.tar")
 
 
 def httpd_image() -> Path:
@@ -181,7 +183,9 @@ def httpd_image() -> Path:
     shutil.copy2(debian.NODE_ROOT / "bin" / "busybox", stage / "bin" / "busybox")
     for applet in ("sh", "httpd", "echo", "cat", "sleep", "wget"):
         (stage / "bin" / applet).symlink_to("busybox")
-    return write_image(HTTPD, [_layer(_tar(stage))], ["/bin/sh"], IMAGES / "httpd.tar")
+    layer = _layer(_tar(stage))
+    shutil.rmtree(stage)
+    return write_image(HTTPD, [layer], ["/bin/sh"], IMAGES / "httpd.tar")
 
 
 def source_hash() -> str:
