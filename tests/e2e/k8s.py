@@ -123,6 +123,17 @@ def deployment(
     return yaml.safe_dump(manifest, sort_keys=False)
 
 
+def service(name: str) -> str:
+    """A ClusterIP Service in front of ``deployment(name, ..., image=...)``'s pods."""
+    manifest = {
+        "apiVersion": "v1",
+        "kind": "Service",
+        "metadata": {"name": name},
+        "spec": {"selector": {"app": name}, "ports": [{"port": 80, "targetPort": 8080}]},
+    }
+    return yaml.safe_dump(manifest, sort_keys=False)
+
+
 # --- Argo CD Applications -------------------------------------------------------------------
 
 

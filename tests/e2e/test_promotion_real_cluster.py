@@ -7,8 +7,8 @@ node, or with ``PROMOFLOW_CLUSTER_PODS=kwok`` steps run by tests/e2e/podrunner.p
 ``deploy-ENV`` commits, Argo CD syncs that commit, each ``sync-ENV`` waits for it, prod
 waits for ``promoflow approve``, soaks, checks a status URL, and the exit handler
 reports. With ``PROMOFLOW_E2E_APP_IMAGE`` the apps run real pods (busybox httpd), and each
-environment's pods must come to serve the promoted version (from its ConfigMap, which the
-kubelet updates in the running pod). The same flow then runs with the
+environment's pods, and its Service, must come to serve the promoted version (from its
+ConfigMap, which the kubelet updates in the running pod). The same flow then runs with the
 local engine (``promoflow promote --local``) against the same Argo CD.
 """
 
@@ -33,7 +33,15 @@ from tests.e2e.flows import (
     wait_for_node,
 )
 from tests.e2e.gitops import GitopsRepo
-from tests.e2e.k8s import Apps, api_client, configmap, deployment, short_id, wait_until
+from tests.e2e.k8s import (
+    Apps,
+    api_client,
+    configmap,
+    deployment,
+    service,
+    short_id,
+    wait_until,
+)
 from tests.e2e.settings import E2ESettings
 from tests.e2e.steps import clean_env, run
 
@@ -85,6 +93,8 @@ def gitops_for(flow: Flow, repo: GitopsRepo, apps: Apps, e2e: E2ESettings) -> st
         files[f"{flow.path(env)}/deployment.yaml"] = deployment(
             name, "0.9.0", image=e2e.app_image, node_selector=e2e.app_node_selector
         )
+        if e2e.app_image:  # real pods, reached through a Service as users would
+            files[f"{flow.path(env)}/service.yaml"] = service(name)
     first = repo.commit(files, "0.9.0 everywhere")
     for env in ENVIRONMENTS:
         apps.create(flow.app(env), repo.url, flow.path(env), repo.branch, flow.app(env))
@@ -107,12 +117,18 @@ def runs_version(apps: Apps, repo: GitopsRepo, flow: Flow, env: str, version: st
 
 
 def served_versions(e2e: E2ESettings, name: str) -> list[str]:
-    """What the app's Ready pods answer at ``:8080/version`` (pods that really run)."""
+    """What the app's Ready pods answer at ``:8080/version`` (pods that really run), then
+    what its Service's cluster IP answers (kube-proxy's rules)."""
     import httpx
 
     core = client.CoreV1Api(api_client(e2e))
     pods = core.list_namespaced_pod(name, label_selector=f"app={name}").items
     answers = []
+    cluster_ip = core.read_namespaced_service(name, name).spec.cluster_ip
+    try:
+        via_service = httpx.get(f"http://{cluster_ip}/version", timeout=5).text.strip()
+    except httpx.HTTPError as exc:
+        via_service = f"<{type(exc).__name__}>"
     for pod in pods:
         ready = any(c.type == "Ready" and c.status == "True" for c in pod.status.conditions or [])
         if ready and pod.status.pod_ip and pod.metadata.deletion_timestamp is None:
@@ -121,7 +137,7 @@ def served_versions(e2e: E2ESettings, name: str) -> list[str]:
                 answers.append(httpx.get(url, timeout=5).text.strip())
             except httpx.HTTPError as exc:  # going away, or not listening yet
                 answers.append(f"<{type(exc).__name__}>")
-    return answers
+    return [*answers, via_service]
 
 
 def test_a_promotion_runs_on_argo_workflows_and_argocd_deploys_it(
@@ -177,7 +193,7 @@ def test_a_promotion_runs_on_argo_workflows_and_argocd_deploys_it(
         if e2e.app_image:  # the app's pods really run: they come to serve the new version
             wait_until(
                 f"{env}'s pods serve 1.0.0",
-                lambda env=env: served_versions(e2e, flow.app(env)) == ["1.0.0"],
+                lambda env=env: served_versions(e2e, flow.app(env)) == ["1.0.0", "1.0.0"],
                 e2e.timeout,
             )
     for task in ("approve-prod", "soak-prod", "check-prod", "notify"):

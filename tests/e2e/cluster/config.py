@@ -50,6 +50,8 @@ class Ports:
     git: int = 26418
     kubelet: int = 26250
     kubelet_healthz: int = 26248
+    kube_proxy_healthz: int = 26256
+    kube_proxy_metrics: int = 26249
     # Not ours to choose: the workflow-controller's /healthz is hard-coded to :6060
     # (argo.HEALTH_PORT).
 

@@ -255,6 +255,59 @@ def kubelet_ready() -> bool:
     return any(c.get("type") == "Ready" and c.get("status") == "True" for c in conditions)
 
 
+KUBE_PROXY_TABLES = (("ip", "kube-proxy"), ("ip6", "kube-proxy"))
+
+
+def kube_proxy_config() -> Path:
+    """nftables mode (GA since 1.33): Services' cluster IPs reach the real node's pods,
+    from pods and from this machine. No conntrack tuning (sysctls it may not set here),
+    no localhost NodePorts."""
+    config = {
+        "apiVersion": "kubeproxy.config.k8s.io/v1alpha1",
+        "kind": "KubeProxyConfiguration",
+        "clientConnection": {"kubeconfig": str(PATHS.kubeconfig)},
+        "hostnameOverride": NODE_NAME,
+        "mode": "nftables",
+        "clusterCIDR": "10.88.0.0/16",
+        "bindAddress": LOOPBACK,
+        "healthzBindAddress": f"{LOOPBACK}:{PORTS.kube_proxy_healthz}",
+        "metricsBindAddress": f"{LOOPBACK}:{PORTS.kube_proxy_metrics}",
+        "conntrack": {
+            "maxPerCore": 0,
+            "min": 0,
+            "tcpEstablishedTimeout": "0s",
+            "tcpCloseWaitTimeout": "0s",
+        },
+    }
+    return _write(KUBELET / "kube-proxy.json", json.dumps(config, indent=1))
+
+
+def kube_proxy_command() -> list[str]:
+    return [str(PATHS.bin / "kube-proxy"), f"--config={kube_proxy_config()}", "--v=1"]
+
+
+def nft_env() -> dict[str, str]:
+    """``nft`` and its libraries from the unpacked Debian packages."""
+    env = dict(os.environ)
+    env["PATH"] = os.pathsep.join([str(debian.NODE_ROOT / "usr" / "sbin"), env["PATH"]])
+    env["LD_LIBRARY_PATH"] = str(debian.NODE_ROOT / "usr" / "lib" / "x86_64-linux-gnu")
+    return env
+
+
+def kube_proxy_ready() -> bool:
+    return http_ok(f"http://{LOOPBACK}:{PORTS.kube_proxy_healthz}/healthz")
+
+
+def remove_kube_proxy_rules() -> None:
+    """kube-proxy leaves its nftables tables behind when it stops: the host is left as
+    it was found."""
+    nft = str(debian.NODE_ROOT / "usr" / "sbin" / "nft")
+    for family, table in KUBE_PROXY_TABLES:
+        subprocess.run(
+            [nft, "delete", "table", family, table], env=nft_env(), capture_output=True, check=False
+        )
+
+
 def executor_config() -> str:
     """The workflow-controller's ``executor``: the image built here, and the API server's
     address for argoexec (the pods use the host's network; there is no Service VIP)."""

@@ -227,6 +227,15 @@ ALL_SERVICES: list[Service] = [
         timeout=300.0,
     ),
     Service(
+        "kube-proxy",
+        node.kube_proxy_command,
+        node.kube_proxy_ready,
+        f"{node.NODE_NAME} Services (nftables; healthz http://{LOOPBACK}:{PORTS.kube_proxy_healthz})",
+        env=node.nft_env,
+        after_stop=node.remove_kube_proxy_rules,
+        ports=(PORTS.kube_proxy_healthz, PORTS.kube_proxy_metrics),
+    ),
+    Service(
         "git-http",
         _git,
         lambda: http_ok(f"http://{LOOPBACK}:{PORTS.git}/healthz"),
@@ -305,7 +314,7 @@ ALL_SERVICES: list[Service] = [
     ),
 ]
 
-_REAL_ONLY = ("containerd", "kubelet")
+_REAL_ONLY = ("containerd", "kubelet", "kube-proxy")
 SERVICES = [
     svc
     for svc in ALL_SERVICES
