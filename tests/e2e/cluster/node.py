@@ -191,6 +191,11 @@ def _shim_pids() -> list[int]:
     return found
 
 
+def remove_bridge() -> None:
+    """The CNI bridge outlives containerd: remove it with the node."""
+    subprocess.run(["ip", "link", "delete", "pfcni0"], capture_output=True, check=False)
+
+
 def unmount_kubelet() -> None:
     """Secrets and service-account tokens are tmpfs mounts under the kubelet's root."""
     mounts = Path("/proc/mounts").read_text().splitlines()

@@ -215,6 +215,7 @@ ALL_SERVICES: list[Service] = [
         f"unix://{node.SOCKET}",
         env=node.containerd_env,
         before_stop=node.kill_containers,
+        after_stop=node.remove_bridge,
     ),
     Service(
         "kubelet",
