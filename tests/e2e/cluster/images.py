@@ -151,6 +151,13 @@ def _staged(name: str) -> Path:
     return stage
 
 
+def _from_stage(stage: Path, name: str, entrypoint: list[str], out: Path) -> Path:
+    """One layer of ``stage``'s tree as image ``name``; the stage is removed."""
+    layer = _layer(_tar(stage))
+    shutil.rmtree(stage)
+    return write_image(name, [layer], entrypoint, out)
+
+
 def pause_image(log: Path) -> Path:
     conf = versions()["kubernetes"]
     info = download(conf["module"], conf["version"], log=log, env=go_env())
@@ -159,20 +166,19 @@ def pause_image(log: Path) -> Path:
     version = f"-DVERSION=v3.10-promoflow-{conf['version']}"
     run_logged(["gcc", "-Os", "-Wall", "-Werror", "-static", version, "-o",
                 str(stage / "pause"), str(source)], log=log)  # fmt: skip
-    layer = _layer(_tar(stage))
-    shutil.rmtree(stage)
-    return write_image(PAUSE, [layer], ["/pause"], IMAGES / "pause.tar")
+    return _from_stage(stage, PAUSE, ["/pause"], IMAGES / "pause.tar")
 
 
-def argoexec_image() -> tuple[str, Path]:
-    name = f"promoflow.local/argoexec:{versions()['argo_workflows']['version']}"
+def argoexec_name() -> str:
+    return f"promoflow.local/argoexec:{versions()['argo_workflows']['version']}"
+
+
+def argoexec_image() -> Path:
     stage = _staged("argoexec")
     (stage / "bin").mkdir()
     (stage / "tmp").mkdir()
     shutil.copy2(PATHS.bin / "argoexec", stage / "bin" / "argoexec")
-    layer = _layer(_tar(stage))
-    shutil.rmtree(stage)
-    return name, write_image(name, [layer], ["/bin/argoexec"], IMAGES / "argoexec.tar")
+    return _from_stage(stage, argoexec_name(), ["/bin/argoexec"], IMAGES / "argoexec.tar")
 
 
 def httpd_image() -> Path:
@@ -183,9 +189,7 @@ def httpd_image() -> Path:
     shutil.copy2(debian.NODE_ROOT / "bin" / "busybox", stage / "bin" / "busybox")
     for applet in ("sh", "httpd", "echo", "cat", "sleep", "wget"):
         (stage / "bin" / applet).symlink_to("busybox")
-    layer = _layer(_tar(stage))
-    shutil.rmtree(stage)
-    return write_image(HTTPD, [layer], ["/bin/sh"], IMAGES / "httpd.tar")
+    return _from_stage(stage, HTTPD, ["/bin/sh"], IMAGES / "httpd.tar")
 
 
 def source_hash() -> str:
@@ -230,13 +234,16 @@ def _step_base(log: Path) -> Path:
     return STEP_BASE
 
 
-def step_image(log: Path) -> tuple[str, Path | None]:
-    """``promoflow.local/promoflow-step:<hash>`` (and its archive when it had to be built)."""
-    tag = source_hash()
-    name = f"promoflow.local/promoflow-step:{tag}"
-    archive = IMAGES / f"promoflow-step-{tag}.tar"
+def step_name() -> str:
+    """``promoflow.local/promoflow-step:<hash of the checkout's sources>``."""
+    return f"promoflow.local/promoflow-step:{source_hash()}"
+
+
+def step_image(name: str, log: Path) -> Path:
+    """The archive of step image ``name`` (from :func:`step_name`), built if missing."""
+    archive = IMAGES / f"promoflow-step-{name.rsplit(':', 1)[1]}.tar"
     if archive.is_file():
-        return name, archive
+        return archive
     base = _step_base(log)
     wheels = base / "wheels"
     shutil.rmtree(wheels, ignore_errors=True)
@@ -258,9 +265,4 @@ def step_image(log: Path) -> tuple[str, Path | None]:
               _layer(_tar(base, only="opt/promoflow"))]  # fmt: skip
     for old in IMAGES.glob("promoflow-step-*.tar"):
         old.unlink()
-    return name, write_image(name, layers, ["/opt/promoflow/bin/promoflow"], archive)
-
-
-def import_image(archive: Path, address: Path, log: Path) -> None:
-    ctr = [str(debian.node_bin("ctr")), "--address", str(address), "-n", "k8s.io"]
-    run_logged([*ctr, "images", "import", str(archive)], log=log)
+    return write_image(name, layers, ["/opt/promoflow/bin/promoflow"], archive)

@@ -23,10 +23,12 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
 
 from . import debian, images
-from .config import LOOPBACK, PATHS, PORTS, versions
+from .config import LOOPBACK, PATHS, PORTS
+from .gobuild import BuildError
 from .kube import get_json, http_ok
 
 NODE_NAME = "pfnode-0"
@@ -134,23 +136,23 @@ def containerd_ready() -> bool:
 
 
 def load_images() -> None:
-    """Build what is missing and import every image (the step image's tag follows the
-    checkout, so this runs on every ``up``)."""
+    """Build and import the images containerd lacks. The step image's tag follows the
+    checkout, so ``up`` calls this every time, also on a running cluster; what is present
+    costs one ``ctr images ls``."""
+    step = images.step_name()
+    builders: dict[str, Callable[[], Path]] = {
+        images.PAUSE: lambda: images.pause_image(LOG),
+        images.argoexec_name(): images.argoexec_image,
+        images.HTTPD: images.httpd_image,
+        step: lambda: images.step_image(step, LOG),
+    }
     present = set(_ctr("images", "ls", "-q").stdout.split())
-    wanted: list[tuple[str, Path | None]] = []
-    if images.PAUSE not in present:
-        wanted.append((images.PAUSE, images.pause_image(LOG)))
-    argoexec, archive = images.argoexec_image()
-    if argoexec not in present:
-        wanted.append((argoexec, archive))
-    if images.HTTPD not in present:
-        wanted.append((images.HTTPD, images.httpd_image()))
-    step, step_archive = images.step_image(LOG)
-    if step not in present:
-        wanted.append((step, step_archive))
-    for _name, path in wanted:
-        if path is not None:
-            images.import_image(path, SOCKET, LOG)
+    for name, build in builders.items():
+        if name in present:
+            continue
+        imported = _ctr("images", "import", str(build()))
+        if imported.returncode != 0:
+            raise BuildError(f"ctr images import {name}: {imported.stderr.strip()}")
     _write(images.STEP_IMAGE_FILE, step + "\n")
 
 
@@ -316,10 +318,9 @@ def remove_kube_proxy_rules() -> None:
 def executor_config() -> str:
     """The workflow-controller's ``executor``: the image built here, and the API server's
     address for argoexec (the pods use the host's network; there is no Service VIP)."""
-    image = f"promoflow.local/argoexec:{versions()['argo_workflows']['version']}"
     return json.dumps(
         {
-            "image": image,
+            "image": images.argoexec_name(),
             "imagePullPolicy": "IfNotPresent",
             "env": [
                 {"name": "KUBERNETES_SERVICE_HOST", "value": LOOPBACK},

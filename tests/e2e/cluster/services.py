@@ -222,7 +222,6 @@ ALL_SERVICES: list[Service] = [
         node.kubelet_command,
         node.kubelet_ready,
         f"{node.NODE_NAME} (real pods; https://{LOOPBACK}:{PORTS.kubelet})",
-        before=node.load_images,
         after_stop=node.unmount_kubelet,
         ports=(PORTS.kubelet, PORTS.kubelet_healthz),
         timeout=300.0,

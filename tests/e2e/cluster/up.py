@@ -82,7 +82,7 @@ def up() -> int:
                     step.say("issuing tokens")
                     svc.after()
                 step.done(f"ready at {svc.address} (pid {pid})")
-    if REAL_PODS:  # a running kubelet's images may predate the checkout's changes
+    if REAL_PODS:  # before any pod: the images, and a step image of this checkout
         node.load_images()
     seconds = time.monotonic() - started
     if timed:
