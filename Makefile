@@ -18,6 +18,7 @@ demo: $(STAMP)
 	$(BIN)/promoflow validate -c environments
 	$(BIN)/promoflow graph -c environments --product shop
 	$(BIN)/promoflow demo -c environments
+	$(BIN)/promoflow demo -c environments --webhook
 
 test: $(STAMP) lint
 	$(BIN)/python -m pytest -q

@@ -215,6 +215,13 @@ def demo_cmd(
             "stopped by the workflow's approver check.",
         ),
     ] = None,
+    webhook: Annotated[
+        bool,
+        typer.Option(
+            "--webhook",
+            help="Start the promotion from a signed Git push sent to promoflow serve --local.",
+        ),
+    ] = False,
 ) -> None:
     """Promote a new version through the example environments, locally, in seconds.
 
@@ -226,6 +233,7 @@ def demo_cmd(
       $ promoflow demo --keep /tmp/pf-demo    # then: git --git-dir /tmp/pf-demo/gitops.git log
       $ promoflow demo --fail prod-us         # a failed gate, with the reason
       $ promoflow demo --reject prod-eu       # a rejected approval
+      $ promoflow demo --webhook              # a signed push starts it, exactly once
     """
     from orchestrator.compiler import CompileError
     from orchestrator.engine.errors import EngineError
@@ -249,6 +257,12 @@ def demo_cmd(
             f"configuration: {path} (the example; --config DIR for another)", markup=False
         )
     try:
+        if webhook:
+            from orchestrator.webhooks.demo import run_webhook_demo
+
+            if run_webhook_demo(loaded, options, console).succeeded:
+                return
+            raise typer.Exit(1)
         result = run_demo(loaded, options, console)
     except SettingsError as exc:
         fail(str(exc), 2)

@@ -8,12 +8,13 @@ helpers the step programs share live in :mod:`orchestrator.naming`, re-exported 
 
 from __future__ import annotations
 
-from orchestrator.naming import MAX_NAME, digest, label_value, repo_lock, slug
+from orchestrator.naming import MAX_NAME, digest, label_value, product_lock, repo_lock, slug
 
 __all__ = [
     "MAX_NAME",
     "digest",
     "label_value",
+    "product_lock",
     "product_template",
     "repo_lock",
     "slug",

@@ -17,7 +17,7 @@ from dataclasses import dataclass, field
 from datetime import timedelta
 
 from hera.workflows import DAG, Parameter, Step, Steps, Task, Workflow, WorkflowTemplate
-from hera.workflows.models import TemplateRef, WorkflowTemplateRef
+from hera.workflows.models import Mutex, Synchronization, TemplateRef, WorkflowTemplateRef
 
 from orchestrator.compiler import names
 from orchestrator.compiler.library import template_name
@@ -275,6 +275,10 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
             f"{flow.name}: {plan.route()}",
         },
         arguments=[Parameter(name=p, value="") for p in WORKFLOW_PARAMETERS],
+        # promotions of one product run one at a time (a newer waits for an older one at
+        # its approval, or stops it: spec.triggers.concurrency), so an older version can
+        # never overwrite a newer one further down the flow
+        synchronization=Synchronization(mutexes=[Mutex(name=names.product_lock(product.name))]),
     ) as wt:
         last: dict[str, str] = {}
         commits: dict[str, str] = {}

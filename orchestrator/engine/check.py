@@ -74,6 +74,7 @@ SPEC_KEYS = frozenset(
         "podMetadata",
         "archiveLogs",
         "workflowMetadata",
+        "synchronization",
     }
 )
 RETRY_KEYS = frozenset({"limit", "retryPolicy", "expression", "backoff"})
@@ -116,6 +117,9 @@ class _Checker:
 
     def run(self) -> None:
         _refuse(self.wf.spec.keys(), SPEC_KEYS, "the workflow spec")
+        sync = self.wf.spec.get("synchronization")
+        if sync is not None:
+            _refuse(sync.keys(), frozenset({"mutexes", "mutex"}), "synchronization of the workflow")
         if not self.wf.entrypoint:
             raise EngineError("the workflow has no entrypoint")
         parallelism = self.wf.spec.get("parallelism")

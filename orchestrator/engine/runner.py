@@ -145,7 +145,6 @@ class Engine:
             str(k): str(v) for k, v in (workflow.get("metadata", {}).get("labels") or {}).items()
         }
         self._lock = threading.Lock()
-        self._mutexes: dict[str, threading.Lock] = {}
         # Argo's spec.parallelism counts pods only (checkParallelism: activePods), so
         # suspend nodes and nested dags/steps never take a slot
         pods = int(self.wf.spec.get("parallelism") or self.options.parallelism)
@@ -158,6 +157,15 @@ class Engine:
         record.started_at = now()
         record.phase = Phase.RUNNING
         self._emit_run()
+        # a workflow-level mutex is held from start to the end of the exit handler, and is
+        # shared with every other run in this process, as the controller shares it
+        held = self._synchronized(self.wf.spec.get("synchronization"))
+        with held:
+            self._run_body(record)
+        self._emit_run()
+        return record
+
+    def _run_body(self, record: RunRecord) -> None:
         try:
             entry = self.wf.own(self.wf.entrypoint, "entrypoint")
             phase, message = self._boundary(entry, {}, self._globals("Running"), "", False)
@@ -175,8 +183,6 @@ class Engine:
                     record.message = f"exit handler failed: {exit_message}"
         finally:
             record.finished_at = now()
-        self._emit_run()
-        return record
 
     def _globals(self, status: str) -> _Scope:
         started = self.record.started_at or now()
@@ -471,8 +477,8 @@ class Engine:
             {str(m.get("name", "")) for m in (sync or {}).get("mutexes") or []}
             | ({str(sync["mutex"].get("name", ""))} if sync and sync.get("mutex") else set())
         )
-        with self._lock:
-            locks = [self._mutexes.setdefault(n, threading.Lock()) for n in names]
+        with _MUTEXES_LOCK:
+            locks = [_MUTEXES.setdefault(n, threading.Lock()) for n in names]
         return _Mutexes(locks)
 
     def _suspend(
@@ -622,6 +628,11 @@ def _with_outputs(scope: _Scope, kind: str, outputs: Mapping[str, Mapping[str, s
             for key, value in params.items()
         }
     )
+
+
+_MUTEXES: dict[str, threading.Lock] = {}
+"""Named mutexes of every run in this process: Argo's are shared by the whole namespace."""
+_MUTEXES_LOCK = threading.Lock()
 
 
 class _Mutexes:

@@ -14,7 +14,8 @@ from __future__ import annotations
 import secrets
 import shutil
 import tempfile
-from collections.abc import Mapping
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -71,7 +72,7 @@ def seed_repository(config: Config, bare: Path) -> str:
     return commit_files(bare, files, f"Environments at {SEED_VERSION}", sorted(branches)[0])
 
 
-def _soak_scale(config: Config, product: str, seconds: float) -> float:
+def soak_scale(config: Config, product: str, seconds: float) -> float:
     plan = plan_product(config, product)
     longest = max(
         (
@@ -99,7 +100,7 @@ def promotion_log(bare: Path, since: str, branch: str) -> list[tuple[str, str, l
     return list(reversed(out))
 
 
-def _show_log(console: Console, log: list[tuple[str, str, list[str]]]) -> None:
+def show_log(console: Console, log: list[tuple[str, str, list[str]]]) -> None:
     table = Table(title="git log of the promotion commits", title_justify="left")
     for column in ("commit", "message", "files"):
         table.add_column(column)
@@ -113,7 +114,26 @@ def _announce(console: Console, changes: list[str]) -> None:
         console.print(f"  [dim]·[/] {change}", highlight=False)
 
 
-def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResult:
+@dataclass(frozen=True)
+class DemoWorld:
+    """What a demo runs against: a served GitOps repository, the configuration pointed at
+    it, and the local run options that make the stand-ins follow it."""
+
+    root: Path
+    bare: Path
+    url: str
+    username: str
+    token: str
+    config: Config
+    plan: ProductPlan
+    seed: str
+    run_options: LocalOptions
+
+
+@contextmanager
+def demo_world(config: Config, options: DemoOptions, console: Console) -> Iterator[DemoWorld]:
+    """Seed and serve the repository, start the status page, localize the configuration;
+    everything is removed afterwards unless ``--keep`` names a directory."""
     root = options.keep or Path(tempfile.mkdtemp(prefix="promoflow-demo-"))
     root.mkdir(parents=True, exist_ok=True)
     bare = root / "gitops.git"
@@ -141,21 +161,11 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
                 app = plan.environment(options.fail).app.argocd_app
                 fail[app] = f"simulated failure: {app} pods crash-looping"
                 console.print(f"  [dim]·[/] the Argo CD simulator will fail {app}")
-
-            approver = options.answer_as or listed_approver(plan)
-
-            def where(addresses: Mapping[str, str]) -> None:
-                # where Argo CD is (the simulator) follows in the run's own header
-                console.print(
-                    f"  [dim]·[/] approvals answered automatically as {approver}; soak "
-                    f"shortened to {options.soak_seconds:g}s"
-                )
-
             run_options = LocalOptions(
                 auto_approve=True,
-                answer_as=approver,
+                answer_as=options.answer_as or listed_approver(plan),
                 reject={options.reject: "rejected in the demo"} if options.reject else {},
-                soak_scale=_soak_scale(local.config, options.product, options.soak_seconds),
+                soak_scale=soak_scale(local.config, options.product, options.soak_seconds),
                 backoff_scale=0.05,
                 use_stand_ins=True,
                 runs_dir=root / ".promoflow" / "runs",
@@ -163,30 +173,52 @@ def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResu
                 fail_apps=fail,
                 extra_env={"GIT_USERNAME": GIT_USER, "GIT_TOKEN": token},
             )
-            source = plan.template.spec.version_source
-            request = PromotionRequest(
-                options.product,
-                options.version,
-                version_fields={
-                    f: field_value(f, options.version) for f in (source.fields if source else [])
-                },
-                source_commit="",  # no application build behind the demo's version
-                requested_by="demo",
-                request_id=secrets.token_hex(4),
-            )
-            record, path = run_local(
-                local.config, plan, request, run_options, console, announce=where
-            )
-        _show_log(console, promotion_log(bare, seed, plan.product.spec.repo.branch))
-        if options.keep:
-            console.print(f"run record: {path}", highlight=False)
-            console.print(f"kept: {bare} (try: git --git-dir {bare} log --stat)", highlight=False)
-        else:
-            console.print("(--keep DIR keeps the repository and the run record)")
-        return DemoResult(record, bare, path, seed)
+            yield DemoWorld(root, bare, url, GIT_USER, token, local.config, plan, seed, run_options)
     finally:
         if options.keep is None:
             shutil.rmtree(root, ignore_errors=True)
+
+
+def approvals_line(console: Console, world: DemoWorld, options: DemoOptions) -> None:
+    console.print(
+        f"  [dim]·[/] approvals answered automatically as {world.run_options.answer_as}; "
+        f"soak shortened to {options.soak_seconds:g}s"
+    )
+
+
+def run_demo(config: Config, options: DemoOptions, console: Console) -> DemoResult:
+    with demo_world(config, options, console) as world:
+        plan = world.plan
+        source = plan.template.spec.version_source
+        request = PromotionRequest(
+            options.product,
+            options.version,
+            version_fields={
+                f: field_value(f, options.version) for f in (source.fields if source else [])
+            },
+            source_commit="",  # no application build behind the demo's version
+            requested_by="demo",
+            request_id=secrets.token_hex(4),
+        )
+        record, path = run_local(
+            world.config,
+            plan,
+            request,
+            world.run_options,
+            console,
+            # where Argo CD is (the simulator) follows in the run's own header
+            announce=lambda _: approvals_line(console, world, options),
+        )
+        show_log(console, promotion_log(world.bare, world.seed, plan.product.spec.repo.branch))
+        if options.keep:
+            console.print(f"run record: {path}", highlight=False)
+            console.print(
+                f"kept: {world.bare} (try: git --git-dir {world.bare} log --stat)",
+                highlight=False,
+            )
+        else:
+            console.print("(--keep DIR keeps the repository and the run record)")
+        return DemoResult(record, world.bare, path, world.seed)
 
 
 def listed_approver(plan: ProductPlan) -> str:

@@ -10,6 +10,7 @@ from orchestrator.model.base import Model, Resource
 from orchestrator.model.checks import GitUrl
 from orchestrator.model.names import Name
 from orchestrator.model.template import RelativeFile
+from orchestrator.model.trigger import Triggers
 
 DEFAULT_APP_NAME = "{product}-{environment}"
 DEFAULT_PATH = "envs/{environment}/{product}"
@@ -63,6 +64,8 @@ class ProductSpec(Model):
     app_name_template: str = DEFAULT_APP_NAME
     path_template: str = DEFAULT_PATH
     applications: list[ApplicationRef] = []
+    triggers: Triggers = Triggers()
+    """What starts a promotion by itself (``promoflow serve``): Git and registry pushes."""
 
     @field_validator("app_name_template", "path_template")
     @classmethod

@@ -26,10 +26,15 @@ def free_port() -> int:
 class ServerThread:
     """``with ServerThread(app) as srv: httpx.get(srv.url + "/path")``."""
 
-    def __init__(self, app: Any, port: int | None = None) -> None:
+    def __init__(self, app: Any, port: int | None = None, *, lifespan: bool = False) -> None:
+        """``lifespan``: run the app's startup and shutdown (to close what it opened)."""
         self.port = port or free_port()
         config = uvicorn.Config(
-            app, host="127.0.0.1", port=self.port, log_level="warning", lifespan="off"
+            app,
+            host="127.0.0.1",
+            port=self.port,
+            log_level="warning",
+            lifespan="on" if lifespan else "off",
         )
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(target=self.server.run, daemon=True)

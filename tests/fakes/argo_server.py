@@ -31,7 +31,19 @@ ROUTES = {
     "/api/v1/workflows/{namespace}/{name}": ("GET", "DELETE"),
     "/api/v1/workflows/{namespace}/submit": ("POST",),
     "/api/v1/workflows/{namespace}/{name}/set": ("PUT",),
+    "/api/v1/workflows/{namespace}/{name}/stop": ("PUT",),
     "/api/v1/userinfo": ("GET",),
+    "/api/v1/version": ("GET",),
+}
+VERSION = {
+    "version": "v4.0.5",
+    "buildDate": "2025-10-01T00:00:00Z",
+    "gitCommit": "0" * 40,
+    "gitTag": "v4.0.5",
+    "gitTreeState": "clean",
+    "goVersion": "go1.24.0",
+    "compiler": "gc",
+    "platform": "linux/amd64",
 }
 
 
@@ -120,6 +132,8 @@ class FakeArgoServer:
     def _dispatch(self, request: Request, body: Obj) -> Obj:
         if request.url.path.endswith("/api/v1/userinfo"):
             return dict(self.userinfo)
+        if request.url.path.endswith("/api/v1/version"):
+            return dict(VERSION)
         params = request.path_params
         ns, name = params["namespace"], params.get("name")
         path, method = request.url.path, request.method
@@ -129,6 +143,9 @@ class FakeArgoServer:
         if path.endswith("/set"):
             assert name is not None
             return store.set_nodes(ns, name, body, actor_labels(*self._caller()))
+        if path.endswith("/stop") and name is not None:
+            actor = actor_labels(*self._caller())
+            return store.stop(ns, name, body, {**actor, ACTION: "Stop"} if actor else {})
         if path.endswith("/submit"):
             body = {"workflow": self._from_template(ns, body)}
         if method == "GET" and name is None:

@@ -229,6 +229,43 @@ class Store:
         self.objects[("Workflow", namespace, name)] = self._stamp(workflow, namespace)
         return served(workflow)
 
+    def stop(self, namespace: str, name: str, request: Obj, labels: dict[str, str]) -> Obj:
+        """``PUT .../stop``, as Argo's ``util.StopWorkflow``: with a ``nodeFieldSelector``
+        the matching active suspend node fails with the request's ``message`` (the rules of
+        ``set``); without one the message is ignored and ``spec.shutdown`` becomes ``Stop``,
+        which the controller turns into a failed run (done here at once). A finished run
+        cannot be stopped: 500/13, "cannot shutdown a completed workflow"."""
+        if request.get("nodeFieldSelector"):
+            node_request = {
+                "nodeFieldSelector": request["nodeFieldSelector"],
+                "phase": "Failed",
+                "message": request.get("message") or "",
+            }
+            return self.set_nodes(namespace, name, node_request, labels)
+        found = self.objects.get(("Workflow", namespace, name))
+        if found is None:
+            raise not_found("Workflow", name)
+        workflow = copy.deepcopy(found)
+        status = workflow.setdefault("status", {})
+        if status.get("phase") in ("Succeeded", "Failed", "Error"):
+            raise ApiError(
+                500, 13, f'cannot shutdown a completed workflow: workflow: "{name}", '
+                f'namespace: "{namespace}"',
+            )  # fmt: skip
+        workflow["spec"]["shutdown"] = "Stop"
+        stopped = "Stopped with strategy 'Stop'"
+        for node in (status.get("nodes") or {}).values():
+            if node.get("phase") in ("Running", "Pending"):
+                node.update(phase="Failed", message=stopped)
+        status.update(phase="Failed", message=stopped)
+        meta = workflow["metadata"]
+        meta["labels"] = {
+            **{k: v for k, v in (meta.get("labels") or {}).items() if k not in ACTOR_KEYS},
+            **labels,
+        }
+        self.objects[("Workflow", namespace, name)] = self._stamp(workflow, namespace)
+        return served(workflow)
+
 
 ACTOR_KEYS = frozenset(
     f"workflows.argoproj.io/{key}"

@@ -1,0 +1,151 @@
+"""``promoflow serve``: the webhook service that starts promotions by itself."""
+
+from __future__ import annotations
+
+import logging
+import tempfile
+from pathlib import Path
+from typing import TYPE_CHECKING, Annotated
+
+import typer
+
+from orchestrator.commands.argo import ArgoServerOption, NamespaceOption, step_settings
+from orchestrator.commands.common import ConfigOption, err, fail, finite, load_valid, settings
+
+if TYPE_CHECKING:
+    from orchestrator.webhooks.app import Service
+
+MAX_BODY_LIMIT = 64 << 20
+
+
+def serve_cmd(
+    config: ConfigOption = Path("."),
+    host: Annotated[str, typer.Option(help="Address to listen on (0.0.0.0 in a pod).")] = (
+        "127.0.0.1"
+    ),
+    port: Annotated[int, typer.Option(min=1, max=65535, help="Port to listen on.")] = 8080,
+    argo_server: ArgoServerOption = None,
+    namespace: NamespaceOption = None,
+    max_body: Annotated[
+        int,
+        typer.Option(
+            min=1024,
+            max=MAX_BODY_LIMIT,
+            envvar="PROMOFLOW_WEBHOOK_MAX_BODY",
+            help="Largest delivery accepted, in bytes (larger: 413).",
+        ),
+    ] = 1 << 20,
+    git_cache: Annotated[
+        Path | None,
+        typer.Option(help="Where pushed commits are fetched to (default: a temporary dir)."),
+    ] = None,
+    local: Annotated[
+        bool, typer.Option("--local", help="Run promotions here with the local engine.")
+    ] = False,
+    auto_approve: Annotated[
+        bool, typer.Option("--auto-approve", help="Local: approve every approval.")
+    ] = False,
+    soak_scale: Annotated[
+        float, typer.Option(min=0.0, help="Local: multiply soak durations.")
+    ] = 1.0,
+    runs_dir: Annotated[Path, typer.Option(help="Local: where run records are kept.")] = Path(
+        ".promoflow/runs"
+    ),
+    log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+) -> None:
+    """Receive webhooks from Git hosts, CI and registries and start promotions from them.
+
+    Each provider needs its secret: PROMOFLOW_WEBHOOK_<PROVIDER>_SECRET, or
+    PROMOFLOW_WEBHOOK_<PROVIDER>_SECRET_FILE naming a file that holds it. Deliveries go to
+    POST /webhooks/<provider>; /healthz, /readyz and /metrics are beside them.
+
+    Examples:
+      $ PROMOFLOW_WEBHOOK_GITHUB_SECRET=... promoflow serve -c environments --host 0.0.0.0
+      $ promoflow serve -c environments --local --auto-approve    # no cluster
+    """
+    import uvicorn
+
+    from orchestrator.webhooks.app import create_app
+
+    level = log_level.upper()
+    if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
+        raise typer.BadParameter("one of debug, info, warning, error", param_hint="--log-level")
+    finite(soak_scale, "--soak-scale", 0, 1000)
+    service = build_service(
+        config, argo_server, namespace, max_body, git_cache, local, auto_approve, soak_scale,
+        runs_dir,
+    )  # fmt: skip
+    logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
+    shown = host if ":" not in host else f"[{host}]"
+    for name in service.secrets.configured():
+        err.print(f"accepting {name} deliveries at http://{shown}:{port}/webhooks/{name}")
+    app = create_app(service)
+    # access_log off: a URL-token sender's path holds its secret
+    uvicorn.run(app, host=host, port=port, access_log=False, log_level=log_level.lower())
+
+
+def build_service(
+    config_dir: Path,
+    argo_server: str | None,
+    namespace: str | None,
+    max_body: int,
+    git_cache: Path | None,
+    local: bool,
+    auto_approve: bool,
+    soak_scale: float,
+    runs_dir: Path,
+) -> Service:
+    from orchestrator.adapters.argo import ArgoError
+    from orchestrator.adapters.gitreads import GitReads
+    from orchestrator.webhooks import registry
+    from orchestrator.webhooks.app import Service
+    from orchestrator.webhooks.secrets import SecretError, Secrets, variable
+    from orchestrator.webhooks.submit import Backend, Submissions
+
+    loaded = load_valid(config_dir)
+    try:
+        secrets = Secrets(sorted(registry.providers()))
+    except SecretError as exc:
+        fail(str(exc), 2)
+    if not secrets.configured():
+        err.print(
+            "warning: no webhook secret is set, so every delivery is refused; set "
+            f"{variable('github')} (or _FILE), and likewise for other providers",
+            markup=False,
+        )
+    backend: Backend
+    if local:
+        from rich.console import Console
+
+        from orchestrator.local.session import LocalOptions
+        from orchestrator.webhooks.local_backend import LocalBackend
+
+        options = LocalOptions(auto_approve=auto_approve, soak_scale=soak_scale, runs_dir=runs_dir)
+        backend = LocalBackend(loaded, options, Console(stderr=True, highlight=False))
+    else:
+        from orchestrator.adapters.argoasync import AsyncArgo
+        from orchestrator.settings import ArgoSettings
+        from orchestrator.urls import UrlError, server_url
+        from orchestrator.webhooks.argo_backend import ArgoBackend
+
+        overrides: dict[str, str] = {}
+        if argo_server:
+            try:
+                server_url(argo_server, hint="use ARGO_TOKEN for the token")
+            except UrlError as exc:
+                fail(f"--argo-server: {exc}", 2)
+            overrides["server"] = argo_server
+        if namespace:
+            overrides["namespace"] = namespace
+        try:
+            backend = ArgoBackend(AsyncArgo(settings(ArgoSettings, **overrides)))
+        except ArgoError as exc:
+            fail(f"{exc} (or run promotions here with --local)", 2)
+    cache = git_cache or Path(tempfile.mkdtemp(prefix="promoflow-serve-git-"))
+    return Service(
+        config=loaded,
+        submissions=Submissions(loaded, step_settings(), backend),
+        secrets=secrets,
+        reader=GitReads(cache),
+        max_body=max_body,
+    )

@@ -1,0 +1,257 @@
+"""The ASGI app ``promoflow serve`` runs: thin, every decision is elsewhere.
+
+``POST /webhooks/{provider}`` (``/webhooks/{provider}/{token}`` for senders that cannot
+sign) reads the body up to the size limit, verifies and parses it with the provider's
+module, maps the event to promotions (:mod:`orchestrator.webhooks.triggers`) and submits
+them exactly once (:mod:`orchestrator.webhooks.submit`). The reply is JSON with a one-line
+``message``: 202 with each run's name and UI link, 200 when nothing is to be promoted (and
+why), a 4xx naming what is wrong with the delivery, 503 with ``Retry-After`` when the Argo
+Server (or the Git server) cannot be reached, so the sender's retry succeeds later.
+
+Logs carry one line per delivery: provider, status, outcome, delivery id, runs, time.
+Never a body, a signature, a token or a URL path (which holds the token of URL-token
+senders): uvicorn's access log is off for that reason.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import logging
+import time
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from orchestrator.adapters.giterrors import GitError
+from orchestrator.errors import PromoflowError
+from orchestrator.loading import Config
+from orchestrator.problems import suggest
+from orchestrator.webhooks import registry
+from orchestrator.webhooks.events import (
+    GitPush,
+    Ignored,
+    ImagePush,
+    Incoming,
+    Ping,
+    PromotionAsked,
+    Refused,
+)
+from orchestrator.webhooks.metrics import Metrics
+from orchestrator.webhooks.payloads import body_hash
+from orchestrator.webhooks.secrets import Secrets, variable
+from orchestrator.webhooks.submit import Run, Submissions, Unavailable
+from orchestrator.webhooks.triggers import GitReader, Outcome, for_image, for_push, for_request
+
+log = logging.getLogger("promoflow.webhooks")
+
+DEFAULT_MAX_BODY = 1 << 20
+RETRY_AFTER = 30
+"""Seconds a sender is asked to wait before retrying a delivery refused with 503."""
+READY_TTL = 2.0
+
+
+@dataclass
+class Reply:
+    status: int
+    message: str
+    outcome: str
+    runs: list[Run] = field(default_factory=list)
+    skipped: list[dict[str, str]] = field(default_factory=list)
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def body(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"message": self.message}
+        if self.status < 300:
+            data["promotions"] = [run.as_dict() for run in self.runs]
+        if self.skipped:
+            data["skipped"] = self.skipped
+        return data
+
+
+@dataclass
+class Service:
+    """Everything a delivery needs; the app only moves bytes in and out of it."""
+
+    config: Config
+    submissions: Submissions
+    secrets: Secrets
+    reader: GitReader
+    max_body: int = DEFAULT_MAX_BODY
+    metrics: Metrics = field(default_factory=Metrics)
+    _ready: tuple[float, str | None] = (0.0, "not checked yet")
+
+    async def deliver(self, name: str, incoming: Incoming) -> Reply:
+        provider = registry.get(name)
+        if provider is None:
+            known = registry.providers()
+            raise Refused(
+                404,
+                f"unknown provider {name!r}{suggest(name, known)}; one of: {', '.join(known)}",
+            )
+        if incoming.path_token and not provider.url_token:
+            raise Refused(404, f"{provider.title} deliveries go to /webhooks/{name}")
+        secret = self.secrets.get(name)
+        if secret is None:
+            raise Refused(
+                403,
+                f"deliveries from {provider.title} are not accepted here: no secret is "
+                f"configured ({variable(name)} or {variable(name)}_FILE)",
+            )
+        provider.verify(incoming, secret)
+        event = provider.parse(incoming)
+        if isinstance(event, Ping):
+            return Reply(200, event.reason, "ping")
+        if isinstance(event, Ignored):
+            return Reply(200, f"nothing to promote: {event.reason}", "ignored")
+        outcome = await self._outcome(event)
+        skipped = [{"product": s.product, "reason": s.reason} for s in outcome.skips]
+        if not outcome.starts:
+            return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
+        request_id = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
+        runs = [await self.submissions.submit(start, request_id) for start in outcome.starts]
+        for run in runs:
+            counter = self.metrics.submissions if run.created else self.metrics.duplicates
+            counter.labels(run.product).inc()
+        created = [r for r in runs if r.created]
+        words = ", ".join(
+            f"{r.name} ({'submitted' if r.created else 'already submitted'})" for r in runs
+        )
+        return Reply(
+            202, f"promoting: {words}", "submitted" if created else "duplicate", runs, skipped
+        )
+
+    async def _outcome(self, event: GitPush | ImagePush | PromotionAsked) -> Outcome:
+        if isinstance(event, ImagePush):
+            return for_image(event, self.config)
+        if isinstance(event, PromotionAsked):
+            return for_request(event, self.config)
+        try:
+            return await run_in_threadpool(for_push, event, self.config, self.reader)
+        except GitError as exc:
+            raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
+
+    async def aclose(self) -> None:
+        """Close the backend's connections (at shutdown)."""
+        close = getattr(self.submissions.backend, "aclose", None)
+        if close is not None:
+            await close()
+
+    async def readiness(self) -> str | None:
+        """None when ready, else why not; the Argo Server is asked at most every 2 s."""
+        checked, reason = self._ready
+        now = time.monotonic()
+        if now - checked < READY_TTL:
+            return reason
+        try:
+            await self.submissions.backend.ready()
+            reason = None
+        except Unavailable as exc:
+            reason = str(exc)
+        self._ready = (now, reason)
+        return reason
+
+
+async def _body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise Refused(413, f"the body is larger than {limit} bytes")
+    chunks, size = [], 0
+    async for chunk in request.stream():
+        size += len(chunk)
+        if size > limit:
+            raise Refused(413, f"the body is larger than {limit} bytes")
+        chunks.append(chunk)
+    return b"".join(chunks)
+
+
+def create_app(service: Service) -> Starlette:
+    metrics = service.metrics
+    registry.providers()  # imported now, not by the first deliveries, concurrently
+
+    async def webhook(request: Request) -> Response:
+        started = time.perf_counter()
+        name = request.path_params["provider"]
+        label = name if registry.get(name) is not None else "unknown"
+        delivery = ""
+        try:
+            incoming = Incoming(
+                headers={k.lower(): v for k, v in request.headers.items()},
+                body=await _body(request, service.max_body),
+                query=dict(request.query_params),
+                path_token=request.path_params.get("token", ""),
+            )
+            provider = registry.get(name)
+            delivery = provider.delivery_id(incoming) if provider else ""
+            reply = await service.deliver(name, incoming)
+        except Refused as exc:
+            headers = {"WWW-Authenticate": exc.challenge} if exc.challenge else {}
+            reply = Reply(exc.status, exc.reason, "refused", headers=headers)
+        except Unavailable as exc:
+            reply = Reply(503, str(exc), "unavailable", headers={"Retry-After": str(RETRY_AFTER)})
+        except PromoflowError as exc:
+            reply = Reply(502, str(exc), "failed")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a bug: answer and log in one line, never a traceback
+            log.error("%s 500 internal error (%s)", label, type(exc).__name__)
+            reply = Reply(500, "internal error", "failed")
+        elapsed = time.perf_counter() - started
+        metrics.requests.labels(label, reply.outcome).inc()
+        metrics.latency.labels(label).observe(elapsed)
+        runs = ",".join(r.name for r in reply.runs) or "-"
+        log.info(
+            "%s %d %s delivery=%s runs=%s %.1fms: %s",
+            label, reply.status, reply.outcome, delivery[:80] or "-", runs, elapsed * 1000,
+            reply.message,
+        )  # fmt: skip
+        return JSONResponse(reply.body(), reply.status, headers=reply.headers)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def readyz(_: Request) -> Response:
+        reason = await service.readiness()
+        if reason is None:
+            return JSONResponse({"status": "ready"})
+        return JSONResponse({"status": "not ready", "reason": reason}, 503)
+
+    async def metrics_page(_: Request) -> Response:
+        return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        yield
+        await service.aclose()
+
+    async def http_error(request: Request, exc: Exception) -> Response:
+        """Starlette's own refusals (no such route, wrong method), in the same JSON shape."""
+        status = getattr(exc, "status_code", 400)
+        reason = {404: "no such endpoint: deliveries go to POST /webhooks/PROVIDER"}.get(
+            status, getattr(exc, "detail", "") or "refused"
+        )
+        if status == 405:
+            reason = f"{request.method} is not allowed here; deliveries are POSTed"
+        return JSONResponse({"message": reason}, status, headers=getattr(exc, "headers", None))
+
+    app = Starlette(
+        lifespan=lifespan,
+        exception_handlers={HTTPException: http_error},
+        routes=[
+            Route("/webhooks/{provider}", webhook, methods=["POST"]),
+            Route("/webhooks/{provider}/{token}", webhook, methods=["POST"]),
+            Route("/healthz", healthz, methods=["GET"]),
+            Route("/readyz", readyz, methods=["GET"]),
+            Route("/metrics", metrics_page, methods=["GET"]),
+        ],
+    )
+    app.router.redirect_slashes = False  # a sender does not follow a redirect of a POST
+    return app

@@ -1,0 +1,53 @@
+"""What ``GET /metrics`` shows: deliveries by provider and outcome, runs submitted and
+duplicates dropped by product, and how long deliveries took.
+
+Each app has a registry of its own (not the process-wide default), so several apps in one
+process (tests, ``demo --webhook``) count separately. Label values come only from the
+provider registry and the configuration, never from a request, so no sender can grow the
+series without bound.
+"""
+
+from __future__ import annotations
+
+from prometheus_client import CollectorRegistry, Counter, Histogram
+
+OUTCOMES = (
+    "submitted",
+    "duplicate",
+    "no_promotion",
+    "ping",
+    "ignored",
+    "refused",
+    "unavailable",
+    "failed",
+)
+
+
+class Metrics:
+    def __init__(self) -> None:
+        self.registry = CollectorRegistry(auto_describe=True)
+        self.requests = Counter(
+            "promoflow_webhook_requests",
+            "Webhook deliveries by provider and outcome.",
+            ["provider", "outcome"],
+            registry=self.registry,
+        )
+        self.submissions = Counter(
+            "promoflow_webhook_submissions",
+            "Promotion runs created, by product.",
+            ["product"],
+            registry=self.registry,
+        )
+        self.duplicates = Counter(
+            "promoflow_webhook_duplicates",
+            "Deliveries whose run existed already (redeliveries, retries), by product.",
+            ["product"],
+            registry=self.registry,
+        )
+        self.latency = Histogram(
+            "promoflow_webhook_request_duration_seconds",
+            "Time from a delivery's arrival to the reply, by provider.",
+            ["provider"],
+            buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+            registry=self.registry,
+        )

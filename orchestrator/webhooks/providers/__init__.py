@@ -1,0 +1,1 @@
+"""One module per webhook sender; see :mod:`orchestrator.webhooks.registry`."""

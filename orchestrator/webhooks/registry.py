@@ -1,0 +1,64 @@
+"""The webhook providers, each declared once in a module of its own, found by name.
+
+A provider is a :class:`Provider`: how a delivery proves it comes from the sender
+(``verify``), what it means (``parse``) and which id the sender gives it (``delivery_id``),
+all pure functions of an :class:`~orchestrator.webhooks.events.Incoming`. Adding a sender is
+adding a module to ``orchestrator/webhooks/providers`` and its name to :data:`MODULES`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from importlib import import_module
+from typing import NamedTuple
+
+from orchestrator.webhooks.events import Event, Incoming
+
+MODULES = (
+    "artifactory",
+    "azure",
+    "bitbucket",
+    "dockerhub",
+    "generic",
+    "ghcr",
+    "gitea",
+    "github",
+    "gitlab",
+    "harbor",
+    "quay",
+)
+"""``orchestrator.webhooks.providers.<module>``, each defining ``PROVIDER``."""
+
+
+class Provider(NamedTuple):
+    name: str
+    """The URL segment: ``POST /webhooks/{name}``; also ``PROMOFLOW_WEBHOOK_{NAME}_SECRET``."""
+    title: str
+    """How people name the sender: ``GitHub``, ``Docker Hub``."""
+    scheme: str
+    """How a delivery is verified, in a sentence for the docs and ``promoflow serve``."""
+    verify: Callable[[Incoming, str], None]
+    """Raise :class:`~orchestrator.webhooks.events.Refused` (401) unless the delivery
+    carries proof of ``secret``; compares in constant time (``hmac.compare_digest``)."""
+    parse: Callable[[Incoming], Event]
+    """The delivery's meaning; :class:`Refused` (400) for a malformed or unknown event."""
+    delivery_id: Callable[[Incoming], str]
+    """The sender's id of this delivery, the same on a redelivery; ``""`` when it sends
+    none (the payload's hash is used instead)."""
+    url_token: bool = False
+    """The sender cannot sign or send a header: the secret is the last path segment,
+    ``/webhooks/{name}/{secret}``."""
+
+
+@cache
+def providers() -> dict[str, Provider]:
+    found = {}
+    for module in MODULES:
+        provider: Provider = import_module(f"orchestrator.webhooks.providers.{module}").PROVIDER
+        found[provider.name] = provider
+    return found
+
+
+def get(name: str) -> Provider | None:
+    return providers().get(name)

@@ -1,0 +1,287 @@
+"""From a verified event to the promotions it starts: the products' ``spec.triggers``.
+
+Pure decisions over the loaded configuration; the little Git a push needs (the paths a push
+changed when the payload does not list them all, the version written at the pushed commit)
+is read through a :class:`GitReader` handed in, so every rule here is tested with plain
+values.
+
+One event may start several promotions (a monorepo push changing two products' trigger
+environments) or none, and then the outcome says why for each product that was close.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from orchestrator.graph.plan import ProductPlan, plan_product
+from orchestrator.loading import Config
+from orchestrator.model.product import Product
+from orchestrator.problems import suggest
+from orchestrator.semverrange import version_of
+from orchestrator.webhooks.events import GitPush, ImagePush, PromotionAsked, Refused
+from orchestrator.webhooks.images import same_repository, tag_passes
+from orchestrator.yamledit import YamlEditError, read
+
+OWN_TRAILER = re.compile(r"^Promotion-Run:", re.MULTILINE)
+"""Every commit promoflow writes carries this trailer (orchestrator.steps.message)."""
+MAX_TAG = 128
+"""The longest tag the OCI distribution spec allows; longer is not a tag."""
+
+
+class GitReader(Protocol):
+    """The Git reads a push needs, at the product's repository (``url``)."""
+
+    def changed_paths(self, url: str, before: str, after: str) -> set[str]:
+        """Paths that differ between the two commits (every path of ``after`` when
+        ``before`` is empty: a new branch)."""
+        ...
+
+    def read_file(self, url: str, commit: str, path: str) -> str | None:
+        """The file's text at ``commit``, or None if it has none."""
+        ...
+
+    def message(self, url: str, commit: str) -> str: ...
+
+
+@dataclass(frozen=True)
+class Start:
+    """A promotion to start."""
+
+    product: str
+    version: str
+    source_commit: str = ""
+    requested_by: str = ""
+    fields: dict[str, str] = field(default_factory=dict)
+    cause: str = ""
+    """What started it, in words: ``push of 3f9a1c2e to main changed envs/dev/shop``."""
+
+
+@dataclass(frozen=True)
+class Skip:
+    product: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    starts: tuple[Start, ...] = ()
+    skips: tuple[Skip, ...] = ()
+    reason: str = ""
+    """Why nothing starts, when nothing does."""
+
+
+def _repo_key(url: str) -> str:
+    """``https://user@Git.Example.com/acme/gitops.git/`` and ``git@git.example.com:acme/
+    gitops`` -> ``git.example.com/acme/gitops``: one repository however it is addressed."""
+    text = url.strip()
+    text = re.sub(r"^[a-z][a-z0-9+.-]*://", "", text, flags=re.IGNORECASE)
+    text = text.rsplit("@", 1)[-1] if "@" in text.split("/", 1)[0] else text
+    host, sep, path = text.partition("/")
+    if ":" in host:
+        host, _, rest = host.partition(":")
+        if not rest.isdigit():  # scp-like git@host:owner/repo
+            path = f"{rest}/{path}" if sep else rest
+    path = path.strip("/").removesuffix(".git").strip("/")
+    return f"{host.lower()}/{path.lower()}"
+
+
+def same_repo(a: str, b: str) -> bool:
+    return _repo_key(a) == _repo_key(b)
+
+
+def _under(path: str, directory: str) -> bool:
+    directory = directory.strip("/")
+    return path == directory or path.startswith(directory + "/")
+
+
+def _own(message: str) -> bool:
+    return OWN_TRAILER.search(message) is not None
+
+
+def _version_fields(plan: ProductPlan, text: str, name: str) -> tuple[str, dict[str, str]] | str:
+    """(version, fields) read from the version file's text, or why they cannot be."""
+    source = plan.template.spec.version_source
+    assert source is not None
+    try:
+        version = read(text, source.path, name).data
+        fields = {f: read(text, f, name).data for f in source.fields}
+    except YamlEditError as exc:
+        return str(exc)
+    if not isinstance(version, str | int | float) or isinstance(version, bool) or version == "":
+        return f"{name}: {source.path} holds no version"
+    values = {}
+    for key, value in fields.items():
+        if value is None or isinstance(value, dict | list | bool) or value == "":
+            return f"{name}: {key} holds no value"
+        values[key] = str(value)
+    return str(version), values
+
+
+def _plans(config: Config) -> Iterable[tuple[Product, ProductPlan]]:
+    for name in sorted(config.products):
+        yield config.products[name], plan_product(config, name)
+
+
+def for_push(push: GitPush, config: Config, reader: GitReader) -> Outcome:
+    """Each product whose trigger environment the push changed, with the version written
+    there at the pushed commit."""
+    starts: list[Start] = []
+    skips: list[Skip] = []
+    candidates = 0
+    for product, plan in _plans(config):
+        if not any(same_repo(product.spec.repo.url, url) for url in push.repositories):
+            continue
+        trigger = next(env for env in plan.environments if env.is_trigger)
+        if trigger.app.branch != push.branch:
+            continue
+        candidates += 1
+        decision = _push_decision(push, product, plan, trigger.app.path, reader)
+        (starts if isinstance(decision, Start) else skips).append(decision)  # type: ignore[arg-type]
+    if starts:
+        return Outcome(tuple(starts), tuple(skips))
+    if not candidates:
+        urls = push.repositories[0] if push.repositories else "the repository"
+        reason = f"no product is promoted from {urls} branch {push.branch}"
+    elif skips:
+        reason = "; ".join(f"{s.product}: {s.reason}" for s in skips)
+    else:
+        reason = "nothing to promote"
+    return Outcome((), tuple(skips), reason)
+
+
+def _push_decision(
+    push: GitPush, product: Product, plan: ProductPlan, path: str, reader: GitReader
+) -> Start | Skip:
+    name = product.name
+    triggers = product.spec.triggers
+    if not triggers.enabled or not triggers.git:
+        what = "automatic promotion" if not triggers.enabled else "promotion on Git pushes"
+        return Skip(name, f"{what} is off (spec.triggers)")
+    url = product.spec.repo.url
+    listed = push.complete and bool(push.commits)
+    if listed:
+        touching = [c for c in push.commits if any(_under(p, path) for p in c.paths)]
+        if not touching:
+            return Skip(name, f"the push does not change {path}")
+        if all(_own(c.message) for c in touching):
+            return Skip(name, f"the change to {path} is promoflow's own promotion commit")
+    else:
+        if not any(_under(p, path) for p in reader.changed_paths(url, push.before, push.after)):
+            return Skip(name, f"the push does not change {path}")
+        head = next((c.message for c in push.commits if c.sha == push.after), None)
+        if _own(head if head is not None else reader.message(url, push.after)):
+            return Skip(name, f"the change to {path} is promoflow's own promotion commit")
+    source = plan.template.spec.version_source
+    if source is None:
+        return Skip(name, f"template {plan.template.name} has no versionSource to read it from")
+    file = f"{path.rstrip('/')}/{source.file}"
+    text = reader.read_file(url, push.after, file)
+    if text is None:
+        return Skip(name, f"{file} does not exist at {push.after[:12]}")
+    read_out = _version_fields(plan, text, f"{file}@{push.after[:12]}")
+    if isinstance(read_out, str):
+        return Skip(name, read_out)
+    version, fields = read_out
+    return Start(
+        name,
+        version,
+        source_commit=push.after,
+        requested_by=push.pusher,
+        fields=fields,
+        cause=f"push of {push.after[:12]} to {push.branch} changed {path}",
+    )
+
+
+def _best_tag(tags: Iterable[str]) -> str | None:
+    """The highest version among ``tags``, else the first; ``latest`` and friends only when
+    nothing else was pushed."""
+    usable = [t for t in tags if t and len(t) <= MAX_TAG]
+    versions = [(v, t) for t in usable if (v := version_of(t)) is not None]
+    if versions:
+        return max(versions, key=lambda pair: pair[0])[1]
+    return usable[0] if usable else None
+
+
+def for_image(push: ImagePush, config: Config) -> Outcome:
+    """Each product with an image trigger for the pushed repository, with the best pushed
+    tag that passes its filter."""
+    starts: list[Start] = []
+    skips: list[Skip] = []
+    for product, plan in _plans(config):
+        triggers = product.spec.triggers
+        for trigger in triggers.images:
+            if not same_repository(trigger.repository, push.repository, host_known=push.host_known):
+                continue
+            if not triggers.enabled:
+                skips.append(Skip(product.name, "automatic promotion is off (spec.triggers)"))
+                break
+            passing = [t for t in push.tags if len(t) <= MAX_TAG and tag_passes(trigger, t)]
+            tag = _best_tag(passing)
+            if tag is None:
+                rule = trigger.semver or trigger.regex or "any tag"
+                shown = ", ".join(push.tags) or "no tag"
+                skips.append(Skip(product.name, f"{shown} does not pass the filter {rule!r}"))
+                break
+            fields = {trigger.digest_field: push.digest} if trigger.digest_field else {}
+            source = plan.template.spec.version_source
+            missing = [f for f in (source.fields if source else []) if not fields.get(f)]
+            if missing:
+                skips.append(
+                    Skip(
+                        product.name,
+                        f"{', '.join(missing)} must come with the version and a registry push "
+                        "gives only its digest (set digestField on the image trigger)",
+                    )
+                )
+                break
+            starts.append(
+                Start(
+                    product.name,
+                    tag,
+                    requested_by=push.pusher,
+                    fields=fields,
+                    cause=f"push of {push.repository}:{tag}",
+                )
+            )
+            break
+    if starts:
+        return Outcome(tuple(starts), tuple(skips))
+    reason = "; ".join(f"{s.product}: {s.reason}" for s in skips) or (
+        f"no product has an image trigger for {push.repository}"
+    )
+    return Outcome((), tuple(skips), reason)
+
+
+def for_request(asked: PromotionAsked, config: Config) -> Outcome:
+    """A direct request: the product must exist and accept them; the version's fields must
+    be those its template declares."""
+    products = config.products
+    product = products.get(asked.product)
+    if product is None:
+        raise Refused(422, f"unknown product {asked.product!r}{suggest(asked.product, products)}")
+    triggers = product.spec.triggers
+    if not triggers.enabled or not triggers.generic:
+        what = "automatic promotion" if not triggers.enabled else "promotion on direct requests"
+        skip = Skip(product.name, f"{what} is off (spec.triggers)")
+        return Outcome((), (skip,), f"{product.name}: {skip.reason}")
+    plan = plan_product(config, product.name)
+    source = plan.template.spec.version_source
+    declared = source.fields if source else []
+    missing = [f for f in declared if not asked.fields.get(f)]
+    unknown = sorted(set(asked.fields) - set(declared))
+    if missing:
+        raise Refused(422, f"{product.name} needs fields with the version: {', '.join(missing)}")
+    if unknown:
+        raise Refused(422, f"{product.name} has no version fields {', '.join(unknown)}")
+    start = Start(
+        product.name,
+        asked.version,
+        source_commit=asked.source_commit,
+        requested_by=asked.requested_by,
+        fields=dict(asked.fields),
+        cause="direct request",
+    )
+    return Outcome((start,))
