@@ -49,6 +49,8 @@ class AsyncArgo:
             limits=httpx.Limits(max_connections=connections, max_keepalive_connections=connections),
         )
         self._api_seen = False
+        self._ui = settings.ui_link("").rstrip("/")
+        """Where the UI shows a run, but for its name (``ui_link`` is asked per reply)."""
 
     async def aclose(self) -> None:
         await self._client.aclose()
@@ -141,4 +143,4 @@ class AsyncArgo:
         return str(data.get("version", "")) if isinstance(data, dict) else ""
 
     def ui_link(self, name: str) -> str:
-        return self.settings.ui_link(name)
+        return f"{self._ui}/{name}"

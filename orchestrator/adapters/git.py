@@ -18,6 +18,7 @@ every error text is scrubbed of them.
 from __future__ import annotations
 
 import base64
+import contextlib
 import hashlib
 import os
 import subprocess
@@ -216,6 +217,52 @@ class GitRemote:
         if commit is None:
             raise GitError(f"commit {sha} not found in {self.url}")
         return commit
+
+    def fetch_commits(self, shas: Iterable[str]) -> None:
+        """Make every commit of ``shas`` available, in one request where the server allows
+        asking for commits by id (a burst of pushes is one fetch, not one per push)."""
+        missing = sorted({s for s in shas if self._lookup_commit(s) is None})
+        if len(missing) > 1 and self.wire is not None:
+            wire = self.wire
+            if self._wire(lambda w: w.capabilities()).wants_by_id:
+                partial = self._wire(lambda w: w.capabilities()).partial
+                # one unknown id fails the batch: each is then asked for below
+                with contextlib.suppress(GitError):
+                    self._wire(
+                        lambda _: self._wire_store(wire, missing, [], depth=1, blobless=partial)
+                    )
+        for sha in missing:
+            self.fetch_commit(sha)
+
+    def fetch_recent(self, branch: str, depth: int = 64) -> None:
+        """Bring ``branch``'s tip and the commits before it: everything since the cached
+        tip, or the last ``depth`` commits the first time. One request covers every push
+        of a burst; commits that are still missing are then fetched by id. Native
+        transport only (the CLI transport fetches by id)."""
+        if self.wire is None:
+            return
+        ref = f"refs/remotes/{REMOTE}/{branch}"
+        tip = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}")).get(f"refs/heads/{branch}")
+        if tip is None or self._lookup_commit(tip) is not None:
+            return
+        wire = self.wire
+        partial = self._wire(lambda w: w.capabilities()).partial
+        known = self.repo.references.get(ref)
+        if known is not None and self._lookup_commit(str(known.target)) is not None:
+            shallows = gitobjects.shallow_commits(self.repo)
+            haves = [str(known.target)]
+            self._wire(
+                lambda _: self._wire_store(
+                    wire, [tip], haves, depth=None, blobless=partial, shallows=shallows
+                )
+            )
+        else:
+            self._wire(lambda _: self._wire_store(wire, [tip], [], depth=depth, blobless=partial))
+        if self._lookup_commit(tip) is not None:
+            self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
+
+    def has_commit(self, sha: str) -> bool:
+        return self._lookup_commit(sha) is not None
 
     def _lookup_commit(self, sha: str) -> pygit2.Commit | None:
         try:

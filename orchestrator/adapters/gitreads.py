@@ -11,13 +11,23 @@ new) and serialises access to each, since a libgit2 repository is not thread-saf
 from __future__ import annotations
 
 import threading
-from collections.abc import Iterator
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import Any, TypeVar
 
 import pygit2
 from pygit2.enums import FileMode
 
 from orchestrator.adapters.git import Credentials, GitRemote
+
+T = TypeVar("T")
+REMEMBERED = 4096
+
+
+class NotRemembered(LookupError):
+    """Raised by :meth:`GitReads.remembered`'s reader for a question it would have to ask
+    the server: the caller then asks on a thread that may wait for the network."""
 
 
 def _changed(
@@ -48,7 +58,30 @@ class GitReads:
         self.cache_dir = cache_dir
         self.credentials = credentials or Credentials.from_env()
         self._remotes: dict[str, tuple[GitRemote, threading.Lock]] = {}
+        self._wanted: dict[str, set[str]] = {}
+        """Commits threads wait for, per remote: whoever fetches next brings them all."""
         self._lock = threading.Lock()
+        self._answers: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+
+    def remembered(self) -> _Remembered:
+        """A reader that never waits (raising :class:`NotRemembered` where it would), for
+        the event loop: most deliveries (redeliveries, other hooks of one push, pushes a
+        batched fetch brought along) need no network and must not queue behind one that
+        fetches."""
+        return _Remembered(self)
+
+    def _remembered(self, key: tuple[str, ...], compute: Callable[[], T]) -> T:
+        with self._lock:
+            if key in self._answers:
+                self._answers.move_to_end(key)
+                found: T = self._answers[key]
+                return found
+        value = compute()
+        with self._lock:
+            self._answers[key] = value
+            if len(self._answers) > REMEMBERED:
+                self._answers.popitem(last=False)
+        return value
 
     def _remote(self, url: str) -> tuple[GitRemote, threading.Lock]:
         with self._lock:
@@ -58,16 +91,61 @@ class GitReads:
                 found = self._remotes[url] = (remote, threading.Lock())
             return found
 
-    def changed_paths(self, url: str, before: str, after: str) -> set[str]:
+    def _at(
+        self, url: str, *commits: str, branch: str = "", local: bool = False
+    ) -> tuple[GitRemote, threading.Lock]:
+        """The remote and its lock, once acquired with ``commits`` local. A push's
+        ``branch`` is fetched first (its recent history holds every push of a burst);
+        commits other threads wait for are fetched in the same request. ``local``: never
+        wait or fetch; :class:`NotRemembered` unless the commits are here and the
+        repository is free."""
         remote, lock = self._remote(url)
-        with lock:
+        if local:
+            if not lock.acquire(blocking=False):
+                raise NotRemembered("busy")
+            if not all(remote.has_commit(c) for c in commits if c):
+                lock.release()
+                raise NotRemembered("not fetched")
+            return remote, lock
+        with self._lock:
+            self._wanted.setdefault(url, set()).update(c for c in commits if c)
+        lock.acquire()
+        try:
+            with self._lock:
+                batch = self._wanted.pop(url, set()) | {c for c in commits if c}
+            if branch and not all(remote.has_commit(c) for c in batch):
+                remote.fetch_recent(branch)
+            remote.fetch_commits(batch)
+        except BaseException:
+            lock.release()
+            raise
+        return remote, lock
+
+    def changed_paths(self, url: str, before: str, after: str, branch: str = "") -> set[str]:
+        key = ("changed", url, before, after)
+        return set(
+            self._remembered(key, lambda: frozenset(self._changed(url, before, after, branch)))
+        )
+
+    def _changed(
+        self, url: str, before: str, after: str, branch: str, local: bool = False
+    ) -> set[str]:
+        remote, lock = self._at(url, before, after, branch=branch, local=local)
+        with _Held(lock):
             new = remote.fetch_commit(after).tree
             old = remote.fetch_commit(before).tree if before else None
             return set(_changed(remote.repo, old, new, ""))
 
-    def read_file(self, url: str, commit: str, path: str) -> str | None:
-        remote, lock = self._remote(url)
-        with lock:
+    def read_file(self, url: str, commit: str, path: str, branch: str = "") -> str | None:
+        return self._remembered(
+            ("file", url, commit, path), lambda: self._read(url, commit, path, branch)
+        )
+
+    def _read(
+        self, url: str, commit: str, path: str, branch: str, local: bool = False
+    ) -> str | None:
+        remote, lock = self._at(url, commit, branch=branch, local=local)
+        with _Held(lock):
             tree = remote.fetch_commit(commit).tree
             try:
                 entry = tree[path]
@@ -82,9 +160,14 @@ class GitReads:
         except UnicodeDecodeError:
             return None
 
-    def message(self, url: str, commit: str) -> str:
-        remote, lock = self._remote(url)
-        with lock:
+    def message(self, url: str, commit: str, branch: str = "") -> str:
+        return self._remembered(
+            ("message", url, commit), lambda: self._message(url, commit, branch)
+        )
+
+    def _message(self, url: str, commit: str, branch: str, local: bool = False) -> str:
+        remote, lock = self._at(url, commit, branch=branch, local=local)
+        with _Held(lock):
             return str(remote.fetch_commit(commit).message)
 
     def close(self) -> None:
@@ -92,3 +175,43 @@ class GitReads:
             for remote, _ in self._remotes.values():
                 remote.close()
             self._remotes.clear()
+
+
+class _Held:
+    """Releases a lock :meth:`GitReads._at` returned acquired."""
+
+    def __init__(self, lock: threading.Lock) -> None:
+        self.lock = lock
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, *_: object) -> None:
+        self.lock.release()
+
+
+class _Remembered:
+    """Answers from memory, or from the local repository when the commits are there and
+    nobody is fetching into it (a read of a few objects: fine on the event loop)."""
+
+    def __init__(self, reads: GitReads) -> None:
+        self._reads = reads
+
+    def changed_paths(self, url: str, before: str, after: str, branch: str = "") -> set[str]:
+        reads = self._reads
+        key = ("changed", url, before, after)
+        return set(
+            reads._remembered(
+                key, lambda: frozenset(reads._changed(url, before, after, branch, local=True))
+            )
+        )
+
+    def read_file(self, url: str, commit: str, path: str, branch: str = "") -> str | None:
+        reads = self._reads
+        key = ("file", url, commit, path)
+        return reads._remembered(key, lambda: reads._read(url, commit, path, branch, local=True))
+
+    def message(self, url: str, commit: str, branch: str = "") -> str:
+        reads = self._reads
+        key = ("message", url, commit)
+        return reads._remembered(key, lambda: reads._message(url, commit, branch, local=True))

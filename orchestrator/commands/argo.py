@@ -34,6 +34,7 @@ from orchestrator.commands.common import (
 
 if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
+    from orchestrator.graph.plan import ProductPlan
     from orchestrator.loading import Config
     from orchestrator.settings import StepSettings
 
@@ -152,6 +153,19 @@ def guarded(manifests: list[Manifest]) -> list[Manifest]:
     return manifests
 
 
+_KIND_IN_FILE_NAME = ("EventSource", "Sensor")
+
+
+def _file_name(manifest: Manifest, fmt: str) -> str:
+    """``promoflow-shop.yaml`` for Argo Workflows objects, as always; Argo Events objects
+    get their kind in front (``sensor-promoflow-shop.yaml``): a Sensor is named like its
+    product's WorkflowTemplate and would otherwise overwrite its file."""
+    name = manifest["metadata"]["name"]
+    kind = manifest.get("kind", "")
+    prefix = f"{kind.lower()}-" if kind in _KIND_IN_FILE_NAME else ""
+    return f"{prefix}{name}.{fmt}"
+
+
 def _requester(requested_by: str | None) -> str:
     if requested_by:
         return requested_by
@@ -178,6 +192,14 @@ def compile_cmd(
     library: Annotated[
         bool, typer.Option("--library", help="Include the reusable step templates.")
     ] = False,
+    events: Annotated[
+        bool,
+        typer.Option(
+            "--events",
+            help="Also emit an Argo Events EventSource and a Sensor per product that start "
+            "promotions as promoflow's webhook service does (docs/webhooks.md).",
+        ),
+    ] = False,
     set_fields: SetOption = None,
     output: Annotated[str | None, output_option(COMPILE_FORMATS, "yaml")] = None,
     output_dir: Annotated[
@@ -194,6 +216,7 @@ def compile_cmd(
       $ promoflow compile -c environments -p shop                  # YAML to stdout
       $ promoflow compile -c environments -p shop -v 1.4.2 --set image.digest=sha256:0f3... -o json
       $ promoflow compile -c environments --library --output-dir argo/
+      $ promoflow compile -c environments --events -o name
     """
     from orchestrator.compiler import CompileError, PromotionRequest, compile_product
     from orchestrator.compiler.compile import library_templates, to_yaml
@@ -203,6 +226,12 @@ def compile_cmd(
     )
     if output_dir is not None and fmt == "name":
         raise typer.BadParameter("--output-dir writes yaml or json files", param_hint="--output")
+    if events and version is not None:
+        raise typer.BadParameter(
+            "--events emits what starts promotions when a request arrives; it takes no "
+            "--version (leave --version out, or compile the two separately)",
+            param_hint="--events",
+        )
     loaded = load_valid(config)
     if product is not None:
         check_product(loaded, product)
@@ -216,13 +245,20 @@ def compile_cmd(
     step = step_settings()
     manifests = library_templates(step) if library else []
     try:
+        plans: list[ProductPlan] = []
         for name in [product] if product else sorted(loaded.products):
             request = None
             if version is not None:
                 request = PromotionRequest(
                     name, version, source_commit, _requester(requested_by), request_id, fields
                 )
-            manifests += compile_product(loaded, name, step, request=request).manifests()
+            compiled = compile_product(loaded, name, step, request=request)
+            manifests += compiled.manifests()
+            plans.append(compiled.plan)
+        if events:
+            from orchestrator.compiler.events import events_manifests
+
+            manifests += events_manifests(plans, step)
     except CompileError as exc:
         fail(str(exc))
     guarded(manifests)
@@ -231,7 +267,7 @@ def compile_cmd(
         return
     output_dir.mkdir(parents=True, exist_ok=True)
     for manifest in manifests:
-        path = output_dir / f"{manifest['metadata']['name']}.{fmt}"
+        path = output_dir / _file_name(manifest, fmt)
         text = json.dumps(manifest, indent=2) + "\n" if fmt == "json" else to_yaml(manifest)
         path.write_text(text)
         out.print(f"wrote {path}", markup=False)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import logging
 import tempfile
 from pathlib import Path
@@ -80,6 +81,10 @@ def serve_cmd(
     for name in service.secrets.configured():
         err.print(f"accepting {name} deliveries at http://{shown}:{port}/webhooks/{name}")
     app = create_app(service)
+    # what was loaded at start lives as long as the process: out of the collector's
+    # sight, a full collection no longer walks it while deliveries wait
+    gc.collect()
+    gc.freeze()
     # access_log off: a URL-token sender's path holds its secret
     uvicorn.run(app, host=host, port=port, access_log=False, log_level=log_level.lower())
 

@@ -17,8 +17,10 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import hashlib
 import logging
 import time
+from collections import OrderedDict
 from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -32,11 +34,13 @@ from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from orchestrator.adapters.giterrors import GitError
+from orchestrator.adapters.gitreads import NotRemembered
 from orchestrator.errors import PromoflowError
 from orchestrator.loading import Config
 from orchestrator.problems import suggest
 from orchestrator.webhooks import registry
 from orchestrator.webhooks.events import (
+    Event,
     GitPush,
     Ignored,
     ImagePush,
@@ -88,6 +92,10 @@ class Service:
     max_body: int = DEFAULT_MAX_BODY
     metrics: Metrics = field(default_factory=Metrics)
     _ready: tuple[float, str | None] = (0.0, "not checked yet")
+    _events: OrderedDict[tuple[str, bytes, tuple[str, ...]], Event] = field(
+        default_factory=OrderedDict
+    )
+    _outcomes: OrderedDict[GitPush | ImagePush, Outcome] = field(default_factory=OrderedDict)
 
     async def deliver(self, name: str, incoming: Incoming) -> Reply:
         provider = registry.get(name)
@@ -107,7 +115,7 @@ class Service:
                 f"configured ({variable(name)} or {variable(name)}_FILE)",
             )
         provider.verify(incoming, secret)
-        event = provider.parse(incoming)
+        event = self._meaning(provider, incoming)
         if isinstance(event, Ping):
             return Reply(200, event.reason, "ping")
         if isinstance(event, Ignored):
@@ -116,8 +124,11 @@ class Service:
         skipped = [{"product": s.product, "reason": s.reason} for s in outcome.skips]
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
-        request_id = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
-        runs = [await self.submissions.submit(start, request_id) for start in outcome.starts]
+        delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
+        runs = [
+            await self.submissions.submit(start, start.identity or delivery)
+            for start in outcome.starts
+        ]
         for run in runs:
             counter = self.metrics.submissions if run.created else self.metrics.duplicates
             counter.labels(run.product).inc()
@@ -129,13 +140,40 @@ class Service:
             202, f"promoting: {words}", "submitted" if created else "duplicate", runs, skipped
         )
 
+    def _meaning(self, provider: registry.Provider, incoming: Incoming) -> Event:
+        """The provider's parse, remembered: the deliveries of one push (hooks,
+        redeliveries, retries) carry the same body and event type."""
+        headers = tuple(incoming.header(h) for h in (*provider.parse_headers, "content-type"))
+        key = (provider.name, hashlib.sha256(incoming.body).digest(), headers)
+        found = self._events.get(key)
+        if found is None:
+            found = provider.parse(incoming)
+            _bounded_put(self._events, key, found)
+        return found
+
     async def _outcome(self, event: GitPush | ImagePush | PromotionAsked) -> Outcome:
-        if isinstance(event, ImagePush):
-            return for_image(event, self.config)
+        """What the event starts, remembered for pushes (a commit and the configuration
+        never change under a running service)."""
         if isinstance(event, PromotionAsked):
-            return for_request(event, self.config)
+            return for_request(event, self.submissions.plans)
+        found = self._outcomes.get(event)
+        if found is None:
+            found = await self._decide(event)
+            _bounded_put(self._outcomes, event, found)
+        return found
+
+    async def _decide(self, event: GitPush | ImagePush) -> Outcome:
+        if isinstance(event, ImagePush):
+            return for_image(event, self.submissions.plans)
+        plans = self.submissions.plans
+        remembered = getattr(self.reader, "remembered", None)
+        if remembered is not None:
+            try:  # on the event loop when nothing has to be fetched
+                return for_push(event, plans, remembered())
+            except NotRemembered:
+                pass
         try:
-            return await run_in_threadpool(for_push, event, self.config, self.reader)
+            return await run_in_threadpool(for_push, event, plans, self.reader)
         except GitError as exc:
             raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
 
@@ -160,10 +198,22 @@ class Service:
         return reason
 
 
+REMEMBERED = 1024
+"""Parsed events and their outcomes kept per service (the recent pushes)."""
+
+
+def _bounded_put(memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
+    memory[key] = value
+    if len(memory) > REMEMBERED:
+        memory.popitem(last=False)
+
+
 async def _body(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise Refused(413, f"the body is larger than {limit} bytes")
+    if declared.isdigit():  # the server stops reading at the length it declared
+        return await request.body()
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
@@ -205,14 +255,14 @@ def create_app(service: Service) -> Starlette:
             log.error("%s 500 internal error (%s)", label, type(exc).__name__)
             reply = Reply(500, "internal error", "failed")
         elapsed = time.perf_counter() - started
-        metrics.requests.labels(label, reply.outcome).inc()
-        metrics.latency.labels(label).observe(elapsed)
-        runs = ",".join(r.name for r in reply.runs) or "-"
-        log.info(
-            "%s %d %s delivery=%s runs=%s %.1fms: %s",
-            label, reply.status, reply.outcome, delivery[:80] or "-", runs, elapsed * 1000,
-            reply.message,
-        )  # fmt: skip
+        metrics.count(label, reply.outcome, elapsed)
+        if log.isEnabledFor(logging.INFO):
+            runs = ",".join(r.name for r in reply.runs) or "-"
+            log.info(
+                "%s %d %s delivery=%s runs=%s %.1fms: %s",
+                label, reply.status, reply.outcome, delivery[:80] or "-", runs,
+                elapsed * 1000, reply.message,
+            )  # fmt: skip
         return JSONResponse(reply.body(), reply.status, headers=reply.headers)
 
     async def healthz(_: Request) -> Response:

@@ -9,6 +9,8 @@ series without bound.
 
 from __future__ import annotations
 
+from typing import Any
+
 from prometheus_client import CollectorRegistry, Counter, Histogram
 
 OUTCOMES = (
@@ -51,3 +53,16 @@ class Metrics:
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
             registry=self.registry,
         )
+        self._children: dict[tuple[str, ...], Any] = {}
+
+    def count(self, provider: str, outcome: str, seconds: float) -> None:
+        """One delivery; the labelled series are looked up once each, not per delivery."""
+        key = (provider, outcome)
+        found = self._children.get(key)
+        if found is None:
+            found = self._children[key] = (
+                self.requests.labels(provider, outcome),
+                self.latency.labels(provider),
+            )
+        found[0].inc()
+        found[1].observe(seconds)

@@ -49,6 +49,9 @@ class Provider(NamedTuple):
     url_token: bool = False
     """The sender cannot sign or send a header: the secret is the last path segment,
     ``/webhooks/{name}/{secret}``."""
+    parse_headers: tuple[str, ...] = ()
+    """The headers ``parse`` reads besides Content-Type (the event type): with the body
+    they decide the meaning, so deliveries alike in these are parsed once."""
 
 
 @cache

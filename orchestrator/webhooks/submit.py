@@ -1,12 +1,15 @@
 """Submitting promotions exactly once, whoever delivers the event and however often.
 
-A run's name is derived from the product, the version and the delivery (``github:<the
-X-GitHub-Delivery GUID>``, or a hash of the payload where the sender gives no id), so a
-redelivery, a sender's retry, or the same delivery reaching a second replica names the
-same Workflow, and the Argo Server refuses the second ``create`` with 409 AlreadyExists:
-the reply is then the existing run. Within one process, concurrent deliveries of one name
-wait for the first submission instead of sending their own, and names submitted recently
-are answered without asking the server at all.
+A run's name is derived from the product, the version and what identifies the event: the
+pushed commit for a Git push, the pushed digest for a registry push, else the delivery
+(``generic:<Idempotency-Key>``, or a hash of the payload where the sender gives no id). A
+redelivery, a sender's retry, the same push reaching a second replica (or arriving through
+a second hook) therefore names the same Workflow, and the Argo Server refuses the second
+``create`` with 409 AlreadyExists: the reply is then the existing run. (Naming by the
+commit rather than by GitHub's delivery GUID also makes a replayed body with a new GUID, an
+unsigned header, a duplicate instead of a second promotion.) Within one process,
+concurrent deliveries of one name wait for the first submission instead of sending their
+own, and names submitted recently are answered without asking the server at all.
 
 After a run is created, a product whose triggers say ``concurrency: supersede`` has its
 older runs that wait at an approval stopped, with a message naming the newer one; with
@@ -20,17 +23,18 @@ import logging
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any, Protocol
 
 from orchestrator.compiler import PromotionRequest
 from orchestrator.compiler.workflow import promotion_workflow
 from orchestrator.errors import PromoflowError
-from orchestrator.graph.plan import ProductPlan, plan_product
+from orchestrator.graph.plan import ProductPlan
 from orchestrator.loading import Config
 from orchestrator.runs import summarize
 from orchestrator.settings import StepSettings
 from orchestrator.urls import find_credentials
-from orchestrator.webhooks.triggers import Start
+from orchestrator.webhooks.triggers import Start, plans_of
 
 log = logging.getLogger("promoflow.webhooks")
 
@@ -91,6 +95,12 @@ class Run:
         return data
 
 
+@lru_cache(maxsize=4096)
+def _run_name(product: str, version: str, request_id: str) -> str:
+    """The run's name (:attr:`PromotionRequest.run_name`), remembered for duplicates."""
+    return PromotionRequest(product, version, request_id=request_id).run_name
+
+
 def waiting_approvals(workflow: Mapping[str, Any]) -> list[str]:
     """The approval tasks of an unfinished run that wait for their answer."""
     summary = summarize(dict(workflow))
@@ -101,18 +111,15 @@ def waiting_approvals(workflow: Mapping[str, Any]) -> list[str]:
 
 class Submissions:
     def __init__(self, config: Config, settings: StepSettings, backend: Backend) -> None:
-        self.config = config
         self.settings = settings
         self.backend = backend
-        self._plans: dict[str, ProductPlan] = {}
+        self.plans = plans_of(config)
+        """Every product's plan, made once: deliveries only look them up."""
         self._inflight: dict[str, asyncio.Future[bool]] = {}
         self._recent: OrderedDict[str, None] = OrderedDict()
 
     def plan(self, product: str) -> ProductPlan:
-        found = self._plans.get(product)
-        if found is None:
-            found = self._plans[product] = plan_product(self.config, product)
-        return found
+        return self.plans[product]
 
     def request(self, start: Start, request_id: str) -> PromotionRequest:
         return PromotionRequest(
@@ -126,9 +133,8 @@ class Submissions:
 
     async def submit(self, start: Start, request_id: str) -> Run:
         """Submit ``start`` once per ``request_id``; :class:`Unavailable` to retry later."""
-        request = self.request(start, request_id)
-        name = request.run_name
-        created = await self._create_once(name, request)
+        name = _run_name(start.product, start.version, request_id)
+        created = await self._create_once(name, start, request_id)
         superseded: tuple[str, ...] = ()
         plan = self.plan(start.product)
         if created and plan.product.spec.triggers.concurrency == "supersede":
@@ -143,7 +149,7 @@ class Submissions:
             superseded,
         )
 
-    async def _create_once(self, name: str, request: PromotionRequest) -> bool:
+    async def _create_once(self, name: str, start: Start, request_id: str) -> bool:
         if name in self._recent:
             self._recent.move_to_end(name)
             return False
@@ -153,6 +159,7 @@ class Submissions:
             return False
         future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
         self._inflight[name] = future
+        request = self.request(start, request_id)
         try:
             workflow = promotion_workflow(self.plan(request.product), request, self.settings)
             manifest = workflow.to_dict()

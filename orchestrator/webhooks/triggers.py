@@ -12,18 +12,24 @@ environments) or none, and then the outcome says why for each product that was c
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Protocol
+from functools import lru_cache
+from typing import Any, Protocol
+
+import yaml
 
 from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.loading import Config
 from orchestrator.model.product import Product
+from orchestrator.model.yamlpath import parse_yaml_path
+from orchestrator.nesting import yaml_too_deep
 from orchestrator.problems import suggest
 from orchestrator.semverrange import version_of
 from orchestrator.webhooks.events import GitPush, ImagePush, PromotionAsked, Refused
-from orchestrator.webhooks.images import same_repository, tag_passes
-from orchestrator.yamledit import YamlEditError, read
+from orchestrator.webhooks.images import normalize, same_repository, tag_passes
+
+BASE_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
 OWN_TRAILER = re.compile(r"^Promotion-Run:", re.MULTILINE)
 """Every commit promoflow writes carries this trailer (orchestrator.steps.message)."""
@@ -34,16 +40,17 @@ MAX_TAG = 128
 class GitReader(Protocol):
     """The Git reads a push needs, at the product's repository (``url``)."""
 
-    def changed_paths(self, url: str, before: str, after: str) -> set[str]:
+    def changed_paths(self, url: str, before: str, after: str, branch: str = "") -> set[str]:
         """Paths that differ between the two commits (every path of ``after`` when
-        ``before`` is empty: a new branch)."""
+        ``before`` is empty: a new branch). ``branch``: where the commits were pushed,
+        so a reader can fetch its recent history at once."""
         ...
 
-    def read_file(self, url: str, commit: str, path: str) -> str | None:
+    def read_file(self, url: str, commit: str, path: str, branch: str = "") -> str | None:
         """The file's text at ``commit``, or None if it has none."""
         ...
 
-    def message(self, url: str, commit: str) -> str: ...
+    def message(self, url: str, commit: str, branch: str = "") -> str: ...
 
 
 @dataclass(frozen=True)
@@ -57,6 +64,11 @@ class Start:
     fields: dict[str, str] = field(default_factory=dict)
     cause: str = ""
     """What started it, in words: ``push of 3f9a1c2e to main changed envs/dev/shop``."""
+    identity: str = ""
+    """What makes two deliveries the same promotion, when the event says it: the pushed
+    commit (``git:SHA``) or the pushed image (``image:REPO@DIGEST``). Every delivery of
+    one push (a redelivery, a retry, a second hook or sender for the same repository)
+    then names the same run; empty: the delivery's id decides."""
 
 
 @dataclass(frozen=True)
@@ -73,6 +85,7 @@ class Outcome:
     """Why nothing starts, when nothing does."""
 
 
+@lru_cache(maxsize=1024)
 def _repo_key(url: str) -> str:
     """``https://user@Git.Example.com/acme/gitops.git/`` and ``git@git.example.com:acme/
     gitops`` -> ``git.example.com/acme/gitops``: one repository however it is addressed."""
@@ -101,43 +114,85 @@ def _own(message: str) -> bool:
     return OWN_TRAILER.search(message) is not None
 
 
+NULLS = frozenset({"", "~", "null", "Null", "NULL"})
+
+
+def _at(data: Any, path: str) -> Any:
+    for part in parse_yaml_path(path):
+        if isinstance(data, dict) and isinstance(part, str):
+            data = data.get(part)
+        elif isinstance(data, list) and isinstance(part, int) and -len(data) <= part < len(data):
+            data = data[part]
+        else:
+            return None
+    return data
+
+
 def _version_fields(plan: ProductPlan, text: str, name: str) -> tuple[str, dict[str, str]] | str:
-    """(version, fields) read from the version file's text, or why they cannot be."""
+    """(version, fields) as written in the version file, or why they cannot be read.
+
+    Scalars are read as the text they are written as (YAML's base schema), so ``1.10`` is
+    the version "1.10", not the number 1.1."""
     source = plan.template.spec.version_source
     assert source is not None
+    found = _read_paths(text, (source.path, *source.fields))
+    if isinstance(found, str):
+        return f"{name}{found}"
+    version, *fields = found
+    return version, dict(zip(source.fields, fields, strict=True))
+
+
+@lru_cache(maxsize=512)
+def _read_paths(text: str, paths: tuple[str, ...]) -> tuple[str, ...] | str:
+    """The text at each YAML path, or why not (to follow the file's name). Remembered:
+    every delivery of one push reads the same file."""
+    if yaml_too_deep(text) is not None:
+        return ": nests too deep to read"
     try:
-        version = read(text, source.path, name).data
-        fields = {f: read(text, f, name).data for f in source.fields}
-    except YamlEditError as exc:
-        return str(exc)
-    if not isinstance(version, str | int | float) or isinstance(version, bool) or version == "":
-        return f"{name}: {source.path} holds no version"
-    values = {}
-    for key, value in fields.items():
-        if value is None or isinstance(value, dict | list | bool) or value == "":
-            return f"{name}: {key} holds no value"
-        values[key] = str(value)
-    return str(version), values
+        data = yaml.load(text, Loader=BASE_LOADER)
+    except yaml.YAMLError:
+        return " is not valid YAML"
+    values = []
+    for i, path in enumerate(paths):
+        value = _at(data, path)
+        if not isinstance(value, str) or value in NULLS:
+            return f": {path} holds {'no version' if i == 0 else 'no value'}"
+        values.append(value)
+    return tuple(values)
 
 
-def _plans(config: Config) -> Iterable[tuple[Product, ProductPlan]]:
-    for name in sorted(config.products):
-        yield config.products[name], plan_product(config, name)
+Plans = Mapping[str, ProductPlan]
+"""Every product's plan, by name: planned once when the service starts, not per delivery."""
 
 
-def for_push(push: GitPush, config: Config, reader: GitReader) -> Outcome:
+def plans_of(config: Config) -> dict[str, ProductPlan]:
+    return {name: plan_product(config, name) for name in sorted(config.products)}
+
+
+def _plans(plans: Plans) -> Iterable[tuple[Product, ProductPlan]]:
+    for name in sorted(plans):
+        yield plans[name].product, plans[name]
+
+
+def for_push(push: GitPush, plans: Plans, reader: GitReader) -> Outcome:
     """Each product whose trigger environment the push changed, with the version written
     there at the pushed commit."""
     starts: list[Start] = []
     skips: list[Skip] = []
     candidates = 0
-    for product, plan in _plans(config):
-        if not any(same_repo(product.spec.repo.url, url) for url in push.repositories):
+    pushed = {_repo_key(url) for url in push.repositories}
+    touched = _directories(push) if push.complete and push.commits else None
+    for product, plan in _plans(plans):
+        if _repo_key(product.spec.repo.url) not in pushed:
             continue
         trigger = next(env for env in plan.environments if env.is_trigger)
         if trigger.app.branch != push.branch:
             continue
         candidates += 1
+        path = trigger.app.path.strip("/")
+        if touched is not None and path not in touched:
+            skips.append(Skip(product.name, f"the push does not change {path}"))
+            continue
         decision = _push_decision(push, product, plan, trigger.app.path, reader)
         (starts if isinstance(decision, Start) else skips).append(decision)  # type: ignore[arg-type]
     if starts:
@@ -150,6 +205,17 @@ def for_push(push: GitPush, config: Config, reader: GitReader) -> Outcome:
     else:
         reason = "nothing to promote"
     return Outcome((), tuple(skips), reason)
+
+
+def _directories(push: GitPush) -> set[str]:
+    """Every path the listed commits changed and every directory above one: a product's
+    path is then looked up, not compared with each changed path."""
+    found: set[str] = set()
+    for commit in push.commits:
+        for path in commit.paths:
+            parts = path.strip("/").split("/")
+            found.update("/".join(parts[:i]) for i in range(1, len(parts) + 1))
+    return found
 
 
 def _push_decision(
@@ -169,16 +235,18 @@ def _push_decision(
         if all(_own(c.message) for c in touching):
             return Skip(name, f"the change to {path} is promoflow's own promotion commit")
     else:
-        if not any(_under(p, path) for p in reader.changed_paths(url, push.before, push.after)):
+        if not any(
+            _under(p, path) for p in reader.changed_paths(url, push.before, push.after, push.branch)
+        ):
             return Skip(name, f"the push does not change {path}")
         head = next((c.message for c in push.commits if c.sha == push.after), None)
-        if _own(head if head is not None else reader.message(url, push.after)):
+        if _own(head if head is not None else reader.message(url, push.after, push.branch)):
             return Skip(name, f"the change to {path} is promoflow's own promotion commit")
     source = plan.template.spec.version_source
     if source is None:
         return Skip(name, f"template {plan.template.name} has no versionSource to read it from")
     file = f"{path.rstrip('/')}/{source.file}"
-    text = reader.read_file(url, push.after, file)
+    text = reader.read_file(url, push.after, file, push.branch)
     if text is None:
         return Skip(name, f"{file} does not exist at {push.after[:12]}")
     read_out = _version_fields(plan, text, f"{file}@{push.after[:12]}")
@@ -192,6 +260,7 @@ def _push_decision(
         requested_by=push.pusher,
         fields=fields,
         cause=f"push of {push.after[:12]} to {push.branch} changed {path}",
+        identity=f"git:{push.after}",
     )
 
 
@@ -205,12 +274,12 @@ def _best_tag(tags: Iterable[str]) -> str | None:
     return usable[0] if usable else None
 
 
-def for_image(push: ImagePush, config: Config) -> Outcome:
+def for_image(push: ImagePush, plans: Plans) -> Outcome:
     """Each product with an image trigger for the pushed repository, with the best pushed
     tag that passes its filter."""
     starts: list[Start] = []
     skips: list[Skip] = []
-    for product, plan in _plans(config):
+    for product, plan in _plans(plans):
         triggers = product.spec.triggers
         for trigger in triggers.images:
             if not same_repository(trigger.repository, push.repository, host_known=push.host_known):
@@ -244,6 +313,9 @@ def for_image(push: ImagePush, config: Config) -> Outcome:
                     requested_by=push.pusher,
                     fields=fields,
                     cause=f"push of {push.repository}:{tag}",
+                    identity=f"image:{normalize(push.repository)}@{push.digest}"
+                    if push.digest
+                    else "",
                 )
             )
             break
@@ -255,19 +327,19 @@ def for_image(push: ImagePush, config: Config) -> Outcome:
     return Outcome((), tuple(skips), reason)
 
 
-def for_request(asked: PromotionAsked, config: Config) -> Outcome:
+def for_request(asked: PromotionAsked, plans: Plans) -> Outcome:
     """A direct request: the product must exist and accept them; the version's fields must
     be those its template declares."""
-    products = config.products
-    product = products.get(asked.product)
-    if product is None:
-        raise Refused(422, f"unknown product {asked.product!r}{suggest(asked.product, products)}")
+    found = plans.get(asked.product)
+    if found is None:
+        raise Refused(422, f"unknown product {asked.product!r}{suggest(asked.product, plans)}")
+    product = found.product
     triggers = product.spec.triggers
     if not triggers.enabled or not triggers.generic:
         what = "automatic promotion" if not triggers.enabled else "promotion on direct requests"
         skip = Skip(product.name, f"{what} is off (spec.triggers)")
         return Outcome((), (skip,), f"{product.name}: {skip.reason}")
-    plan = plan_product(config, product.name)
+    plan = found
     source = plan.template.spec.version_source
     declared = source.fields if source else []
     missing = [f for f in declared if not asked.fields.get(f)]

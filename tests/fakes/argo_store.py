@@ -138,6 +138,11 @@ class Store:
         self.objects[key] = self._stamp(obj, namespace)
         return served(obj)
 
+    def require(self, kind: str, namespace: str, name: str) -> None:
+        """404 NotFound unless the object exists (without copying it, as ``get`` does)."""
+        if (kind, namespace, name) not in self.objects:
+            raise not_found(kind, name)
+
     def get(self, kind: str, namespace: str, name: str) -> Obj:
         found = self.objects.get((kind, namespace, name))
         if found is None:

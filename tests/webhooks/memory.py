@@ -22,15 +22,15 @@ class DictReader:
     messages: dict[str, str] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
 
-    def changed_paths(self, url: str, before: str, after: str) -> set[str]:
+    def changed_paths(self, url: str, before: str, after: str, branch: str = "") -> set[str]:
         self.calls.append(f"changed {before}..{after}")
         return self.changes.get((before, after), set())
 
-    def read_file(self, url: str, commit: str, path: str) -> str | None:
+    def read_file(self, url: str, commit: str, path: str, branch: str = "") -> str | None:
         self.calls.append(f"read {commit}:{path}")
         return self.files.get((commit, path))
 
-    def message(self, url: str, commit: str) -> str:
+    def message(self, url: str, commit: str, branch: str = "") -> str:
         self.calls.append(f"message {commit}")
         return self.messages.get(commit, "")
 

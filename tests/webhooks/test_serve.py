@@ -294,3 +294,16 @@ def test_url_token_senders_put_the_secret_in_the_path(hub: Harness) -> None:
     assert without.status_code == wrong.status_code == 401
     assert right.status_code == 200  # no product has an image trigger for it
     assert "no product has an image trigger for docker.io/acme/shop" in right.json()["message"]
+
+
+def test_one_push_through_two_hooks_is_one_promotion(hub: Harness) -> None:
+    """A repository hook and an organization hook deliver one push with two GUIDs (and a
+    replayed body may carry a new, unsigned GUID): the pushed commit names the run."""
+    body, _ = _release(hub)
+    first = hub.post("/webhooks/github", body, signed(body, delivery="guid-repo-hook"))
+    second = hub.post("/webhooks/github", body, signed(body, delivery="guid-org-hook"))
+    assert [r.json()["promotions"][0]["status"] for r in (first, second)] == [
+        "submitted",
+        "already submitted",
+    ]
+    assert len(hub.created()) == 1

@@ -7,9 +7,16 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.loading import Config, load_config
+from orchestrator.loading import load_config
 from orchestrator.webhooks.events import Commit, GitPush, ImagePush, PromotionAsked, Refused
-from orchestrator.webhooks.triggers import for_image, for_push, for_request, same_repo
+from orchestrator.webhooks.triggers import (
+    Plans,
+    for_image,
+    for_push,
+    for_request,
+    plans_of,
+    same_repo,
+)
 from tests.webhooks.harness import config_text, values
 from tests.webhooks.memory import DictReader
 
@@ -20,11 +27,11 @@ DIGEST = "sha256:" + "c" * 64
 
 def _config(
     tmp_path: Path, triggers: str = "", products: tuple[str, ...] = ("cart", "shop")
-) -> Config:
+) -> Plans:
     (tmp_path / "c.yaml").write_text(config_text(URL, products, triggers))
     config, problems = load_config(tmp_path / "c.yaml")
     assert not [p for p in problems if p.severity == "error"], problems
-    return config
+    return plans_of(config)
 
 
 def _push(paths: list[str], *, complete: bool = True, message: str = "Release") -> GitPush:

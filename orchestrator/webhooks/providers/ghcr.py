@@ -98,4 +98,5 @@ PROVIDER = Provider(
     verify=verify,
     parse=parse,
     delivery_id=delivery_id,
+    parse_headers=(github.EVENT,),
 )

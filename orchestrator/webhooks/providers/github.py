@@ -96,4 +96,5 @@ PROVIDER = Provider(
     verify=verify,
     parse=parse,
     delivery_id=delivery_id,
+    parse_headers=(EVENT,),
 )

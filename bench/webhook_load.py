@@ -1,0 +1,448 @@
+"""Benchmark: ``promoflow serve`` under a burst of signed GitHub pushes, against a bare
+endpoint measured in the same run.
+
+Four processes on loopback:
+
+  this one         the load: 20,000 deliveries, 50 in flight on kept-alive connections,
+                   every request (body, GUID, signature) prepared before the clock starts
+  promoflow serve  the real command, reading the versions from a GitOps repository served
+                   by ``git http-backend`` with git's default settings, and submitting to
+  a fake Argo      the Argo Server's REST shapes (409 AlreadyExists for a name in use),
+                   its schema check off: the real server's cost is not what is measured
+  baseline         a bare uvicorn app that reads the body and answers 202
+
+The deliveries are PUSHES release commits of a monorepo (10 products), pushed one after
+another while the load runs (the branch moves to push k just before its first delivery
+is sent), each delivered DELIVERIES / PUSHES times with its own GUID: the first at once,
+the others (more hooks, redeliveries, sender retries) within the next WINDOW deliveries,
+in a seeded order. The same deliveries go to the bare endpoint and then to two
+``promoflow serve`` processes, each with a fresh fake Argo Server:
+
+  cold  the pushes happen during the run: a push's first delivery waits for a Git fetch
+        of the branch (batched: one fetch brings every push made since the last one)
+  warm  a second process on the same Git cache (a restarted replica): the commits are
+        local, so what is measured is the service itself
+
+Printed: requests/s and p50/p99 of each, the ratios, the first deliveries' latency, the
+requests to the Git server; errors and duplicate submissions are counted from what the
+fake Argo Servers hold.
+
+Targets: throughput >= 0.5x the bare endpoint and p99 < 50 ms (warm), zero errors and
+zero duplicate submissions (one Workflow per push) in both runs.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import hashlib
+import hmac
+import os
+import random
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+import httpx
+import pygit2
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn
+
+from bench._report import Row, at_least, below, finish
+
+ROUNDS = 3
+DELIVERIES = 20_000
+PUSHES = 200
+WINDOW = 2_000
+CONCURRENCY = 50
+PRODUCTS = tuple(f"app{i}" for i in range(10))
+SECRET = "bench-webhook-secret"
+SEED = 20261124
+console = Console(highlight=False)
+
+
+# -- the two servers in their own processes ------------------------------------------------
+
+
+def _bare_app() -> object:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    async def accept(request: Request) -> JSONResponse:
+        await request.body()
+        return JSONResponse({"message": "accepted"}, 202)
+
+    return Starlette(routes=[Route("/webhooks/{provider}", accept, methods=["POST"])])
+
+
+def _argo_app(config_dir: str) -> object:
+    from orchestrator.loading import load_config
+    from tests.fakes.argo_server import FakeArgoServer
+    from tests.webhooks.harness import install_templates
+
+    config, _ = load_config(Path(config_dir))
+    argo = FakeArgoServer(validate=False)
+    install_templates(argo, config)
+    return argo.app()
+
+
+def serve_child(kind: str, port: int, config_dir: str = "") -> None:
+    import uvicorn
+
+    app = _bare_app() if kind == "bare" else _argo_app(config_dir)
+    uvicorn.run(app, host="127.0.0.1", port=port, log_level="warning", access_log=False)
+
+
+# -- the world -----------------------------------------------------------------------------
+
+
+@contextmanager
+def _process(args: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+    proc = subprocess.Popen(
+        args, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
+    url = f"http://127.0.0.1:{port}"
+    deadline = time.monotonic() + 60
+    try:
+        while True:
+            try:
+                httpx.post(f"{url}/webhooks/probe", content=b"{}", timeout=1)
+                break
+            except httpx.TransportError:
+                if proc.poll() is not None or time.monotonic() > deadline:
+                    _, err = proc.communicate()
+                    sys.exit(f"{' '.join(args[:4])} did not start: {err.decode()[-2000:]}")
+                time.sleep(0.1)
+        yield url
+    finally:
+        proc.terminate()
+        proc.wait(timeout=30)
+
+
+def _world(root: Path) -> list[tuple[str, str, str]]:
+    """A monorepo with PUSHES release commits, each one product's, made ahead (so the
+    payloads can name them) with the branch left at the seed; returns the pushes as
+    (before, after, changed path)."""
+    from orchestrator.simulator.git_http import init_bare_repo
+    from tests.webhooks.harness import commit, values
+
+    bare = init_bare_repo(root / "git" / "gitops.git")
+    seed = {
+        f"envs/{env}/{p}/values.yaml": values("1.0.0")
+        for p in PRODUCTS
+        for env in ("dev", "staging", "prod")
+    }
+    before = commit(bare, seed, "Environments at 1.0.0")
+    rng = random.Random(SEED)
+    pushes = []
+    for i in range(PUSHES):
+        product = rng.choice(PRODUCTS)
+        path = f"envs/dev/{product}/values.yaml"
+        after = commit(bare, {path: values(f"1.{i + 1}.0")}, f"Release {product} 1.{i + 1}.0")
+        pushes.append((before, after, path))
+        before = after
+    repo = pygit2.Repository(str(bare))
+    repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=pushes[0][0]))
+    return pushes
+
+
+class Publisher:
+    """Moves the branch forward to push k, as the pushes happen during the run."""
+
+    def __init__(self, bare: Path, pushes: list[tuple[str, str, str]]) -> None:
+        self.repo = pygit2.Repository(str(bare))
+        self.pushes = pushes
+        self.at = -1
+
+    def publish(self, k: int) -> None:
+        if k > self.at:
+            self.repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=self.pushes[k][1]))
+            self.at = k
+
+
+def _requests(
+    url: str, pushes: list[tuple[str, str, str]]
+) -> list[tuple[int, bytes, dict[str, str]]]:
+    from tests.webhooks.harness import github_push
+
+    rng = random.Random(SEED + 1)
+    signed = []
+    for before, after, path in pushes:
+        body = github_push(url, before, after, [(after, "Release", [path])])
+        digest = hmac.new(SECRET.encode(), body, hashlib.sha256).hexdigest()
+        signed.append((body, f"sha256={digest}"))
+    per_push = DELIVERIES // len(pushes)
+    placed: list[tuple[float, int]] = []
+    for k in range(len(pushes)):
+        first = k * DELIVERIES / len(pushes)
+        placed.append((first, k))
+        placed += [(first + rng.uniform(0, WINDOW), k) for _ in range(per_push - 1)]
+    placed.sort()
+    out = []
+    for _, index in placed:
+        body, signature = signed[index]
+        headers = {
+            "Content-Type": "application/json",
+            "X-GitHub-Event": "push",
+            "X-GitHub-Delivery": str(uuid.UUID(int=rng.getrandbits(128))),
+            "X-Hub-Signature-256": signature,
+        }
+        out.append((index, body, headers))
+    return out
+
+
+# -- the load ------------------------------------------------------------------------------
+
+
+async def _connection(host: str, port: int) -> tuple[asyncio.StreamReader, asyncio.StreamWriter]:
+    return await asyncio.open_connection(host, port)
+
+
+async def _exchange(
+    reader: asyncio.StreamReader, writer: asyncio.StreamWriter, request: bytes
+) -> int:
+    """One request on a kept-alive connection; the status. A lean HTTP/1.1 client (bodies
+    with Content-Length, as both servers answer), so the load costs the servers, not it."""
+    writer.write(request)
+    head = await reader.readuntil(b"\r\n\r\n")
+    lines = head.split(b"\r\n")
+    status = int(lines[0].split(b" ", 2)[1])
+    length = 0
+    for line in lines[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"content-length":
+            length = int(value)
+    if length:
+        await reader.readexactly(length)
+    return status
+
+
+def _wire(url: str, requests: list[tuple[int, bytes, dict[str, str]]]) -> list[tuple[int, bytes]]:
+    host = url.removeprefix("http://")
+    out = []
+    for index, body, headers in requests:
+        lines = ["POST /webhooks/github HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}"]
+        lines += [f"{k}: {v}" for k, v in headers.items()]
+        out.append((index, ("\r\n".join(lines) + "\r\n\r\n").encode() + body))
+    return out
+
+
+async def _load(
+    url: str,
+    requests: list[tuple[int, bytes, dict[str, str]]],
+    label: str,
+    publisher: Publisher | None = None,
+) -> tuple[float, list[float], dict[int, int], list[float]]:
+    latencies: list[float] = []
+    statuses: dict[int, int] = {}
+    seen: set[int] = set()
+    firsts: list[float] = []
+    queue = iter(_wire(url, requests))
+    host, port = url.removeprefix("http://").split(":")
+    columns = (TextColumn(f"{label:10}"), BarColumn(), MofNCompleteColumn())
+    with Progress(*columns, console=console, transient=True) as progress:
+        task = progress.add_task(label, total=len(requests))
+
+        async def worker() -> None:
+            reader, writer = await _connection(host, int(port))
+            try:
+                for push, request in queue:
+                    if publisher is not None:
+                        publisher.publish(push)
+                    started = time.perf_counter()
+                    try:
+                        status = await _exchange(reader, writer, request)
+                    except (OSError, asyncio.IncompleteReadError, ValueError):
+                        status = 0
+                        writer.close()
+                        reader, writer = await _connection(host, int(port))
+                    latencies.append(time.perf_counter() - started)
+                    if push not in seen:
+                        seen.add(push)
+                        firsts.append(latencies[-1])
+                    statuses[status] = statuses.get(status, 0) + 1
+                    progress.advance(task)
+            finally:
+                writer.close()
+
+        began = time.perf_counter()
+        await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
+        elapsed = time.perf_counter() - began
+    return elapsed, latencies, statuses, firsts
+
+
+def _p(values: list[float], q: float) -> float:
+    return (
+        statistics.quantiles(values, n=100, method="inclusive")[q - 1] if q < 100 else max(values)
+    )
+
+
+@dataclass
+class Run:
+    elapsed: float
+    latencies: list[float]
+    statuses: dict[int, int]
+    firsts: list[float]
+    """Latencies of each push's first delivery (a Git read and a submission)."""
+    workflows: int = 0
+    distinct: int = 0
+    git_requests: int = 0
+
+    @property
+    def rps(self) -> float:
+        return DELIVERIES / self.elapsed
+
+    @property
+    def errors(self) -> int:
+        return sum(n for status, n in self.statuses.items() if status != 202)
+
+    @property
+    def duplicates(self) -> int:
+        """Workflows beyond one per push, and pushes without one."""
+        return self.workflows - self.distinct + abs(self.distinct - PUSHES)
+
+
+def _median(runs: list[Run]) -> Run:
+    return sorted(runs, key=lambda run: run.rps)[len(runs) // 2]
+
+
+def _promoflow(
+    root: Path, config: Path, git: object, requests: list[tuple[int, bytes, dict[str, str]]],
+    label: str, publisher: Publisher | None,
+) -> Run:  # fmt: skip
+    """A fresh fake Argo Server and a ``promoflow serve`` process (on the Git cache in
+    ``root/serve-cache``), the load, and what reached the Argo Server."""
+    from orchestrator.simulator.serve import free_port
+
+    me = [sys.executable, "-m", "bench.webhook_load"]
+    argo_port, serve_port = free_port(), free_port()
+    with ExitStack() as stack:
+        argo = stack.enter_context(_process([*me, "argo", str(argo_port), str(config)], argo_port))
+        serve_args = [
+            sys.executable, "-m", "orchestrator.cli", "serve", "-c", str(config),
+            "--port", str(serve_port), "--argo-server", argo, "--log-level", "warning",
+            "--git-cache", str(root / "serve-cache"),
+        ]  # fmt: skip
+        env = {"PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET, "ARGO_NAMESPACE": "argo"}
+        serve = stack.enter_context(_process(serve_args, serve_port, env))
+        asked = git.stats.requests  # type: ignore[attr-defined]
+        elapsed, latencies, statuses, firsts = asyncio.run(_load(serve, requests, label, publisher))
+        fetched = git.stats.requests - asked  # type: ignore[attr-defined]
+        stored = httpx.get(f"{argo}/api/v1/workflows/argo", timeout=60).json()["items"] or []
+    keys = {
+        tuple(
+            p["value"]
+            for p in w["spec"]["arguments"]["parameters"]
+            if p["name"] in ("product", "source-commit")
+        )
+        for w in stored
+    }
+    return Run(elapsed, latencies, statuses, firsts, len(stored), len(keys), fetched)
+
+
+def main() -> None:
+    from orchestrator.simulator.git_http import GitHttpServer
+    from orchestrator.simulator.serve import free_port
+    from tests.webhooks.harness import config_text
+
+    with tempfile.TemporaryDirectory(prefix="promoflow-bench-") as tmp, ExitStack() as stack:
+        root = Path(tmp)
+        console.print(f"preparing {PUSHES} release commits and {DELIVERIES} signed deliveries")
+        pushes = _world(root)
+        git = stack.enter_context(GitHttpServer(root / "git"))
+        repo_url = git.repo_url("gitops")
+        config = root / "config"
+        config.mkdir()
+        (config / "promoflow.yaml").write_text(config_text(repo_url, PRODUCTS))
+        requests = _requests(repo_url, pushes)
+        me = [sys.executable, "-m", "bench.webhook_load"]
+        publisher = Publisher(root / "git" / "gitops.git", pushes)
+        cold = _promoflow(root, config, git, requests, "cold", publisher)
+        bares: list[Run] = []
+        warms: list[Run] = []
+        for i in range(ROUNDS):  # alternated: a busy moment of the machine slows both
+            bare_port = free_port()
+            with _process([*me, "bare", str(bare_port)], bare_port) as bare:
+                bares.append(Run(*asyncio.run(_load(bare, requests, f"bare {i + 1}"))))
+            warms.append(_promoflow(root, config, git, requests, f"warm {i + 1}", None))
+        runs = {"bare": _median(bares), "cold": cold, "warm": _median(warms)}
+        every = [cold, *warms]
+    console.print(
+        f"{DELIVERIES} deliveries of {PUSHES} pushes, {CONCURRENCY} in flight, seed {SEED}"
+        f" (bare and warm: the median of {ROUNDS} alternated rounds, by throughput):"
+    )
+    names = {
+        "bare": "bare endpoint",
+        "cold": "promoflow, each push fetched from Git as it happens",
+        "warm": "promoflow, pushed commits in its Git cache (a restarted replica)",
+    }
+    for name, run in runs.items():
+        console.print(
+            f"  {names[name]}\n    {run.rps:6.0f} req/s"
+            f"   p50 {_p(run.latencies, 50) * 1000:6.1f} ms"
+            f"   p99 {_p(run.latencies, 99) * 1000:6.1f} ms   max {max(run.latencies) * 1000:6.1f}"
+            f" ms   {dict(sorted(run.statuses.items()))}   {run.elapsed:.1f} s"
+        )
+        if name != "bare":
+            console.print(
+                f"    {run.workflows} Workflows for {PUSHES} pushes; "
+                f"{run.git_requests} requests to the Git server; a push's first delivery: "
+                f"p50 {statistics.median(run.firsts) * 1000:.1f} ms"
+            )
+    bare, cold, warm = runs["bare"], runs["cold"], runs["warm"]
+    finish(
+        "webhook load",
+        [
+            Row(
+                "throughput promoflow/bare",
+                warm.rps / bare.rps,
+                f"{warm.rps:.0f} / {bare.rps:.0f} req/s (Git cache warm)",
+                ">= 0.5",
+                at_least(0.5),
+            ),
+            Row(
+                "p99 latency, ms",
+                _p(warm.latencies, 99) * 1000,
+                f"bare p99 {_p(bare.latencies, 99) * 1000:.1f} ms (Git cache warm)",
+                "< 50",
+                below(50),
+            ),
+            Row(
+                "cold: throughput promoflow/bare",
+                cold.rps / bare.rps,
+                f"{cold.rps:.0f} req/s, p99 {_p(cold.latencies, 99) * 1000:.0f} ms, "
+                f"{cold.git_requests} Git requests",
+            ),
+            Row(
+                "errors (non-202)",
+                sum(run.errors for run in every),
+                f"of {len(every) * DELIVERIES} deliveries to promoflow",
+                "0",
+                below(0.5),
+            ),
+            Row(
+                "duplicate submissions",
+                sum(run.duplicates for run in every),
+                f"Workflows per run: {', '.join(str(run.workflows) for run in every)} "
+                f"for {PUSHES} pushes",
+                "0",
+                below(0.5),
+            ),
+        ],
+        console,
+    )
+
+
+if __name__ == "__main__":
+    if len(sys.argv) > 1:
+        serve_child(sys.argv[1], int(sys.argv[2]), *sys.argv[3:])
+    else:
+        main()

@@ -1,0 +1,38 @@
+"""The Git reads of the webhook service, against ``git http-backend`` with git's defaults."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from orchestrator.adapters.git import Credentials
+from orchestrator.adapters.gitreads import GitReads
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+from tests.webhooks.harness import commit
+
+
+def test_changed_paths_files_and_messages_at_pushed_commits(tmp_path: Path) -> None:
+    bare = init_bare_repo(tmp_path / "srv" / "gitops.git")
+    first = commit(bare, {"envs/dev/shop/values.yaml": b"a\n", "docs/x.md": b"x\n"}, "seed")
+    second = commit(
+        bare, {"envs/dev/shop/values.yaml": b"b\n", "envs/dev/web/v.yaml": b"w\n"}, "two"
+    )
+    with GitHttpServer(tmp_path / "srv", "u", "p") as git:
+        reads = GitReads(tmp_path / "cache", Credentials("u", "p"))
+        url = git.repo_url("gitops")
+        try:
+            assert reads.changed_paths(url, first, second) == {
+                "envs/dev/shop/values.yaml",
+                "envs/dev/web/v.yaml",
+            }
+            assert reads.changed_paths(url, "", first) == {"envs/dev/shop/values.yaml", "docs/x.md"}
+            assert reads.read_file(url, second, "envs/dev/shop/values.yaml") == "b\n"
+            assert reads.read_file(url, first, "envs/dev/shop/values.yaml") == "a\n"
+            assert reads.read_file(url, second, "envs/dev/shop") is None  # a directory
+            assert reads.read_file(url, second, "missing.yaml") is None
+            assert reads.message(url, second) == "two"
+            asked = git.stats.requests
+            assert reads.read_file(url, second, "envs/dev/shop/values.yaml") == "b\n"
+            assert reads.changed_paths(url, first, second)
+            assert git.stats.requests == asked  # a commit never changes: answered from memory
+        finally:
+            reads.close()
