@@ -455,3 +455,69 @@ def test_argo_set_outputs_of_a_node_that_takes_none(argo: ArgoPair, e2e: E2ESett
             "outputParameters": json.dumps({"approve": "YES"}), "phase": "Succeeded"}  # fmt: skip
     fake, real = both(argo, "PUT", f"/workflows/{{ns}}/{name}/set", body)
     same(Answer.of(fake), Answer.of(real))
+
+
+def test_argo_version_answers_what_readiness_reads(argo: ArgoPair) -> None:
+    """``promoflow serve``'s /readyz asks /api/v1/version: the same status and fields."""
+    fake, real = both(argo, "GET", "/version")
+    assert fake.status_code == real.status_code == 200
+    same(sorted(fake.json()), sorted(real.json()))
+
+
+def _suspended(argo: ArgoPair, name: str) -> None:
+    """The same suspended workflow on both servers (the fake told what the controller
+    would have made of it)."""
+    argo.made.append(f"/workflows/{argo.namespace}/{name}")
+    wf = {"metadata": {"name": name}, "spec": suspend_template(name)["spec"]}
+    argo.real.post(f"/workflows/{argo.namespace}", json={"workflow": wf})
+    argo.fake.post(f"/workflows/{argo.namespace}", json={"workflow": wf})
+    stored = argo.server.store.get("Workflow", argo.namespace, name)
+    node = {"id": name, "name": name, "displayName": name, "type": "Suspend", "phase": "Running"}
+    stored["status"] = {"phase": "Running", "nodes": {name: node}}
+    argo.server.store.put("Workflow", argo.namespace, stored)
+
+    def running() -> bool:
+        status = argo.real.get(f"/workflows/{argo.namespace}/{name}").json().get("status") or {}
+        return (status.get("nodes") or {}).get(name, {}).get("phase") == "Running"
+
+    wait_until("the real workflow is suspended", running, 60)
+
+
+def test_argo_stop_a_waiting_node_with_a_message(argo: ArgoPair) -> None:
+    """What ``concurrency: supersede`` does: the waiting node fails with the message."""
+    name = f"pfe2e-{short_id()}"
+    _suspended(argo, name)
+    body = {"name": name, "nodeFieldSelector": f"displayName={name}", "message": "superseded"}
+    fake, real = both(argo, "PUT", f"/workflows/{{ns}}/{name}/stop", body)
+    same(Answer.of(fake), Answer.of(real))
+
+    def node_of(http: httpx.Client) -> dict[str, Any] | None:
+        status = http.get(f"/workflows/{argo.namespace}/{name}").json().get("status") or {}
+        node = (status.get("nodes") or {}).get(name) or {}
+        return node if node.get("phase") == "Failed" else None
+
+    real_node = wait_until("the real node fails", lambda: node_of(argo.real), 60)
+    fake_node = node_of(argo.fake)
+    assert fake_node is not None
+    same(
+        (fake_node["phase"], fake_node.get("message")),
+        (real_node["phase"], real_node.get("message")),
+    )
+
+
+def test_argo_stop_of_a_finished_workflow(argo: ArgoPair) -> None:
+    """A run that ended meanwhile cannot be stopped: the supersede code expects this."""
+    name = f"pfe2e-{short_id()}"
+    _suspended(argo, name)
+    body = {"name": name}
+    for http in (argo.real, argo.fake):
+        assert http.put(f"/workflows/{argo.namespace}/{name}/stop", json=body).status_code == 200
+
+    def ended() -> bool:
+        status = argo.real.get(f"/workflows/{argo.namespace}/{name}").json().get("status") or {}
+        return status.get("phase") in ("Failed", "Succeeded", "Error")
+
+    wait_until("the real workflow ends", ended, 60)
+    fake, real = both(argo, "PUT", f"/workflows/{{ns}}/{name}/stop", body)
+    same(Answer.of(fake), Answer.of(real))
+    assert "cannot shutdown a completed workflow" in real.json()["message"]
