@@ -113,3 +113,24 @@ def health_details(nodes: list[dict[str, Any]], status: str = "Degraded", limit:
         found.append(f"{text}: {health['message']}" if health.get("message") else text)
     more = f" (and {len(found) - limit} more)" if len(found) > limit else ""
     return "; ".join(found[:limit]) + more
+
+
+def unsettled(app: dict[str, Any]) -> str:
+    """Why ``app``'s status cannot be trusted yet, or ``""`` when it can.
+
+    Argo CD writes an operation's result before the controller has compared the app again
+    (``reconciledAt``): until then its sync and health describe the state before the sync.
+    A status is trusted only once no operation runs, the last one has finished, and the
+    app was reconciled after it finished. The deploy gate and the reporters decide alike.
+    """
+    status = app.get("status") or {}
+    op = status.get("operationState") or {}
+    if app.get("operation") or op.get("phase") in ("Running", "Terminating"):
+        return "sync operation in progress"
+    finished = parse_time(op.get("finishedAt"))
+    if op and finished is None:
+        return "last sync operation has not finished"
+    reconciled = parse_time(status.get("reconciledAt"))
+    if finished is not None and (reconciled is None or reconciled < finished):
+        return "status not reconciled since the sync finished"
+    return ""

@@ -21,9 +21,9 @@ from typing import Any, Literal
 from orchestrator.argocd_shapes import (
     health_details,
     is_multi_source,
-    parse_time,
     same_repo,
     sources,
+    unsettled,
 )
 
 State = Literal["deployed", "waiting", "failed"]
@@ -127,12 +127,9 @@ def assess(
         short = f"{later} (same content as {short})"
     if sync_status != "Synced":
         return Verdict(name, "waiting", f"{sync_status} at {short}, waiting for Synced")
-    finished = parse_time(op.get("finishedAt"))
-    if op and finished is None:
-        return Verdict(name, "waiting", "last sync operation has not finished")
-    reconciled = parse_time(status.get("reconciledAt"))
-    if finished is not None and (reconciled is None or reconciled < finished):
-        return Verdict(name, "waiting", "status not reconciled since the sync finished")
+    why = unsettled(app)
+    if why:
+        return Verdict(name, "waiting", why)
     if not health:
         return Verdict(name, "deployed", f"Synced at {short}")
     state = (status.get("health") or {}).get("status", "Unknown")
