@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from orchestrator import __version__
-from orchestrator.commands import approval, argo, diff, local, runs, serve, step
+from orchestrator.commands import approval, argo, diff, local, reporter, runs, serve, step
 from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import ConfigOption, load_valid, out
 
@@ -162,6 +162,11 @@ app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
+app.command(
+    "reporter",
+    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
+    add_help_option=False,
+)(reporter.reporter_cmd)
 app.add_typer(step.step_app, name="step")
 
 

@@ -156,3 +156,39 @@ def _settled_changes(old: App | None, new: App, name: str, rev: str, at: str) ->
     ):
         out.append(Change("app.deployed", name, rev, at))
     return out
+
+
+def essentials(app: App) -> App:
+    """The parts of an app these rules read, and nothing else: what the reporter keeps of
+    every app (in memory and in its store), a few hundred bytes instead of the whole
+    object with its resources and history."""
+    meta = app.get("metadata") or {}
+    status = app.get("status") or {}
+    op = status.get("operationState") or {}
+    kept_op = {k: op[k] for k in ("phase", "startedAt", "finishedAt", "message") if k in op}
+    result = op.get("syncResult") or {}
+    if result:
+        kept_op["syncResult"] = {k: result[k] for k in ("revision", "revisions") if k in result}
+    summary = status.get("summary") or {}
+    out: App = {
+        "metadata": {k: meta[k] for k in ("name", "namespace", "creationTimestamp") if k in meta},
+        "status": {
+            "sync": {
+                k: (status.get("sync") or {})[k]
+                for k in ("status", "revision", "revisions")
+                if k in (status.get("sync") or {})
+            },
+            "health": {
+                k: (status.get("health") or {})[k]
+                for k in ("status", "message")
+                if k in (status.get("health") or {})
+            },
+            "reconciledAt": status.get("reconciledAt"),
+            "summary": {"images": list(summary.get("images") or [])},
+        },
+    }
+    if kept_op:
+        out["status"]["operationState"] = kept_op
+    if app.get("operation"):
+        out["operation"] = {"sync": (app["operation"].get("sync") or {})}
+    return out

@@ -1,0 +1,7 @@
+"""``python -m reporters``: the same as ``promoflow reporter``."""
+
+import sys
+
+from reporters.run import main
+
+sys.exit(main())

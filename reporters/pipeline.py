@@ -1,0 +1,85 @@
+"""From watched states to delivered events: what each app looked like last, what it looks
+like now, and the changes between (:mod:`reporters.events.transitions`), each with its
+deterministic id, handed to every sink."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestrator.argocd_shapes import unsettled
+from reporters.events.ids import event_id
+from reporters.events.transitions import Change, essentials, transitions
+from reporters.state.store import Store
+
+App = dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Event:
+    id: str
+    change: Change
+
+    def cloudevent(self, source: str = "promoflow/reporter") -> dict[str, Any]:
+        """CloudEvents 1.0, structured JSON."""
+        change = self.change
+        return {
+            "specversion": "1.0",
+            "id": self.id,
+            "source": source,
+            "type": change.type,
+            "subject": change.app,
+            "time": change.at or None,
+            "datacontenttype": "application/json",
+            "data": {"app": change.app, "revision": change.revision, **change.data},
+        }
+
+
+@dataclass
+class Pipeline:
+    """Turns each app's newest state into events and records both in the store (the
+    events once per sink, in the outbox the sinks' workers deliver from)."""
+
+    store: Store
+    sinks: list[str]
+    on_events: Callable[[list[Event]], None] = lambda events: None
+    """Told of every change's events once they are stored (wakes the sinks, the stream)."""
+    seen: dict[str, App] = field(default_factory=dict)
+    settled: dict[str, App] = field(default_factory=dict)
+    emitted: int = 0
+
+    def __post_init__(self) -> None:
+        for key, (seen, settled) in self.store.apps().items():
+            if seen is not None:
+                self.seen[key] = seen
+            if settled is not None:
+                self.settled[key] = settled
+
+    def handle(self, key: str, app: App | None) -> list[Event]:
+        """One app's newest state (``None``: deleted)."""
+        old = self.seen.get(key)
+        if app is None and old is None:
+            return []
+        new = essentials(app) if app is not None else None
+        changes = transitions(old, new, self.settled.get(key))
+        if new is None:
+            self.seen.pop(key, None)
+            self.settled.pop(key, None)
+        else:
+            self.seen[key] = new
+            if not unsettled(new):
+                self.settled[key] = new
+        events = [Event(event_id(c), c) for c in changes]
+        if events or new != old:
+            self.store.record(
+                key,
+                new,
+                self.settled.get(key),
+                [(e.id, e.cloudevent()) for e in events],
+                self.sinks,
+            )
+        self.emitted += len(events)
+        if events:
+            self.on_events(events)
+        return events

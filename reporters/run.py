@@ -1,0 +1,150 @@
+"""``promoflow reporter`` (also ``python -m reporters``): watch, queue, report, deliver.
+
+One thread reads the watch into the coalescing queue; one turns the queued states into
+events, stored in the outbox; one worker per sink delivers from it. SIGTERM stops the
+watch, lets the queue drain into the store, and ends the workers: what was not delivered
+stays in the outbox for the next start.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import signal
+import socket
+import sys
+import tempfile
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from reporters.events.transitions import App
+from reporters.pipeline import Event, Pipeline
+from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
+from reporters.sinks.delivery import Delivery, Sink
+from reporters.sinks.http import HttpSink
+from reporters.sinks.stdout import StdoutSink
+from reporters.state.store import Store
+from reporters.watch.shards import ordinal
+from reporters.watch.watcher import Watcher
+
+USAGE_ERROR = 2
+
+
+def parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="promoflow reporter",
+        description="Watch Argo CD Applications and report every real change to sinks.",
+        epilog="Examples:\n  promoflow reporter --sink stdout\n"
+        "  promoflow reporter -n argocd --sink https://hooks.example.com/argocd",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    p.add_argument("-n", "--namespace", default="", help="Watch one namespace (default: all).")
+    p.add_argument(
+        "--sink",
+        action="append",
+        default=[],
+        help="stdout, or an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET); "
+        "repeatable.",
+    )
+    p.add_argument(
+        "--shard", type=int, default=None, help="This replica's ordinal (default: from HOSTNAME)."
+    )
+    p.add_argument("--replicas", type=int, default=1, help="How many replicas share the apps.")
+    p.add_argument(
+        "--state", default="", help="The store file (default: a temporary one, lost at exit)."
+    )
+    p.add_argument("--queue", type=int, default=DEFAULT_CAPACITY, help="Apps the queue holds.")
+    return p
+
+
+def sinks_of(values: Sequence[str]) -> list[Sink]:
+    secret = os.environ.get("PROMOFLOW_SINK_SECRET", "")
+    out: list[Sink] = []
+    for value in values:
+        if value == "stdout":
+            out.append(StdoutSink())
+        elif value.startswith(("http://", "https://")):
+            out.append(HttpSink(value, secret))
+        else:
+            raise ValueError(f"--sink {value!r}: expected stdout or an http(s) URL")
+    return out
+
+
+def kube_api() -> Any:
+    """The client resolves credentials as kubectl does: in a pod, its service account;
+    elsewhere, the kubeconfig."""
+    from kubernetes import client, config
+
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        config.load_incluster_config()  # type: ignore[no-untyped-call]
+    else:
+        config.load_kube_config()  # type: ignore[no-untyped-call]
+    return client.CustomObjectsApi()
+
+
+class Reporter:
+    def __init__(
+        self, watcher: Watcher, store: Store, sinks: list[Sink], capacity: int = DEFAULT_CAPACITY
+    ) -> None:
+        self.watcher = watcher
+        self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
+        self.deliveries = [Delivery(store, sink).start() for sink in sinks]
+        self.pipeline = Pipeline(store, [s.name for s in sinks], on_events=self._stored)
+        self.stopping = threading.Event()
+
+    def _stored(self, events: list[Event]) -> None:
+        for delivery in self.deliveries:
+            delivery.wake()
+
+    def _read(self) -> None:
+        for key, app in self.watcher.changes(stop=self.stopping.is_set):
+            while not self.queue.put(key, app, timeout=0.5):
+                if self.stopping.is_set():
+                    return
+
+    def run(self) -> None:
+        reader = threading.Thread(target=self._read, name="watch", daemon=True)
+        reader.start()
+        # on stop, what is queued is still stored; a change the watch reads later is seen
+        # again by the next start's list, compared with the store
+        while not (self.stopping.is_set() and not len(self.queue)):
+            item = self.queue.get(timeout=0.2)
+            if item is not None:
+                self.pipeline.handle(*item)
+        for delivery in self.deliveries:
+            delivery.stop()
+
+    def stop(self) -> None:
+        self.stopping.set()
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    options = parser().parse_args(argv)
+    try:
+        sinks = sinks_of(options.sink or ["stdout"])
+    except ValueError as exc:
+        print(f"error: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    shard = options.shard if options.shard is not None else ordinal(socket.gethostname()) or 0
+    if options.replicas < 1 or not 0 <= shard < options.replicas:
+        print(f"error: --shard {shard} is not below --replicas {options.replicas}", file=sys.stderr)
+        return USAGE_ERROR
+    try:
+        api = kube_api()
+    except Exception as exc:  # the client's own wording: no kubeconfig, no service account
+        print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
+        return USAGE_ERROR
+    state = options.state or str(Path(tempfile.mkdtemp(prefix="promoflow-reporter-")) / "state.db")
+    watcher = Watcher(api, options.namespace, shard, options.replicas)
+    reporter = Reporter(watcher, Store(state), sinks, options.queue)
+    signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
+    signal.signal(signal.SIGINT, lambda *_: reporter.stop())
+    print(
+        f"reporting {options.namespace or 'all namespaces'} (shard {shard} of "
+        f"{options.replicas}) to {', '.join(s.name for s in sinks)}; state in {state}",
+        file=sys.stderr,
+    )
+    reporter.run()
+    return 0

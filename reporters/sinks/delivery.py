@@ -1,0 +1,133 @@
+"""Delivering one sink's events from the outbox: in order, at least once, never lost.
+
+Each sink has a worker of its own, so a slow or broken sink delays only itself. A failed
+send is retried with exponential backoff (capped), honouring the receiver's
+``Retry-After``; a token bucket keeps to the sink's rate; after the last attempt the event
+stays in the store as a dead letter, with the reason. Events are taken oldest first and a
+failure retries the oldest again, so a receiver sees one app's events in order.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from reporters.state.store import Store
+
+
+class SinkError(Exception):
+    """A send failed. ``retry_after``: what the receiver asked for; ``permanent``: trying
+    again cannot help (a 4xx other than 408/429), so the event goes to the dead letters."""
+
+    def __init__(self, reason: str, *, retry_after: float | None = None, permanent: bool = False):
+        super().__init__(reason)
+        self.retry_after = retry_after
+        self.permanent = permanent
+
+
+class Sink(Protocol):
+    name: str
+
+    def send(self, event: dict[str, Any]) -> None:
+        """Deliver one CloudEvent (structured JSON); :class:`SinkError` when it fails."""
+        ...
+
+
+@dataclass
+class TokenBucket:
+    """``rate`` sends a second on average, ``burst`` at once."""
+
+    rate: float
+    burst: float
+    clock: Callable[[], float] = time.monotonic
+    _tokens: float = field(init=False)
+    _at: float = field(init=False)
+
+    def __post_init__(self) -> None:
+        self._tokens, self._at = self.burst, self.clock()
+
+    def wait(self) -> float:
+        """Seconds to wait before the next send (0: send now, and the token is taken)."""
+        now = self.clock()
+        self._tokens = min(self.burst, self._tokens + (now - self._at) * self.rate)
+        self._at = now
+        if self._tokens >= 1:
+            self._tokens -= 1
+            return 0.0
+        return (1 - self._tokens) / self.rate
+
+
+@dataclass
+class Policy:
+    attempts: int = 8
+    base: float = 0.5
+    cap: float = 60.0
+    rate: float = 50.0
+    burst: float = 100.0
+
+    def backoff(self, attempt: int, retry_after: float | None) -> float:
+        wait = float(min(self.cap, self.base * 2 ** max(attempt - 1, 0)))
+        return max(wait, min(retry_after, self.cap)) if retry_after is not None else wait
+
+
+class Delivery:
+    """The worker of one sink."""
+
+    def __init__(self, store: Store, sink: Sink, policy: Policy | None = None) -> None:
+        self.store = store
+        self.sink = sink
+        self.policy = policy or Policy()
+        self.bucket = TokenBucket(self.policy.rate, self.policy.burst)
+        self.delivered = 0
+        self.failed = 0
+        self._wake = threading.Event()
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._run, name=f"sink {sink.name}", daemon=True)
+
+    def start(self) -> Delivery:
+        self._thread.start()
+        return self
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def stop(self, timeout: float = 10) -> None:
+        self._stop.set()
+        self._wake.set()
+        self._thread.join(timeout)
+
+    def drain_once(self) -> int:
+        """Send what is pending until a failure; the number delivered (for tests and
+        the loop)."""
+        sent = 0
+        for row in self.store.pending(self.sink.name):
+            wait = self.bucket.wait()
+            while wait > 0:
+                if self._stop.wait(wait):
+                    return sent
+                wait = self.bucket.wait()
+            try:
+                self.sink.send(row.event)
+            except SinkError as exc:
+                attempt = row.attempts + 1
+                dead = exc.permanent or attempt >= self.policy.attempts
+                self.store.failed(self.sink.name, row.id, str(exc), dead=dead)
+                self.failed += 1
+                if not dead:
+                    self._stop.wait(self.policy.backoff(attempt, exc.retry_after))
+                return sent
+            self.store.delivered(self.sink.name, row.id)
+            self.delivered += 1
+            sent += 1
+        return sent
+
+    def _run(self) -> None:
+        while not self._stop.is_set():
+            self._wake.clear()
+            if not self.store.pending(self.sink.name, limit=1):
+                self._wake.wait(1.0)
+                continue
+            self.drain_once()

@@ -1,0 +1,54 @@
+"""``--sink URL``: CloudEvents 1.0 structured JSON, POSTed and signed.
+
+The body is the event (``Content-Type: application/cloudevents+json``); with a secret,
+``X-Hub-Signature-256: sha256=<HMAC-SHA256 of the body>`` as GitHub signs, so receivers
+that verify GitHub's webhooks verify these alike. 2xx is delivered; 408, 429 and 5xx (and
+a network failure) are retried, honouring ``Retry-After``; any other status is permanent.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import json
+from typing import Any
+
+import httpx
+
+from reporters.sinks.delivery import SinkError
+
+
+def _retry_after(response: httpx.Response) -> float | None:
+    value = response.headers.get("retry-after", "")
+    try:
+        return max(float(value), 0.0)
+    except ValueError:
+        return None
+
+
+class HttpSink:
+    def __init__(self, url: str, secret: str = "", *, name: str = "", timeout: float = 10) -> None:
+        self.url = url
+        self.name = name or f"http {url}"
+        self._secret = secret
+        self._client = httpx.Client(timeout=timeout)
+
+    def send(self, event: dict[str, Any]) -> None:
+        body = json.dumps(event, separators=(",", ":"), sort_keys=True).encode()
+        headers = {"Content-Type": "application/cloudevents+json", "ce-id": str(event.get("id"))}
+        if self._secret:
+            digest = hmac.new(self._secret.encode(), body, hashlib.sha256).hexdigest()
+            headers["X-Hub-Signature-256"] = f"sha256={digest}"
+        try:
+            response = self._client.post(self.url, content=body, headers=headers)
+        except httpx.HTTPError as exc:
+            raise SinkError(f"cannot reach {self.url}: {type(exc).__name__}") from None
+        status = response.status_code
+        if status < 300:
+            return
+        reason = f"{self.url} answered {status}"
+        transient = status >= 500 or status in (408, 429)
+        raise SinkError(reason, retry_after=_retry_after(response), permanent=not transient)
+
+    def close(self) -> None:
+        self._client.close()

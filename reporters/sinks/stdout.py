@@ -1,0 +1,21 @@
+"""``--sink stdout``: one CloudEvent per line, for a first look and for log pipelines."""
+
+from __future__ import annotations
+
+import json
+import sys
+import threading
+from typing import Any, TextIO
+
+
+class StdoutSink:
+    name = "stdout"
+
+    def __init__(self, stream: TextIO | None = None) -> None:
+        self.stream = stream or sys.stdout
+        self._lock = threading.Lock()
+
+    def send(self, event: dict[str, Any]) -> None:
+        with self._lock:
+            self.stream.write(json.dumps(event, separators=(",", ":"), sort_keys=True) + "\n")
+            self.stream.flush()

@@ -1,0 +1,126 @@
+"""Every Application change, through the Kubernetes API, surviving what watches meet.
+
+List, then watch from the list's resourceVersion with bookmarks (a quiet watch keeps a
+version the server still has). A watch that ends or drops resumes from the last version
+seen; ``410 Gone`` (history compacted) lists again, and the list is compared with what was
+known, so apps deleted meanwhile are reported deleted and nothing that changed is missed.
+Other errors back off exponentially (capped) and try again. Only the apps this replica
+owns (:mod:`reporters.watch.shards`) are passed on.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import Any
+
+from orchestrator.argocd_shapes import GROUP, PLURAL, VERSION
+from reporters.watch.shards import owns
+
+App = dict[str, Any]
+WATCH_SECONDS = 300
+MAX_BACKOFF = 30.0
+
+
+def app_key(app: App) -> str:
+    meta = app.get("metadata") or {}
+    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+
+
+@dataclass
+class WatchStats:
+    restarts: int = 0
+    relists: int = 0
+    errors: int = 0
+
+
+@dataclass
+class Watcher:
+    """``api``: a ``kubernetes.client.CustomObjectsApi``. ``namespace`` ``""``: all."""
+
+    api: Any
+    namespace: str = ""
+    shard: int = 0
+    replicas: int = 1
+    watch_seconds: int = WATCH_SECONDS
+    sleep: Callable[[float], None] = time.sleep
+    stats: WatchStats = field(default_factory=WatchStats)
+    resource_version: str | None = None
+    _known: set[str] = field(default_factory=set)
+
+    def _mine(self, app: App) -> bool:
+        return owns(app_key(app), self.shard, self.replicas)
+
+    def _call(self) -> tuple[Callable[..., Any], tuple[str, ...]]:
+        """The client's list method and its arguments (the watch reads its return type
+        from the method itself, so it is handed the method, not a wrapper)."""
+        if self.namespace:
+            return self.api.list_namespaced_custom_object, (GROUP, VERSION, self.namespace, PLURAL)
+        return self.api.list_cluster_custom_object, (GROUP, VERSION, PLURAL)
+
+    def _list(self, **kwargs: Any) -> Any:
+        method, args = self._call()
+        return method(*args, **kwargs)
+
+    def _relist(self) -> Iterator[tuple[str, App | None]]:
+        listing = self._list()
+        self.resource_version = str(listing["metadata"]["resourceVersion"])
+        seen = set()
+        for app in listing.get("items") or []:
+            if self._mine(app):
+                seen.add(app_key(app))
+                yield app_key(app), app
+        for gone in sorted(self._known - seen):
+            yield gone, None
+        self._known = seen
+
+    def changes(self, stop: Callable[[], bool] = lambda: False) -> Iterator[tuple[str, App | None]]:
+        """``(namespace/name, app)`` for every change of an owned app (``None``: deleted),
+        until ``stop()``."""
+        from kubernetes import watch
+        from kubernetes.client.exceptions import ApiException
+
+        backoff = 0.5
+        while not stop():
+            try:
+                if self.resource_version is None:
+                    self.stats.relists += 1
+                    yield from self._relist()
+                method, args = self._call()
+                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
+                    method,
+                    *args,
+                    resource_version=self.resource_version,
+                    timeout_seconds=self.watch_seconds,
+                    allow_watch_bookmarks=True,
+                )
+                for event in stream:
+                    app = event.get("object") or {}
+                    version = (app.get("metadata") or {}).get("resourceVersion")
+                    if version:
+                        self.resource_version = str(version)
+                    if stop():
+                        return
+                    if event.get("type") == "BOOKMARK" or not self._mine(app):
+                        continue
+                    key = app_key(app)
+                    if event.get("type") == "DELETED":
+                        self._known.discard(key)
+                        yield key, None
+                    else:
+                        self._known.add(key)
+                        yield key, app
+                    backoff = 0.5
+                self.stats.restarts += 1
+            except ApiException as exc:
+                if exc.status == 410:
+                    self.resource_version = None  # compacted: list again, compare
+                    continue
+                self.stats.errors += 1
+                self.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF)
+            except Exception:  # a dropped connection, a server restarting
+                self.stats.errors += 1
+                self.sleep(backoff)
+                backoff = min(backoff * 2, MAX_BACKOFF)
