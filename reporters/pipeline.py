@@ -10,7 +10,7 @@ from typing import Any
 
 from orchestrator.argocd_shapes import unsettled
 from reporters.events.ids import event_id
-from reporters.events.transitions import Change, essentials, transitions
+from reporters.events.transitions import ENVIRONMENT, PRODUCT, Change, essentials, transitions
 from reporters.state.store import Store
 
 App = dict[str, Any]
@@ -20,6 +20,16 @@ App = dict[str, Any]
 class Event:
     id: str
     change: Change
+    labels: dict[str, str] = field(default_factory=dict)
+    """The app's promoflow labels (product, environment), when it carries them."""
+
+    @property
+    def product(self) -> str:
+        return self.labels.get(PRODUCT, "")
+
+    @property
+    def environment(self) -> str:
+        return self.labels.get(ENVIRONMENT, "")
 
     def cloudevent(self, source: str = "promoflow/reporter") -> dict[str, Any]:
         """CloudEvents 1.0, structured JSON."""
@@ -32,7 +42,13 @@ class Event:
             "subject": change.app,
             "time": change.at or None,
             "datacontenttype": "application/json",
-            "data": {"app": change.app, "revision": change.revision, **change.data},
+            "data": {
+                "app": change.app,
+                "revision": change.revision,
+                **({"product": self.product} if self.product else {}),
+                **({"environment": self.environment} if self.environment else {}),
+                **change.data,
+            },
         }
 
 
@@ -70,7 +86,8 @@ class Pipeline:
             self.seen[key] = new
             if not unsettled(new):
                 self.settled[key] = new
-        events = [Event(event_id(c), c) for c in changes]
+        labels = ((new or old or {}).get("metadata") or {}).get("labels") or {}
+        events = [Event(event_id(c), c, dict(labels)) for c in changes]
         if events or new != old:
             self.store.record(
                 key,

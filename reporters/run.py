@@ -26,6 +26,7 @@ from reporters.sinks.delivery import Delivery, Sink
 from reporters.sinks.http import HttpSink
 from reporters.sinks.stdout import StdoutSink
 from reporters.state.store import Store
+from reporters.stream import Stream
 from reporters.watch.shards import ordinal
 from reporters.watch.watcher import Watcher
 
@@ -56,6 +57,8 @@ def parser() -> argparse.ArgumentParser:
         "--state", default="", help="The store file (default: a temporary one, lost at exit)."
     )
     p.add_argument("--queue", type=int, default=DEFAULT_CAPACITY, help="Apps the queue holds.")
+    p.add_argument("--host", default="127.0.0.1", help="Where /stream, /metrics, /shards listen.")
+    p.add_argument("--port", type=int, default=8081, help="Their port (0: none).")
     return p
 
 
@@ -92,14 +95,39 @@ class Reporter:
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
         self.deliveries = [Delivery(store, sink).start() for sink in sinks]
         self.pipeline = Pipeline(store, [s.name for s in sinks], on_events=self._stored)
+        self.stream = Stream()
         self.stopping = threading.Event()
+        self.received = 0
 
     def _stored(self, events: list[Event]) -> None:
+        self.stream.publish(events)
         for delivery in self.deliveries:
             delivery.wake()
 
+    def numbers(self) -> dict[str, Any]:
+        stats = self.watcher.stats
+        return {
+            "received": self.received,
+            "emitted": self.pipeline.emitted,
+            "coalesced": self.queue.coalesced,
+            "queue": len(self.queue),
+            "watch_restarts": stats.restarts,
+            "watch_relists": stats.relists,
+            "watch_errors": stats.errors,
+            "sinks": {d.sink.name: (d.delivered, d.failed) for d in self.deliveries},
+        }
+
+    def shards(self) -> dict[str, Any]:
+        return {
+            "shard": self.watcher.shard,
+            "replicas": self.watcher.replicas,
+            "apps": len(self.pipeline.seen),
+            "rule": "sha256(namespace/name) modulo replicas == shard",
+        }
+
     def _read(self) -> None:
         for key, app in self.watcher.changes(stop=self.stopping.is_set):
+            self.received += 1
             while not self.queue.put(key, app, timeout=0.5):
                 if self.stopping.is_set():
                     return
@@ -141,10 +169,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     reporter = Reporter(watcher, Store(state), sinks, options.queue)
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
+    server = _serve(reporter, options.host, options.port) if options.port else None
+    where = f"; /stream at http://{options.host}:{options.port}" if server else ""
     print(
         f"reporting {options.namespace or 'all namespaces'} (shard {shard} of "
-        f"{options.replicas}) to {', '.join(s.name for s in sinks)}; state in {state}",
+        f"{options.replicas}) to {', '.join(s.name for s in sinks)}; state in {state}{where}",
         file=sys.stderr,
     )
     reporter.run()
+    if server is not None:
+        server.should_exit = True
     return 0
+
+
+def _serve(reporter: Reporter, host: str, port: int) -> Any:
+    """The HTTP side in a thread of its own (uvicorn installs no signal handlers outside
+    the main thread: the reporter's own handle SIGTERM)."""
+    import uvicorn
+
+    from reporters.app import create_app
+
+    app = create_app(reporter.stream, reporter.numbers, reporter.shards)
+    config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
+    server = uvicorn.Server(config)
+    threading.Thread(target=server.run, name="http", daemon=True).start()
+    return server

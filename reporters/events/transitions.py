@@ -25,6 +25,9 @@ from typing import Any
 from orchestrator.argocd_shapes import unsettled
 
 App = dict[str, Any]
+PRODUCT, ENVIRONMENT = "promoflow.dev/product", "promoflow.dev/environment"
+LABELS = (PRODUCT, ENVIRONMENT)
+"""Labels of an app kept with its events: what the stream filters on."""
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,90 @@
+"""The reporter's HTTP side: ``/stream`` (SSE), ``/metrics``, ``/healthz``, ``/shards``.
+
+Metrics carry no per-app labels (thousands of apps would be thousands of series): counts
+of changes received, events emitted, states coalesced, deliveries and failures per sink,
+the queue's depth, watch restarts, relists and errors, read when scraped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from prometheus_client import CONTENT_TYPE_LATEST, CollectorRegistry, generate_latest
+from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
+from prometheus_client.registry import Collector
+from sse_starlette.sse import EventSourceResponse
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import Route
+
+from reporters.stream import Filter, Stream, sse_data
+
+
+class _Numbers(Collector):
+    def __init__(self, read: Callable[[], dict[str, Any]]) -> None:
+        self.read = read
+
+    def collect(self) -> Any:
+        numbers = self.read()
+        for name, help_text in (
+            ("received", "Application changes read from the watch."),
+            ("emitted", "Events made from them."),
+            ("coalesced", "Queued states replaced by a newer one of the same app."),
+            ("watch_restarts", "Watches that ended and were resumed."),
+            ("watch_relists", "Lists made (the first one, and after each 410 Gone)."),
+            ("watch_errors", "Watch failures retried after a backoff."),
+        ):
+            yield CounterMetricFamily(f"promoflow_reporter_{name}", help_text, numbers[name])
+        yield GaugeMetricFamily(
+            "promoflow_reporter_queue_depth", "Apps waiting in the queue.", numbers["queue"]
+        )
+        delivered = CounterMetricFamily(
+            "promoflow_reporter_delivered", "Events a sink took.", labels=["sink"]
+        )
+        failed = CounterMetricFamily(
+            "promoflow_reporter_failed", "Failed attempts to deliver, per sink.", labels=["sink"]
+        )
+        for sink, (ok, bad) in numbers["sinks"].items():
+            delivered.add_metric([sink], ok)
+            failed.add_metric([sink], bad)
+        yield delivered
+        yield failed
+
+
+def create_app(
+    stream: Stream,
+    numbers: Callable[[], dict[str, Any]],
+    shards: Callable[[], dict[str, Any]],
+) -> Starlette:
+    registry = CollectorRegistry(auto_describe=False)
+    registry.register(_Numbers(numbers))
+
+    async def events(request: Request) -> Response:
+        keep = Filter.of({k: request.query_params.getlist(k) for k in request.query_params})
+        last = request.headers.get("last-event-id", "")
+
+        async def source() -> AsyncIterator[dict[str, str]]:
+            async for event in stream.follow(last, keep):
+                yield {"id": event.id, "event": event.change.type, "data": sse_data(event)}
+
+        return EventSourceResponse(source(), ping=15)
+
+    async def metrics(_: Request) -> Response:
+        return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
+
+    async def healthz(_: Request) -> Response:
+        return JSONResponse({"status": "ok"})
+
+    async def shard_view(_: Request) -> Response:
+        return JSONResponse(shards())
+
+    return Starlette(
+        routes=[
+            Route("/stream", events),
+            Route("/metrics", metrics),
+            Route("/healthz", healthz),
+            Route("/shards", shard_view),
+        ]
+    )
