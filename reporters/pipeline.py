@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orchestrator.argocd_shapes import unsettled
+from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
 from reporters.events.transitions import ENVIRONMENT, PRODUCT, Change, essentials, transitions
 from reporters.state.store import Store
@@ -61,6 +62,7 @@ class Pipeline:
     sinks: list[str]
     on_events: Callable[[list[Event]], None] = lambda events: None
     """Told of every change's events once they are stored (wakes the sinks, the stream)."""
+    enricher: Enricher | None = None
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
@@ -79,6 +81,9 @@ class Pipeline:
             return []
         new = essentials(app) if app is not None else None
         changes = transitions(old, new, self.settled.get(key))
+        if self.enricher is not None:
+            enriched = (self.enricher.enrich(c, self.settled.get(key), new) for c in changes)
+            changes = [c for c in enriched if c is not None]
         if new is None:
             self.seen.pop(key, None)
             self.settled.pop(key, None)

@@ -19,6 +19,9 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from reporters.enrich.commits import GitHistory
+from reporters.enrich.enricher import Enricher
+from reporters.enrich.jira import JiraIssues
 from reporters.events.transitions import App
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
@@ -57,6 +60,16 @@ def parser() -> argparse.ArgumentParser:
         "--state", default="", help="The store file (default: a temporary one, lost at exit)."
     )
     p.add_argument("--queue", type=int, default=DEFAULT_CAPACITY, help="Apps the queue holds.")
+    p.add_argument(
+        "--git-cache",
+        default="",
+        help="Enrich syncs with their commits, read into this directory (GIT_TOKEN for access).",
+    )
+    p.add_argument(
+        "--jira",
+        default=os.environ.get("JIRA_URL", ""),
+        help="Jira server for the issues commits name (JIRA_USER and JIRA_TOKEN).",
+    )
     p.add_argument("--host", default="127.0.0.1", help="Where /stream, /metrics, /shards listen.")
     p.add_argument("--port", type=int, default=8081, help="Their port (0: none).")
     return p
@@ -89,12 +102,19 @@ def kube_api() -> Any:
 
 class Reporter:
     def __init__(
-        self, watcher: Watcher, store: Store, sinks: list[Sink], capacity: int = DEFAULT_CAPACITY
+        self,
+        watcher: Watcher,
+        store: Store,
+        sinks: list[Sink],
+        capacity: int = DEFAULT_CAPACITY,
+        enricher: Enricher | None = None,
     ) -> None:
         self.watcher = watcher
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
         self.deliveries = [Delivery(store, sink).start() for sink in sinks]
-        self.pipeline = Pipeline(store, [s.name for s in sinks], on_events=self._stored)
+        self.pipeline = Pipeline(
+            store, [s.name for s in sinks], on_events=self._stored, enricher=enricher
+        )
         self.stream = Stream()
         self.stopping = threading.Event()
         self.received = 0
@@ -166,7 +186,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     state = options.state or str(Path(tempfile.mkdtemp(prefix="promoflow-reporter-")) / "state.db")
     watcher = Watcher(api, options.namespace, shard, options.replicas)
-    reporter = Reporter(watcher, Store(state), sinks, options.queue)
+    enricher = None
+    if options.git_cache:
+        jira = None
+        if options.jira:
+            user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
+            jira = JiraIssues(options.jira, user=user, token=token)
+        enricher = Enricher(GitHistory(Path(options.git_cache)), jira)
+    reporter = Reporter(watcher, Store(state), sinks, options.queue, enricher)
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     server = _serve(reporter, options.host, options.port) if options.port else None

@@ -30,7 +30,7 @@ class NotRemembered(LookupError):
     the server: the caller then asks on a thread that may wait for the network."""
 
 
-def _changed(
+def tree_changes(
     repo: pygit2.Repository, old: pygit2.Tree | None, new: pygit2.Tree | None, prefix: str
 ) -> Iterator[str]:
     """Paths below ``prefix`` that differ; equal subtrees are skipped by id."""
@@ -48,7 +48,7 @@ def _changed(
             repo[b.id].peel(pygit2.Tree) if b is not None and b.filemode == FileMode.TREE else None
         )
         if a_tree is not None or b_tree is not None:
-            yield from _changed(repo, a_tree, b_tree, f"{path}/")
+            yield from tree_changes(repo, a_tree, b_tree, f"{path}/")
         if (a is not None and a_tree is None) or (b is not None and b_tree is None):
             yield path
 
@@ -134,7 +134,7 @@ class GitReads:
         with _Held(lock):
             new = remote.fetch_commit(after).tree
             old = remote.fetch_commit(before).tree if before else None
-            return set(_changed(remote.repo, old, new, ""))
+            return set(tree_changes(remote.repo, old, new, ""))
 
     def read_file(self, url: str, commit: str, path: str, branch: str = "") -> str | None:
         return self._remembered(

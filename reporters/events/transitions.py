@@ -190,6 +190,17 @@ def essentials(app: App) -> App:
             "summary": {"images": list(summary.get("images") or [])},
         },
     }
+    spec = app.get("spec") or {}
+    kept_spec = {
+        key: [
+            {k: src[k] for k in ("repoURL", "path", "targetRevision", "chart") if k in src}
+            for src in ([spec[key]] if key == "source" else spec[key])
+        ]
+        for key in ("source", "sources")
+        if spec.get(key)
+    }
+    if kept_spec:
+        out["spec"] = {k: (v[0] if k == "source" else v) for k, v in kept_spec.items()}
     if kept_op:
         out["status"]["operationState"] = kept_op
     if app.get("operation"):

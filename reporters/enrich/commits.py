@@ -1,0 +1,118 @@
+"""The commits a sync brought to one app: those between the old and the new revision of
+each of its sources that touched the source's path.
+
+A monorepo commit moves every app of the repository to a new revision; only the apps
+whose path it changed were really changed by it. Reading the history (with pygit2, trees
+only) tells them apart, for every source of a multi-source app.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Protocol
+
+import pygit2
+
+from orchestrator.adapters.git import Credentials, GitRemote
+from orchestrator.adapters.gitreads import tree_changes
+from orchestrator.argocd_shapes import sources
+
+MAX_COMMITS = 200
+"""Walked per source and sync at most: a revision that far back is reported as such."""
+
+
+@dataclass(frozen=True)
+class CommitInfo:
+    sha: str
+    message: str
+    author: str
+    paths: tuple[str, ...]
+
+    def as_dict(self, link: str = "") -> dict[str, Any]:
+        data = {"sha": self.sha, "message": self.message.strip(), "author": self.author}
+        return {**data, "link": link} if link else data
+
+
+@dataclass(frozen=True)
+class Source:
+    repo: str
+    path: str
+    branch: str
+    old: str
+    new: str
+
+
+def _under(path: str, directory: str) -> bool:
+    directory = directory.strip("/")
+    return not directory or path == directory or path.startswith(directory + "/")
+
+
+def touching(commits: list[CommitInfo], path: str) -> list[CommitInfo]:
+    """The commits that changed something under ``path`` (the app's directory)."""
+    return [c for c in commits if any(_under(p, path) for p in c.paths)]
+
+
+def source_changes(old: dict[str, Any] | None, new: dict[str, Any]) -> list[Source]:
+    """Each source of ``new`` with its revision before and after (one for a single-source
+    app; ``spec.sources`` and ``status.sync.revisions`` in step for a multi-source one)."""
+
+    def revisions(app: dict[str, Any] | None, count: int) -> list[str]:
+        sync = ((app or {}).get("status") or {}).get("sync") or {}
+        found = list(sync.get("revisions") or [])
+        if not found and sync.get("revision"):
+            found = [sync["revision"]]
+        return (found + [""] * count)[:count]
+
+    every = sources(new)
+    after, before = revisions(new, len(every)), revisions(old, len(every))
+    return [
+        Source(
+            str(src.get("repoURL", "")),
+            str(src.get("path", "")),
+            str(src.get("targetRevision", "") or "HEAD"),
+            b,
+            a,
+        )
+        for src, b, a in zip(every, before, after, strict=True)
+    ]
+
+
+class History(Protocol):
+    def between(self, source: Source) -> list[CommitInfo]: ...
+
+
+class GitHistory:
+    """Reads history from a bare mirror per repository (trees and commits only)."""
+
+    def __init__(self, cache: Path, credentials: Credentials | None = None) -> None:
+        self.cache = cache
+        self.credentials = credentials or Credentials.from_env()
+        self._remotes: dict[str, GitRemote] = {}
+        self._lock = threading.Lock()
+
+    def between(self, source: Source) -> list[CommitInfo]:
+        with self._lock:
+            remote = self._remotes.get(source.repo)
+            if remote is None:
+                remote = self._remotes[source.repo] = GitRemote(
+                    source.repo, self.credentials, self.cache
+                )
+            if not remote.has_commit(source.new):
+                remote.fetch_history(source.branch)
+            repo = remote.repo
+            out: list[CommitInfo] = []
+            for commit in repo.walk(pygit2.Oid(hex=source.new), pygit2.enums.SortMode.TOPOLOGICAL):
+                if str(commit.id) == source.old or len(out) >= MAX_COMMITS:
+                    break
+                parent = commit.parents[0].tree if commit.parents else None
+                paths = tuple(tree_changes(repo, parent, commit.tree, ""))
+                out.append(CommitInfo(str(commit.id), commit.message, commit.author.name, paths))
+            return out
+
+    def close(self) -> None:
+        with self._lock:
+            for remote in self._remotes.values():
+                remote.close()
+            self._remotes.clear()

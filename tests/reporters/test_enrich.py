@@ -1,0 +1,164 @@
+"""Enrichment: the commits a sync brought to each source of an app (read with pygit2 from
+``git http-backend`` with git's defaults), Jira issues through the real ``jira`` library
+against a fake Jira REST server answering in Jira's documented shapes, and no event held
+back when either is down."""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import JSONResponse
+from starlette.routing import Route
+
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+from orchestrator.simulator.serve import ServerThread, free_port
+from reporters.enrich.commits import GitHistory
+from reporters.enrich.enricher import Enricher
+from reporters.enrich.jira import JiraIssues
+from reporters.events.transitions import Change
+from tests.webhooks.harness import commit
+
+ISSUES = {
+    "SHOP-1": {"summary": "Checkout fails for gift cards", "status": "In Progress", "who": "Alice"},
+}
+
+
+def fake_jira() -> Starlette:
+    """``/rest/api/2/serverInfo`` and ``/rest/api/2/issue/{key}`` as Jira Server answers
+    them (developer.atlassian.com, REST API v2): 404 with ``errorMessages`` for a key it
+    does not know."""
+
+    async def server_info(request: Request) -> JSONResponse:
+        return JSONResponse(
+            {
+                "baseUrl": str(request.base_url).rstrip("/"),
+                "version": "9.12.2",
+                "versionNumbers": [9, 12, 2],
+                "deploymentType": "Server",
+                "buildNumber": 9120002,
+                "serverTitle": "Jira",
+            }
+        )
+
+    async def issue(request: Request) -> JSONResponse:
+        key = request.path_params["key"]
+        found = ISSUES.get(key)
+        if found is None:
+            return JSONResponse(
+                {"errorMessages": ["Issue Does Not Exist"], "errors": {}}, status_code=404
+            )
+        base = str(request.base_url).rstrip("/")
+        return JSONResponse(
+            {
+                "id": "10001",
+                "key": key,
+                "self": f"{base}/rest/api/2/issue/10001",
+                "fields": {
+                    "summary": found["summary"],
+                    "status": {"name": found["status"], "id": "3"},
+                    "assignee": {"displayName": found["who"], "name": "alice"},
+                },
+            }
+        )
+
+    return Starlette(
+        routes=[
+            Route("/rest/api/2/serverInfo", server_info),
+            Route("/rest/api/2/issue/{key}", issue),
+        ]
+    )
+
+
+@pytest.fixture
+def monorepo(tmp_path: Path) -> Iterator[tuple[str, list[str]]]:
+    bare = init_bare_repo(tmp_path / "srv" / "gitops.git")
+    shas = [commit(bare, {"a/v.yaml": b"1\n", "b/v.yaml": b"1\n", "c/v.yaml": b"1\n"}, "seed")]
+    shas.append(commit(bare, {"a/v.yaml": b"2\n"}, "SHOP-1 gift cards in a\n\nJira-Issues: SHOP-1"))
+    shas.append(commit(bare, {"b/v.yaml": b"2\n"}, "b only"))
+    with GitHttpServer(tmp_path / "srv") as git:
+        yield git.repo_url("gitops"), shas
+
+
+def _app(url: str, path: str, revision: str) -> dict[str, Any]:
+    return {
+        "metadata": {"name": path, "namespace": "argocd"},
+        "spec": {"source": {"repoURL": url, "path": path, "targetRevision": "main"}},
+        "status": {"sync": {"status": "Synced", "revision": revision}},
+    }
+
+
+def _synced(path: str, revision: str) -> Change:
+    return Change("app.synced", f"argocd/{path}", revision, "2026-11-24T10:00:00Z")
+
+
+def test_each_app_gets_the_commits_that_touched_it_and_untouched_apps_none(
+    monorepo: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    url, (seed, first, second) = monorepo
+    with ServerThread(fake_jira()) as jira:
+        issues = JiraIssues(jira.url)
+        enricher = Enricher(GitHistory(tmp_path / "cache"), issues)
+        a = enricher.enrich(_synced("a", second), _app(url, "a", seed), _app(url, "a", second))
+        again = enricher.enrich(_synced("a", second), _app(url, "a", seed), _app(url, "a", second))
+        b = enricher.enrich(_synced("b", second), _app(url, "b", seed), _app(url, "b", second))
+        c = enricher.enrich(_synced("c", second), _app(url, "c", seed), _app(url, "c", second))
+    assert a is not None and b is not None
+    [source] = a.data["commits"]
+    assert [x["sha"] for x in source["commits"]] == [first]
+    assert source["commits"][0]["message"].startswith("SHOP-1 gift cards")
+    assert [x["sha"] for x in b.data["commits"][0]["commits"]] == [second]
+    assert a.data["issues"] == [
+        {
+            "key": "SHOP-1",
+            "summary": "Checkout fails for gift cards",
+            "status": "In Progress",
+            "assignee": "Alice",
+            "link": f"{jira.url}/browse/SHOP-1",
+        }
+    ]
+    assert c is None  # the monorepo commits changed nothing under c/: no event
+    assert again == a and issues.lookups == 1  # the issue came from the cache
+
+
+def test_a_multi_source_app_gets_the_commits_of_each_source(
+    monorepo: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    url, (seed, first, second) = monorepo
+    old = _app(url, "a", seed)
+    old["spec"] = {
+        "sources": [
+            {"repoURL": url, "path": "a", "targetRevision": "main"},
+            {"repoURL": url, "path": "b", "targetRevision": "main"},
+        ]
+    }
+    old["status"]["sync"] = {"status": "Synced", "revisions": [seed, seed]}
+    new = copy.deepcopy(old)
+    new["status"]["sync"]["revisions"] = [second, second]
+    enriched = Enricher(GitHistory(tmp_path / "cache")).enrich(_synced("a", second), old, new)
+    assert enriched is not None
+    assert [(s["path"], [c["sha"] for c in s["commits"]]) for s in enriched.data["commits"]] == [
+        ("a", [first]),
+        ("b", [second]),
+    ]
+
+
+def test_jira_down_still_delivers_the_event_marked_unenriched(
+    monorepo: tuple[str, list[str]], tmp_path: Path
+) -> None:
+    url, (seed, _, second) = monorepo
+    down = f"http://127.0.0.1:{free_port()}"
+    enricher = Enricher(GitHistory(tmp_path / "cache"), JiraIssues(down))
+    event = enricher.enrich(_synced("a", second), _app(url, "a", seed), _app(url, "a", second))
+    assert event is not None and event.data["commits"]
+    assert "issues" not in event.data
+    assert event.data["unenriched"]["issues"].startswith("cannot reach Jira")
+    gone = Enricher(GitHistory(tmp_path / "other"))
+    unreachable = _app(down + "/gitops.git", "a", second)
+    plain = gone.enrich(_synced("a", second), _app(down + "/gitops.git", "a", seed), unreachable)
+    assert plain is not None and plain.data["unenriched"]["commits"].startswith("unavailable")
