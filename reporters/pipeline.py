@@ -11,6 +11,12 @@ from typing import Any
 from orchestrator.argocd_shapes import unsettled
 from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
+from reporters.events.resources import (
+    rollout_essentials,
+    rollout_transitions,
+    workflow_essentials,
+    workflow_transitions,
+)
 from reporters.events.transitions import ENVIRONMENT, PRODUCT, Change, essentials, transitions
 from reporters.state.store import Store
 
@@ -63,6 +69,8 @@ class Pipeline:
     on_events: Callable[[list[Event]], None] = lambda events: None
     """Told of every change's events once they are stored (wakes the sinks, the stream)."""
     enricher: Enricher | None = None
+    ui: str = ""
+    """The Argo Workflows UI, for promotion links."""
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
@@ -75,7 +83,11 @@ class Pipeline:
                 self.settled[key] = settled
 
     def handle(self, key: str, app: App | None) -> list[Event]:
-        """One app's newest state (``None``: deleted)."""
+        """One app's newest state (``None``: deleted); keys with a kind prefix
+        (``workflows:ns/name``) are the resources around apps."""
+        kind, _, _ = key.rpartition(":")
+        if kind:
+            return self._resource(kind, key, app)
         old = self.seen.get(key)
         if app is None and old is None:
             return []
@@ -105,3 +117,33 @@ class Pipeline:
         if events:
             self.on_events(events)
         return events
+
+    def _resource(self, kind: str, key: str, obj: App | None) -> list[Event]:
+        trim, changes_of = RESOURCES[kind]
+        old = self.seen.get(key)
+        new = trim(obj) if obj is not None else None
+        changes = changes_of(old, new, self.ui) if kind == "workflows" else changes_of(old, new)
+        if new is None:
+            self.seen.pop(key, None)
+        else:
+            self.seen[key] = new
+        events = [Event(event_id(c), c, self._labels(new or old)) for c in changes]
+        if events or new != old:
+            events_rows = [(e.id, e.cloudevent()) for e in events]
+            self.store.record(key, new, None, events_rows, self.sinks)
+        self.emitted += len(events)
+        if events:
+            self.on_events(events)
+        return events
+
+    @staticmethod
+    def _labels(obj: App | None) -> dict[str, str]:
+        labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
+        return {k: v for k, v in labels.items() if k in (PRODUCT, ENVIRONMENT)}
+
+
+RESOURCES: dict[str, tuple[Callable[[App], App], Callable[..., list[Change]]]] = {
+    "workflows": (workflow_essentials, workflow_transitions),
+    "rollouts": (rollout_essentials, rollout_transitions),
+}
+"""The resources reported besides Applications, by the key prefix their watcher uses."""

@@ -70,6 +70,12 @@ def parser() -> argparse.ArgumentParser:
         default=os.environ.get("JIRA_URL", ""),
         help="Jira server for the issues commits name (JIRA_USER and JIRA_TOKEN).",
     )
+    p.add_argument(
+        "--resources",
+        default="",
+        help="Also report these, comma-separated: workflows (promotions), rollouts.",
+    )
+    p.add_argument("--argo-ui", default="", help="The Argo Workflows UI, for promotion links.")
     p.add_argument("--host", default="127.0.0.1", help="Where /stream, /metrics, /shards listen.")
     p.add_argument("--port", type=int, default=8081, help="Their port (0: none).")
     return p
@@ -100,6 +106,12 @@ def kube_api() -> Any:
     return client.CustomObjectsApi()
 
 
+RESOURCE_KINDS = {
+    "workflows": ("argoproj.io", "v1alpha1", "workflows"),
+    "rollouts": ("argoproj.io", "v1alpha1", "rollouts"),
+}
+
+
 class Reporter:
     def __init__(
         self,
@@ -108,12 +120,15 @@ class Reporter:
         sinks: list[Sink],
         capacity: int = DEFAULT_CAPACITY,
         enricher: Enricher | None = None,
+        others: Sequence[Watcher] = (),
+        ui: str = "",
     ) -> None:
         self.watcher = watcher
+        self.watchers = [watcher, *others]
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
         self.deliveries = [Delivery(store, sink).start() for sink in sinks]
         self.pipeline = Pipeline(
-            store, [s.name for s in sinks], on_events=self._stored, enricher=enricher
+            store, [s.name for s in sinks], on_events=self._stored, enricher=enricher, ui=ui
         )
         self.stream = Stream()
         self.stopping = threading.Event()
@@ -125,15 +140,15 @@ class Reporter:
             delivery.wake()
 
     def numbers(self) -> dict[str, Any]:
-        stats = self.watcher.stats
+        every = [w.stats for w in self.watchers]
         return {
             "received": self.received,
             "emitted": self.pipeline.emitted,
             "coalesced": self.queue.coalesced,
             "queue": len(self.queue),
-            "watch_restarts": stats.restarts,
-            "watch_relists": stats.relists,
-            "watch_errors": stats.errors,
+            "watch_restarts": sum(s.restarts for s in every),
+            "watch_relists": sum(s.relists for s in every),
+            "watch_errors": sum(s.errors for s in every),
             "sinks": {d.sink.name: (d.delivered, d.failed) for d in self.deliveries},
         }
 
@@ -145,16 +160,17 @@ class Reporter:
             "rule": "sha256(namespace/name) modulo replicas == shard",
         }
 
-    def _read(self) -> None:
-        for key, app in self.watcher.changes(stop=self.stopping.is_set):
+    def _read(self, watcher: Watcher) -> None:
+        for key, app in watcher.changes(stop=self.stopping.is_set):
             self.received += 1
             while not self.queue.put(key, app, timeout=0.5):
                 if self.stopping.is_set():
                     return
 
     def run(self) -> None:
-        reader = threading.Thread(target=self._read, name="watch", daemon=True)
-        reader.start()
+        for watcher in self.watchers:
+            name = f"watch {watcher.prefix or 'applications:'}"
+            threading.Thread(target=self._read, args=(watcher,), name=name, daemon=True).start()
         # on stop, what is queued is still stored; a change the watch reads later is seen
         # again by the next start's list, compared with the store
         while not (self.stopping.is_set() and not len(self.queue)):
@@ -179,13 +195,21 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.replicas < 1 or not 0 <= shard < options.replicas:
         print(f"error: --shard {shard} is not below --replicas {options.replicas}", file=sys.stderr)
         return USAGE_ERROR
+    kinds = [k.strip() for k in options.resources.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in RESOURCE_KINDS]
+    if unknown:
+        print(
+            f"error: --resources {unknown[0]!r}: one of {', '.join(RESOURCE_KINDS)}",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
     try:
         api = kube_api()
     except Exception as exc:  # the client's own wording: no kubeconfig, no service account
         print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
         return USAGE_ERROR
     state = options.state or str(Path(tempfile.mkdtemp(prefix="promoflow-reporter-")) / "state.db")
-    watcher = Watcher(api, options.namespace, shard, options.replicas)
+    watcher = Watcher(api, options.namespace, shard=shard, replicas=options.replicas)
     enricher = None
     if options.git_cache:
         jira = None
@@ -193,7 +217,24 @@ def main(argv: Sequence[str] | None = None) -> int:
             user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
             jira = JiraIssues(options.jira, user=user, token=token)
         enricher = Enricher(GitHistory(Path(options.git_cache)), jira)
-    reporter = Reporter(watcher, Store(state), sinks, options.queue, enricher)
+    kinds = [k.strip() for k in options.resources.split(",") if k.strip()]
+    unknown = [k for k in kinds if k not in RESOURCE_KINDS]
+    if unknown:
+        print(
+            f"error: --resources {unknown[0]!r}: one of {', '.join(RESOURCE_KINDS)}",
+            file=sys.stderr,
+        )
+        return USAGE_ERROR
+    others = [
+        Watcher(
+            api, options.namespace, RESOURCE_KINDS[k], f"{k}:", shard=shard,
+            replicas=options.replicas,
+        )
+        for k in kinds
+    ]  # fmt: skip
+    reporter = Reporter(
+        watcher, Store(state), sinks, options.queue, enricher, others, options.argo_ui
+    )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     server = _serve(reporter, options.host, options.port) if options.port else None

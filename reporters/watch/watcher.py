@@ -41,6 +41,10 @@ class Watcher:
 
     api: Any
     namespace: str = ""
+    resource: tuple[str, str, str] = (GROUP, VERSION, PLURAL)
+    """(group, version, plural): Applications by default; Workflows, Rollouts alike."""
+    prefix: str = ""
+    """Put before every key (``workflows:``), so kinds share one queue without clashing."""
     shard: int = 0
     replicas: int = 1
     watch_seconds: int = WATCH_SECONDS
@@ -52,12 +56,16 @@ class Watcher:
     def _mine(self, app: App) -> bool:
         return owns(app_key(app), self.shard, self.replicas)
 
+    def _key(self, app: App) -> str:
+        return self.prefix + app_key(app)
+
     def _call(self) -> tuple[Callable[..., Any], tuple[str, ...]]:
         """The client's list method and its arguments (the watch reads its return type
         from the method itself, so it is handed the method, not a wrapper)."""
+        group, version, plural = self.resource
         if self.namespace:
-            return self.api.list_namespaced_custom_object, (GROUP, VERSION, self.namespace, PLURAL)
-        return self.api.list_cluster_custom_object, (GROUP, VERSION, PLURAL)
+            return self.api.list_namespaced_custom_object, (group, version, self.namespace, plural)
+        return self.api.list_cluster_custom_object, (group, version, plural)
 
     def _list(self, **kwargs: Any) -> Any:
         method, args = self._call()
@@ -69,8 +77,8 @@ class Watcher:
         seen = set()
         for app in listing.get("items") or []:
             if self._mine(app):
-                seen.add(app_key(app))
-                yield app_key(app), app
+                seen.add(self._key(app))
+                yield self._key(app), app
         for gone in sorted(self._known - seen):
             yield gone, None
         self._known = seen
@@ -104,7 +112,7 @@ class Watcher:
                         return
                     if event.get("type") == "BOOKMARK" or not self._mine(app):
                         continue
-                    key = app_key(app)
+                    key = self._key(app)
                     if event.get("type") == "DELETED":
                         self._known.discard(key)
                         yield key, None
