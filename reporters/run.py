@@ -27,6 +27,7 @@ from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
 from reporters.sinks.delivery import Delivery, Sink
 from reporters.sinks.http import HttpSink
+from reporters.sinks.slack import SlackSink
 from reporters.sinks.stdout import StdoutSink
 from reporters.state.store import Store
 from reporters.stream import Stream
@@ -49,8 +50,8 @@ def parser() -> argparse.ArgumentParser:
         "--sink",
         action="append",
         default=[],
-        help="stdout, or an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET); "
-        "repeatable.",
+        help="stdout, an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET), or "
+        "slack:WEBHOOK-URL; repeatable.",
     )
     p.add_argument(
         "--shard", type=int, default=None, help="This replica's ordinal (default: from HOSTNAME)."
@@ -87,10 +88,14 @@ def sinks_of(values: Sequence[str]) -> list[Sink]:
     for value in values:
         if value == "stdout":
             out.append(StdoutSink())
+        elif value.startswith("slack:"):
+            out.append(SlackSink(value.removeprefix("slack:")))
         elif value.startswith(("http://", "https://")):
             out.append(HttpSink(value, secret))
         else:
-            raise ValueError(f"--sink {value!r}: expected stdout or an http(s) URL")
+            raise ValueError(
+                f"--sink {value!r}: expected stdout, an http(s) URL or slack:WEBHOOK-URL"
+            )
     return out
 
 

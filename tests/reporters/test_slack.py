@@ -1,0 +1,79 @@
+"""The Slack sink against a fake incoming webhook that answers as Slack's do (``ok``,
+``invalid_payload``, ``no_service``, 429 with Retry-After), checked against Block Kit's
+limits for the messages it sends."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from starlette.applications import Starlette
+from starlette.requests import Request
+from starlette.responses import PlainTextResponse
+from starlette.routing import Route
+
+from orchestrator.simulator.serve import ServerThread
+from reporters.sinks.delivery import SinkError
+from reporters.sinks.slack import SlackSink, message
+
+EVENT = {
+    "specversion": "1.0",
+    "id": "e1",
+    "type": "promotion.waiting-approval",
+    "subject": "argo/shop-1-5-0-abcd1234",
+    "data": {
+        "product": "shop",
+        "environment": "prod",
+        "version": "1.5.0",
+        "link": "https://argo.example.com/workflows/argo/shop-1-5-0-abcd1234",
+    },
+}
+
+
+@dataclass
+class FakeSlack:
+    """What docs.slack.com ("Sending messages using incoming webhooks", "Handling
+    errors") says a hook answers: plain-text bodies."""
+
+    answers: list[tuple[int, str, dict[str, str]]] = field(default_factory=list)
+    got: list[dict[str, Any]] = field(default_factory=list)
+
+    def app(self) -> Starlette:
+        async def hook(request: Request) -> PlainTextResponse:
+            body = await request.json()
+            if self.answers:
+                status, text, headers = self.answers.pop(0)
+                return PlainTextResponse(text, status, headers=headers)
+            if not body.get("text") and not body.get("blocks"):
+                return PlainTextResponse("no_text", 400)
+            self.got.append(body)
+            return PlainTextResponse("ok")
+
+        return Starlette(routes=[Route("/services/T0/B0/X", hook, methods=["POST"])])
+
+
+def test_a_message_carries_the_facts_and_the_link() -> None:
+    sent = message(EVENT)
+    assert sent["text"].startswith(":raised_hand: shop 1.5.0 waiting approval in prod")
+    fields = [f["text"] for f in sent["blocks"][1]["fields"]]
+    assert "*Environment*\nprod" in fields and "*Version*\n1.5.0" in fields
+    assert sent["blocks"][-1]["elements"][0]["url"] == EVENT["data"]["link"]
+    assert len(sent["blocks"][1]["fields"]) <= 10  # Block Kit: at most 10 fields
+
+
+def test_answers_become_delivered_retried_or_dead() -> None:
+    slack = FakeSlack(
+        answers=[(429, "rate_limited", {"Retry-After": "3"}), (404, "no_service", {})]
+    )
+    with ServerThread(slack.app()) as server:
+        sink = SlackSink(f"{server.url}/services/T0/B0/X")
+        with pytest.raises(SinkError) as limited:
+            sink.send(EVENT)
+        with pytest.raises(SinkError) as gone:
+            sink.send(EVENT)
+        sink.send(EVENT)
+        sink.close()
+    assert not limited.value.permanent and limited.value.retry_after == 3.0
+    assert gone.value.permanent and "no_service" in str(gone.value)
+    assert len(slack.got) == 1 and slack.got[0]["text"]
