@@ -5,7 +5,7 @@ deterministic id, handed to every sink."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestrator.argocd_shapes import unsettled
@@ -104,6 +104,9 @@ class Pipeline:
             if not unsettled(new):
                 self.settled[key] = new
         labels = ((new or old or {}).get("metadata") or {}).get("labels") or {}
+        repo = _repo(new or old)
+        if repo:
+            changes = [replace(c, data={**c.data, "repo": repo}) for c in changes]
         events = [Event(event_id(c), c, dict(labels)) for c in changes]
         if events or new != old:
             self.store.record(
@@ -140,6 +143,12 @@ class Pipeline:
     def _labels(obj: App | None) -> dict[str, str]:
         labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
         return {k: v for k, v in labels.items() if k in (PRODUCT, ENVIRONMENT)}
+
+
+def _repo(app: App | None) -> str:
+    """The repository of a single-source app (what a commit status is set on)."""
+    source = ((app or {}).get("spec") or {}).get("source") or {}
+    return str(source.get("repoURL") or "")
 
 
 RESOURCES: dict[str, tuple[Callable[[App], App], Callable[..., list[Change]]]] = {

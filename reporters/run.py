@@ -26,6 +26,7 @@ from reporters.events.transitions import App
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
 from reporters.sinks.delivery import Delivery, Sink
+from reporters.sinks.github import GitHubStatusSink
 from reporters.sinks.http import HttpSink
 from reporters.sinks.slack import SlackSink
 from reporters.sinks.stdout import StdoutSink
@@ -51,7 +52,7 @@ def parser() -> argparse.ArgumentParser:
         action="append",
         default=[],
         help="stdout, an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET), or "
-        "slack:WEBHOOK-URL; repeatable.",
+        "slack:WEBHOOK-URL, or github-status (GIT_TOKEN); repeatable.",
     )
     p.add_argument(
         "--shard", type=int, default=None, help="This replica's ordinal (default: from HOSTNAME)."
@@ -88,13 +89,16 @@ def sinks_of(values: Sequence[str]) -> list[Sink]:
     for value in values:
         if value == "stdout":
             out.append(StdoutSink())
+        elif value == "github-status":
+            out.append(GitHubStatusSink(ui=os.environ.get("PROMOFLOW_ARGOCD_UI", "")))
         elif value.startswith("slack:"):
             out.append(SlackSink(value.removeprefix("slack:")))
         elif value.startswith(("http://", "https://")):
             out.append(HttpSink(value, secret))
         else:
             raise ValueError(
-                f"--sink {value!r}: expected stdout, an http(s) URL or slack:WEBHOOK-URL"
+                f"--sink {value!r}: expected stdout, an http(s) URL, slack:WEBHOOK-URL or "
+                "github-status"
             )
     return out
 

@@ -68,6 +68,8 @@ class FakeScm:
     """The commit a branch points to in the repository, ``None`` when it does not exist."""
     pulls: dict[int, PullRecord] = field(default_factory=dict)
     requests: list[tuple[str, str, int]] = field(default_factory=list)
+    statuses: list[tuple[str, Json]] = field(default_factory=list)
+    """Commit statuses created, as (sha, status), in order."""
     _numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _thread: ServerThread | None = None
 
@@ -102,6 +104,7 @@ class FakeScm:
             routes = [
                 Route("/repos/{owner}/{repo}/pulls", self._handle, methods=["GET", "POST"]),
                 Route("/repos/{owner}/{repo}/pulls/{number:int}", self._handle, methods=["GET"]),
+                Route("/repos/{owner}/{repo}/statuses/{sha}", self._handle, methods=["POST"]),
             ]
         else:
             routes = [
@@ -154,6 +157,8 @@ class FakeScm:
             raise _Refused(404, {"message": "404 Project Not Found"})
 
     def _dispatch(self, request: Request, body: Json) -> tuple[Any, int]:
+        if "sha" in request.path_params:
+            return self._status(request.path_params["sha"], body), 201
         number = request.path_params.get("number")
         query = request.query_params
         if number is not None:
@@ -165,6 +170,31 @@ class FakeScm:
         if request.method == "GET":
             return [self._render(p, single=False) for p in self._list(query)], 200
         return self._create(body), 201
+
+    def _status(self, sha: str, body: Json) -> Json:
+        """``POST /repos/{owner}/{repo}/statuses/{sha}`` (docs.github.com, "Create a commit
+        status"): 422 "Validation Failed" for a state GitHub does not know, or a SHA that
+        names no commit."""
+        if body.get("state") not in ("error", "failure", "pending", "success"):
+            raise _Refused(422, {
+                "message": "Validation Failed",
+                "errors": [{"resource": "Status", "field": "state", "code": "invalid"}],
+                "documentation_url": "https://docs.github.com/rest/commits/statuses",
+            })  # fmt: skip
+        if len(sha) != 40 or any(c not in "0123456789abcdef" for c in sha):
+            raise _Refused(422, {"message": f"No commit found for SHA: {sha}"})
+        record = {
+            "id": len(self.statuses) + 1,
+            "state": body["state"],
+            "description": body.get("description"),
+            "target_url": body.get("target_url"),
+            "context": body.get("context") or "default",
+            "created_at": _now(),
+            "updated_at": _now(),
+            "creator": {"login": "promoflow-bot", "type": "Bot"},
+        }
+        self.statuses.append((sha, record))
+        return record
 
     def _list(self, query: Any) -> list[PullRecord]:
         pulls = sorted(self.pulls.values(), key=lambda p: -p.number)
