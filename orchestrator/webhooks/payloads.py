@@ -12,7 +12,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs
 
-from orchestrator.webhooks.events import Incoming, Refused
+from orchestrator.webhooks.events import Commit, Incoming, Refused
 
 MAX_DEPTH = 64
 """Deeper JSON is refused before parsing: no sender nests anywhere near this."""
@@ -105,6 +105,23 @@ def strings(data: Any, path: str) -> tuple[str, ...]:
     if not all(isinstance(v, str) for v in value):
         raise Refused(400, f"{path} is not a list of strings")
     return tuple(value)
+
+
+PATH_LISTS = ("added", "modified", "removed")
+"""Where GitHub, GitLab and Gitea list a pushed commit's paths."""
+
+
+def commits(listed: list[Any]) -> tuple[Commit, ...]:
+    """Pushed commits as GitHub, GitLab and Gitea list them (``id``, ``message`` and the
+    added/modified/removed path lists), in the payload's order."""
+    return tuple(
+        Commit(
+            sha=text(c, "id"),
+            message=text(c, "message", required=False),
+            paths=tuple(dict.fromkeys(p for key in PATH_LISTS for p in strings(c, key))),
+        )
+        for c in listed
+    )
 
 
 def body_hash(incoming: Incoming) -> str:

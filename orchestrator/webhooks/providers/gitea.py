@@ -19,13 +19,12 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.webhooks import payloads, proofs
-from orchestrator.webhooks.events import Commit, Event, GitPush, Ignored, Incoming, Refused
+from orchestrator.webhooks.events import Event, GitPush, Ignored, Incoming, Refused
 from orchestrator.webhooks.registry import Provider
 
 SIGNATURES = ("X-Gitea-Signature", "X-Forgejo-Signature", "X-Gogs-Signature")
 EVENTS = ("X-Gitea-Event", "X-Forgejo-Event", "X-Gogs-Event")
 DELIVERIES = ("X-Gitea-Delivery", "X-Forgejo-Delivery", "X-Gogs-Delivery")
-PATH_LISTS = ("added", "modified", "removed")
 ZERO = "0" * 40
 URLS = ("clone_url", "html_url", "ssh_url")
 
@@ -63,18 +62,11 @@ def parse_push(data: dict[str, Any]) -> Event:
     repo = payloads.field(data, "repository", dict)
     urls = tuple(dict.fromkeys(u for k in URLS if (u := payloads.text(repo, k, required=False))))
     listed = payloads.field(data, "commits", list, required=False) or []
-    commits = tuple(
-        Commit(
-            sha=payloads.text(c, "id"),
-            message=payloads.text(c, "message", required=False),
-            paths=tuple(dict.fromkeys(p for key in PATH_LISTS for p in payloads.strings(c, key))),
-        )
-        for c in listed
-    )
+    commits = payloads.commits(listed)
     paths_listed = all(
         payloads.field(c, key, list, required=False) is not None
         for c in listed
-        for key in PATH_LISTS
+        for key in payloads.PATH_LISTS
     )
     total = payloads.field(data, "total_commits", int, required=False)
     before = payloads.text(data, "before")

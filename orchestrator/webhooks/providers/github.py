@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.webhooks import payloads, proofs
-from orchestrator.webhooks.events import Commit, Event, GitPush, Ignored, Incoming, Ping, Refused
+from orchestrator.webhooks.events import Event, GitPush, Ignored, Incoming, Ping, Refused
 from orchestrator.webhooks.registry import Provider
 
 SIGNATURE = "X-Hub-Signature-256"
@@ -32,11 +32,6 @@ def event_name(incoming: Incoming) -> str:
     return name
 
 
-def _paths(commit: Any) -> tuple[str, ...]:
-    listed = [payloads.strings(commit, key) for key in ("added", "modified", "removed")]
-    return tuple(dict.fromkeys(path for paths in listed for path in paths))
-
-
 def parse_push(data: dict[str, Any]) -> Event:
     ref = payloads.text(data, "ref")
     if not ref.startswith("refs/heads/"):
@@ -50,14 +45,7 @@ def parse_push(data: dict[str, Any]) -> Event:
         if (u := payloads.text(repo, key, required=False))
     )
     listed = payloads.field(data, "commits", list, required=False) or []
-    commits = tuple(
-        Commit(
-            sha=payloads.text(c, "id"),
-            message=payloads.text(c, "message", required=False),
-            paths=_paths(c),
-        )
-        for c in listed
-    )
+    commits = payloads.commits(listed)
     before = payloads.text(data, "before")
     return GitPush(
         repositories=urls,

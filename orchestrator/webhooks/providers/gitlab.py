@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.webhooks import payloads, proofs
-from orchestrator.webhooks.events import Commit, Event, GitPush, Ignored, Incoming, Refused
+from orchestrator.webhooks.events import Event, GitPush, Ignored, Incoming, Refused
 from orchestrator.webhooks.registry import Provider
 
 TOKEN = "X-Gitlab-Token"
@@ -58,22 +58,7 @@ def parse_push(data: dict[str, Any]) -> Event:
         return Ignored(f"{ref} was deleted")
     urls = tuple(dict.fromkeys(u for p in URLS if (u := payloads.text(data, p, required=False))))
     listed = payloads.field(data, "commits", list, required=False) or []
-    commits = tuple(
-        Commit(
-            sha=payloads.text(c, "id"),
-            message=payloads.text(c, "message", required=False),
-            paths=tuple(
-                dict.fromkeys(
-                    (
-                        *payloads.strings(c, "added"),
-                        *payloads.strings(c, "modified"),
-                        *payloads.strings(c, "removed"),
-                    )
-                )
-            ),
-        )
-        for c in listed
-    )
+    commits = payloads.commits(listed)
     total = payloads.field(data, "total_commits_count", int, required=False)
     before = payloads.text(data, "before")
     return GitPush(
