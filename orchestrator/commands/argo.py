@@ -36,7 +36,7 @@ if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
     from orchestrator.graph.plan import ProductPlan
     from orchestrator.loading import Config
-    from orchestrator.settings import StepSettings
+    from orchestrator.settings import ArgoSettings, StepSettings
 
 Manifest = dict[str, Any]
 
@@ -104,10 +104,10 @@ def data_text(data: Any, fmt: str) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, default_flow_style=False)
 
 
-def client_for(argo_server: str | None, namespace: str | None) -> ArgoClient:
-    """The Argo Server client; ``--argo-server`` is checked first, so an error names the
+def argo_settings(argo_server: str | None, namespace: str | None) -> ArgoSettings:
+    """The Argo Server connection as the argo CLI reads it, with ``--argo-server`` and
+    ``--namespace`` over it; ``--argo-server`` is checked first, so an error names the
     flag (and never repeats its value: it may carry a password)."""
-    from orchestrator.adapters.argo import ArgoClient, ArgoError
     from orchestrator.settings import ArgoSettings
     from orchestrator.urls import UrlError, server_url
 
@@ -120,8 +120,16 @@ def client_for(argo_server: str | None, namespace: str | None) -> ArgoClient:
         overrides["server"] = argo_server
     if namespace:
         overrides["namespace"] = namespace
+    return settings(ArgoSettings, **overrides)
+
+
+def client_for(argo_server: str | None, namespace: str | None) -> ArgoClient:
+    """The Argo Server client; ``--argo-server`` is checked first, so an error names the
+    flag (and never repeats its value: it may carry a password)."""
+    from orchestrator.adapters.argo import ArgoClient, ArgoError
+
     try:
-        return ArgoClient(settings(ArgoSettings, **overrides))
+        return ArgoClient(argo_settings(argo_server, namespace))
     except ArgoError as exc:
         fail(str(exc), 2)
 

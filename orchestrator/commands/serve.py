@@ -10,8 +10,13 @@ from typing import TYPE_CHECKING, Annotated
 
 import typer
 
-from orchestrator.commands.argo import ArgoServerOption, NamespaceOption, step_settings
-from orchestrator.commands.common import ConfigOption, err, fail, finite, load_valid, settings
+from orchestrator.commands.argo import (
+    ArgoServerOption,
+    NamespaceOption,
+    argo_settings,
+    step_settings,
+)
+from orchestrator.commands.common import ConfigOption, err, fail, finite, load_valid
 
 if TYPE_CHECKING:
     from orchestrator.webhooks.app import Service
@@ -129,21 +134,10 @@ def build_service(
         backend = LocalBackend(loaded, options, Console(stderr=True, highlight=False))
     else:
         from orchestrator.adapters.argoasync import AsyncArgo
-        from orchestrator.settings import ArgoSettings
-        from orchestrator.urls import UrlError, server_url
         from orchestrator.webhooks.argo_backend import ArgoBackend
 
-        overrides: dict[str, str] = {}
-        if argo_server:
-            try:
-                server_url(argo_server, hint="use ARGO_TOKEN for the token")
-            except UrlError as exc:
-                fail(f"--argo-server: {exc}", 2)
-            overrides["server"] = argo_server
-        if namespace:
-            overrides["namespace"] = namespace
         try:
-            backend = ArgoBackend(AsyncArgo(settings(ArgoSettings, **overrides)))
+            backend = ArgoBackend(AsyncArgo(argo_settings(argo_server, namespace)))
         except ArgoError as exc:
             fail(f"{exc} (or run promotions here with --local)", 2)
     cache = git_cache or Path(tempfile.mkdtemp(prefix="promoflow-serve-git-"))
