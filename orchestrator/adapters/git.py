@@ -237,29 +237,12 @@ class GitRemote:
     def fetch_recent(self, branch: str, depth: int = 64) -> None:
         """Bring ``branch``'s tip and the commits before it: everything since the cached
         tip, or the last ``depth`` commits the first time. One request covers every push
-        of a burst; commits that are still missing are then fetched by id. Native
-        transport only (the CLI transport fetches by id)."""
+        of a burst; commits still missing are then fetched by id, so a failure here is
+        left to that. Native transport only (the CLI transport fetches by id)."""
         if self.wire is None:
             return
-        ref = f"refs/remotes/{REMOTE}/{branch}"
-        tip = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}")).get(f"refs/heads/{branch}")
-        if tip is None or self._lookup_commit(tip) is not None:
-            return
-        wire = self.wire
-        partial = self._wire(lambda w: w.capabilities()).partial
-        known = self.repo.references.get(ref)
-        if known is not None and self._lookup_commit(str(known.target)) is not None:
-            shallows = gitobjects.shallow_commits(self.repo)
-            haves = [str(known.target)]
-            self._wire(
-                lambda _: self._wire_store(
-                    wire, [tip], haves, depth=None, blobless=partial, shallows=shallows
-                )
-            )
-        else:
-            self._wire(lambda _: self._wire_store(wire, [tip], [], depth=depth, blobless=partial))
-        if self._lookup_commit(tip) is not None:
-            self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
+        with contextlib.suppress(GitError):
+            self._wire_fetch_branch(branch, f"refs/remotes/{REMOTE}/{branch}", depth=depth)
 
     def has_commit(self, sha: str) -> bool:
         return self._lookup_commit(sha) is not None
@@ -344,7 +327,9 @@ class GitRemote:
             shallows=shallows,
         )  # fmt: skip
 
-    def _wire_fetch_branch(self, branch: str, ref: str) -> pygit2.Commit:
+    def _wire_fetch_branch(self, branch: str, ref: str, depth: int = 1) -> pygit2.Commit:
+        """The tip of ``branch`` into ``ref``: what changed since a cached earlier tip, or
+        the last ``depth`` commits."""
         refs = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}"))
         tip = refs.get(f"refs/heads/{branch}")
         if tip is None:
@@ -363,7 +348,7 @@ class GitRemote:
                     )
                 )
             else:
-                self._wire(lambda w: self._wire_store(w, [tip], [], depth=1, blobless=partial))
+                self._wire(lambda w: self._wire_store(w, [tip], [], depth=depth, blobless=partial))
             if self._lookup_commit(tip) is None:
                 raise GitError(f"{self.url} did not send the tip of {branch} ({tip[:12]})")
         self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
