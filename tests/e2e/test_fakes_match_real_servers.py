@@ -434,23 +434,7 @@ def test_argo_set_outputs_of_a_node_that_takes_none(argo: ArgoPair, e2e: E2ESett
     """``set`` with output parameters on a suspend node whose template declares no
     ``supplied`` outputs: the real server refuses it."""
     name = f"pfe2e-{short_id()}"
-    argo.made.append(f"/workflows/{argo.namespace}/{name}")
-    wf = {"metadata": {"name": name}, "spec": suspend_template(name)["spec"]}
-    argo.real.post(f"/workflows/{argo.namespace}", json={"workflow": wf})
-    argo.fake.post(
-        f"/workflow-templates/{argo.namespace}", json={"template": suspend_template("t")}
-    )
-    argo.fake.post(f"/workflows/{argo.namespace}", json={"workflow": wf})
-    stored = argo.server.store.get("Workflow", argo.namespace, name)
-    node = {"id": name, "name": name, "displayName": name, "type": "Suspend", "phase": "Running"}
-    stored["status"] = {"phase": "Running", "nodes": {name: node}}
-    argo.server.store.put("Workflow", argo.namespace, stored)
-
-    def running() -> bool:
-        status = argo.real.get(f"/workflows/{argo.namespace}/{name}").json().get("status") or {}
-        return (status.get("nodes") or {}).get(name, {}).get("phase") == "Running"
-
-    wait_until("the real workflow is suspended", running, 60)
+    _suspended(argo, name)
     body = {"nodeFieldSelector": f"displayName={name}",
             "outputParameters": json.dumps({"approve": "YES"}), "phase": "Succeeded"}  # fmt: skip
     fake, real = both(argo, "PUT", f"/workflows/{{ns}}/{name}/set", body)
