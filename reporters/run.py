@@ -12,6 +12,7 @@ import argparse
 import os
 import signal
 import socket
+import sqlite3
 import sys
 import tempfile
 import threading
@@ -201,6 +202,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     shard = options.shard if options.shard is not None else ordinal(socket.gethostname()) or 0
+    if options.queue < 1:
+        print(f"error: --queue {options.queue}: the queue holds at least one app", file=sys.stderr)
+        return USAGE_ERROR
     if options.replicas < 1 or not 0 <= shard < options.replicas:
         print(f"error: --shard {shard} is not below --replicas {options.replicas}", file=sys.stderr)
         return USAGE_ERROR
@@ -218,6 +222,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
         return USAGE_ERROR
     state = options.state or str(Path(tempfile.mkdtemp(prefix="promoflow-reporter-")) / "state.db")
+    try:
+        Path(state).parent.mkdir(parents=True, exist_ok=True)
+        store = Store(state)
+    except (OSError, sqlite3.Error) as exc:
+        print(f"error: --state {state}: cannot open the store: {exc}", file=sys.stderr)
+        return USAGE_ERROR
     watcher = Watcher(api, options.namespace, shard=shard, replicas=options.replicas)
     enricher = None
     if options.git_cache:
@@ -241,9 +251,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         )
         for k in kinds
     ]  # fmt: skip
-    reporter = Reporter(
-        watcher, Store(state), sinks, options.queue, enricher, others, options.argo_ui
-    )
+    reporter = Reporter(watcher, store, sinks, options.queue, enricher, others, options.argo_ui)
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     server = _serve(reporter, options.host, options.port) if options.port else None

@@ -72,3 +72,23 @@ def test_usage_errors() -> None:
     assert (
         run.returncode == 2 and run.stderr.strip() == "error: --shard 3 is not below --replicas 2"
     )
+
+
+def test_a_queue_of_nothing_and_a_store_that_cannot_be_opened_are_usage_errors(
+    tmp_path: Path,
+) -> None:
+    env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kc", "http://127.0.0.1:1"))}
+    queue = subprocess.run(
+        [sys.executable, "-m", "reporters", "--queue", "0"],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    state = subprocess.run(
+        [sys.executable, "-m", "reporters", "--state", str(blocker / "state.db")],
+        env=env, capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert queue.returncode == 2
+    assert queue.stderr.strip() == "error: --queue 0: the queue holds at least one app"
+    assert state.returncode == 2 and "Traceback" not in state.stderr
+    assert state.stderr.startswith(f"error: --state {blocker / 'state.db'}: cannot open the store")
