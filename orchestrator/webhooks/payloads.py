@@ -44,9 +44,12 @@ def _too_deep(body: bytes) -> bool:
 
 def json_object(incoming: Incoming) -> dict[str, Any]:
     """The body as a JSON object. GitHub (and Gitea) may also send it form-encoded as
-    ``payload=...`` (the hook's content type ``application/x-www-form-urlencoded``)."""
+    ``payload=...`` (the hook's content type ``application/x-www-form-urlencoded``); a JSON
+    object sent with that type (``curl -d`` sets it) is read as the JSON it is."""
     body = incoming.body
-    if incoming.header("content-type").startswith("application/x-www-form-urlencoded"):
+    form = incoming.header("content-type").startswith("application/x-www-form-urlencoded")
+    # a JSON body sent with curl -d's default type is still JSON: only a form is decoded
+    if form and not body.lstrip().startswith(b"{"):
         try:
             form = parse_qs(body.decode(), strict_parsing=True, max_num_fields=8)
         except (UnicodeDecodeError, ValueError):

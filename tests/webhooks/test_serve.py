@@ -307,3 +307,17 @@ def test_one_push_through_two_hooks_is_one_promotion(hub: Harness) -> None:
         "already submitted",
     ]
     assert len(hub.created()) == 1
+
+
+def test_a_json_request_sent_as_curl_sends_it_is_read_as_json(hub: Harness) -> None:
+    """``curl -d '{...}'`` labels a JSON body form-encoded; a CI job's request still works,
+    while a real form (GitHub's ``payload=``) is decoded as one."""
+    body = b'{"product": "shop", "version": "1.6.0", "fields": {"image.digest": "sha256:ab"}}'
+    form = {"Content-Type": "application/x-www-form-urlencoded"}
+    reply = hub.post("/webhooks/generic", body, {**form, "Authorization": f"Bearer {SECRET}"})
+    assert reply.status_code == 202, reply.text
+    assert reply.json()["promotions"][0]["version"] == "1.6.0"
+    pinged = hub.post(
+        "/webhooks/github", b"payload=%7B%7D", {**signed(b"payload=%7B%7D", "ping"), **form}
+    )
+    assert pinged.status_code == 200, pinged.text
