@@ -19,6 +19,7 @@ from orchestrator.commands.argo import (
 from orchestrator.commands.common import ConfigOption, err, fail, finite, load_valid
 
 if TYPE_CHECKING:
+    from orchestrator.local.session import LocalOptions
     from orchestrator.webhooks.app import Service
 
 MAX_BODY_LIMIT = 64 << 20
@@ -57,6 +58,12 @@ def serve_cmd(
     runs_dir: Annotated[Path, typer.Option(help="Local: where run records are kept.")] = Path(
         ".promoflow/runs"
     ),
+    templates: Annotated[
+        Path | None, typer.Option(help="Local: your WorkflowTemplates (pre/post actions).")
+    ] = None,
+    stand_ins: Annotated[
+        bool, typer.Option("--stand-ins", help="Local: stand-ins for missing WorkflowTemplates.")
+    ] = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Receive webhooks from Git hosts, CI and registries and start promotions from them.
@@ -67,7 +74,7 @@ def serve_cmd(
 
     Examples:
       $ PROMOFLOW_WEBHOOK_GITHUB_SECRET=... promoflow serve -c environments --host 0.0.0.0
-      $ promoflow serve -c environments --local --auto-approve    # no cluster
+      $ promoflow serve -c environments --local --auto-approve --stand-ins   # no cluster
     """
     import uvicorn
 
@@ -77,10 +84,17 @@ def serve_cmd(
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
         raise typer.BadParameter("one of debug, info, warning, error", param_hint="--log-level")
     finite(soak_scale, "--soak-scale", 0, 1000)
-    service = build_service(
-        config, argo_server, namespace, max_body, git_cache, local, auto_approve, soak_scale,
-        runs_dir,
-    )  # fmt: skip
+    from orchestrator.local.session import LocalOptions
+
+    local_options = None
+    if local:
+        from orchestrator.commands.local import load_templates
+
+        local_options = LocalOptions(
+            auto_approve=auto_approve, soak_scale=soak_scale, runs_dir=runs_dir,
+            templates=load_templates(templates), use_stand_ins=stand_ins,
+        )  # fmt: skip
+    service = build_service(config, argo_server, namespace, max_body, git_cache, local_options)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     shown = host if ":" not in host else f"[{host}]"
     for name in service.secrets.configured():
@@ -100,11 +114,10 @@ def build_service(
     namespace: str | None,
     max_body: int,
     git_cache: Path | None,
-    local: bool,
-    auto_approve: bool,
-    soak_scale: float,
-    runs_dir: Path,
+    local: LocalOptions | None,
 ) -> Service:
+    """The service; ``local``: run promotions here with these options, else on the Argo
+    Server."""
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.adapters.gitreads import GitReads
     from orchestrator.webhooks import registry
@@ -124,14 +137,12 @@ def build_service(
             markup=False,
         )
     backend: Backend
-    if local:
+    if local is not None:
         from rich.console import Console
 
-        from orchestrator.local.session import LocalOptions
         from orchestrator.webhooks.local_backend import LocalBackend
 
-        options = LocalOptions(auto_approve=auto_approve, soak_scale=soak_scale, runs_dir=runs_dir)
-        backend = LocalBackend(loaded, options, Console(stderr=True, highlight=False))
+        backend = LocalBackend(loaded, local, Console(stderr=True, highlight=False))
     else:
         from orchestrator.adapters.argoasync import AsyncArgo
         from orchestrator.webhooks.argo_backend import ArgoBackend

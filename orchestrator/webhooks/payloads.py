@@ -47,9 +47,9 @@ def json_object(incoming: Incoming) -> dict[str, Any]:
     ``payload=...`` (the hook's content type ``application/x-www-form-urlencoded``); a JSON
     object sent with that type (``curl -d`` sets it) is read as the JSON it is."""
     body = incoming.body
-    form = incoming.header("content-type").startswith("application/x-www-form-urlencoded")
+    labelled = incoming.header("content-type").startswith("application/x-www-form-urlencoded")
     # a JSON body sent with curl -d's default type is still JSON: only a form is decoded
-    if form and not body.lstrip().startswith(b"{"):
+    if labelled and not body.lstrip().startswith(b"{"):
         try:
             form = parse_qs(body.decode(), strict_parsing=True, max_num_fields=8)
         except (UnicodeDecodeError, ValueError):
