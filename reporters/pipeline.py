@@ -11,6 +11,12 @@ from typing import Any
 from orchestrator.argocd_shapes import unsettled
 from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
+from reporters.events.replicasets import (
+    images,
+    owner_of,
+    replicaset_essentials,
+    replicaset_transitions,
+)
 from reporters.events.resources import (
     rollout_essentials,
     rollout_transitions,
@@ -18,6 +24,7 @@ from reporters.events.resources import (
     workflow_transitions,
 )
 from reporters.events.transitions import ENVIRONMENT, PRODUCT, Change, essentials, transitions
+from reporters.notifications.notifier import Broadcast, Notifier, Routed
 from reporters.state.store import Store
 
 App = dict[str, Any]
@@ -71,16 +78,58 @@ class Pipeline:
     enricher: Enricher | None = None
     ui: str = ""
     """The Argo Workflows UI, for promotion links."""
+    notifier: Notifier | None = None
+    """Configured notifications (services, triggers, subscriptions), besides ``sinks``."""
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
 
     def __post_init__(self) -> None:
+        self._broadcast = Broadcast(self.sinks)
+        if self.notifier is not None:
+            self.notifier.conditions.update(self.store.conditions())
+        self._owners: dict[tuple[str, str, str], str] = {}
+        """(kind, namespace, name) of a workload -> the app listing it among its resources."""
+        self._current: dict[tuple[str, str, str], str] = {}
+        """A workload -> the key of its newest ReplicaSet with pods wanted."""
         for key, (seen, settled) in self.store.apps().items():
             if seen is not None:
                 self.seen[key] = seen
+                self._index(key, None, seen)
             if settled is not None:
                 self.settled[key] = settled
+
+    def _index(self, key: str, old: App | None, new: App | None) -> None:
+        if key.startswith(REPLICASETS):
+            rs = new or old or {}
+            owner = owner_of(rs)
+            if owner is None:
+                return
+            current = self.seen.get(self._current.get(owner, ""))
+            if new is not None and new["replicas"] > 0:
+                if current is None or _revision(new) >= _revision(current):
+                    self._current[owner] = key
+            elif self._current.get(owner) == key:
+                del self._current[owner]
+            return
+        if ":" in key:
+            return
+        for workload in ((old or {}).get("status") or {}).get("resources") or []:
+            self._owners.pop(_workload(workload), None)
+        for workload in ((new or {}).get("status") or {}).get("resources") or []:
+            self._owners[_workload(workload)] = key
+
+    def workloads(self, app: App | None) -> list[dict[str, Any]]:
+        """The images each workload of ``app`` runs, from its newest ReplicaSet."""
+        out = []
+        for workload in ((app or {}).get("status") or {}).get("resources") or []:
+            rs = self.seen.get(self._current.get(_workload(workload), ""))
+            if rs is not None:
+                out.append({
+                    "kind": workload["kind"], "namespace": workload.get("namespace", ""),
+                    "name": workload["name"], "images": images(rs),
+                })  # fmt: skip
+        return out
 
     def handle(self, key: str, app: App | None) -> list[Event]:
         """One app's newest state (``None``: deleted); keys with a kind prefix
@@ -103,25 +152,63 @@ class Pipeline:
             self.seen[key] = new
             if not unsettled(new):
                 self.settled[key] = new
+        self._index(key, old, new)
         labels = ((new or old or {}).get("metadata") or {}).get("labels") or {}
         repo = _repo(new or old)
         if repo:
             changes = [replace(c, data={**c.data, "repo": repo}) for c in changes]
-        events = [Event(event_id(c), c, dict(labels)) for c in changes]
-        if events or new != old:
-            self.store.record(
-                key,
-                new,
-                self.settled.get(key),
-                [(e.id, e.cloudevent()) for e in events],
-                self.sinks,
-            )
+        if any(c.type in WITH_WORKLOADS for c in changes) and (running := self.workloads(new)):
+            changes = [
+                replace(c, data={**c.data, "workloads": running}) if c.type in WITH_WORKLOADS else c
+                for c in changes
+            ]
+        events = [Event(event_id(c), c, _promoflow(labels)) for c in changes]
+        return self._commit(key, old, new, self.settled.get(key), events)
+
+    def _commit(
+        self,
+        key: str,
+        old: App | None,
+        new: App | None,
+        settled: App | None,
+        events: list[Event],
+        about: tuple[str, App | None] | None = None,
+    ) -> list[Event]:
+        """Route the events (to every ``--sink``, and as the notifications say) and store
+        them with the object's new state, in one transaction. ``about``: the app whose
+        subscriptions apply, when the object is one of its resources."""
+        subject_key, subject = about or (key, new or old)
+        routed = Routed()
+        for event in events:
+            cloudevent = event.cloudevent()
+            routed.add(self._broadcast.route(key, cloudevent, new or old))
+            if self.notifier is not None:
+                routed.add(self.notifier.route(subject_key, cloudevent, subject))
+        if events or new != old or routed.conditions:
+            self.store.record(key, new, settled, routed.outgoing, routed.conditions, routed.cancel)
         self.emitted += len(events)
         if events:
             self.on_events(events)
         return events
 
+    def tick(self, now: float) -> int:
+        """Release the held notifications whose time has come and whose condition still
+        holds; cancel the others. The number released."""
+        if self.notifier is None:
+            return 0
+        released = 0
+        for held in self.store.due(now):
+            key = held.hold.split("\x1f", 1)[0]
+            if self.notifier.still(held, self.seen.get(key)):
+                self.store.release(held.sink, held.id)
+                released += 1
+            else:
+                self.store.cancel(held.sink, held.id, "the condition no longer held")
+        return released
+
     def _resource(self, kind: str, key: str, obj: App | None) -> list[Event]:
+        if kind == REPLICASETS.rstrip(":"):
+            return self._replicaset(key, obj)
         trim, changes_of = RESOURCES[kind]
         old = self.seen.get(key)
         new = trim(obj) if obj is not None else None
@@ -130,19 +217,45 @@ class Pipeline:
             self.seen.pop(key, None)
         else:
             self.seen[key] = new
-        events = [Event(event_id(c), c, self._labels(new or old)) for c in changes]
-        if events or new != old:
-            events_rows = [(e.id, e.cloudevent()) for e in events]
-            self.store.record(key, new, None, events_rows, self.sinks)
-        self.emitted += len(events)
-        if events:
-            self.on_events(events)
-        return events
+        labels = ((new or old or {}).get("metadata") or {}).get("labels") or {}
+        events = [Event(event_id(c), c, _promoflow(labels)) for c in changes]
+        return self._commit(key, old, new, None, events)
 
-    @staticmethod
-    def _labels(obj: App | None) -> dict[str, str]:
-        labels = ((obj or {}).get("metadata") or {}).get("labels") or {}
-        return {k: v for k, v in labels.items() if k in (PRODUCT, ENVIRONMENT)}
+    def _replicaset(self, key: str, obj: App | None) -> list[Event]:
+        """A ReplicaSet reports as the app owning its workload; the ReplicaSets of apps
+        another replica owns, or of no app, are only remembered."""
+        old = self.seen.get(key)
+        new = replicaset_essentials(obj) if obj is not None else None
+        owner = owner_of(new or old or {})
+        app_key = self._owners.get(owner) if owner else None
+        changes = replicaset_transitions(old, new, app_key) if app_key else []
+        if new is None:
+            self.seen.pop(key, None)
+        else:
+            self.seen[key] = new
+        self._index(key, old, new)
+        app = self.seen.get(app_key or "")
+        labels = ((app or {}).get("metadata") or {}).get("labels") or {}
+        events = [Event(event_id(c), c, _promoflow(labels)) for c in changes]
+        return self._commit(key, old, new, None, events, (app_key or key, app))
+
+
+REPLICASETS = "replicasets:"
+WITH_WORKLOADS = ("app.deployed", "app.images-changed")
+"""App events that carry the images each workload runs."""
+
+
+def _workload(resource: dict[str, Any]) -> tuple[str, str, str]:
+    return str(resource.get("kind")), str(resource.get("namespace", "")), str(resource["name"])
+
+
+def _revision(rs: App) -> int:
+    text = str((rs.get("metadata") or {}).get("revision") or "0")
+    return int(text) if text.isdigit() else 0
+
+
+def _promoflow(labels: dict[str, str]) -> dict[str, str]:
+    return {k: v for k, v in labels.items() if k in (PRODUCT, ENVIRONMENT)}
 
 
 def _repo(app: App | None) -> str:

@@ -16,6 +16,7 @@ import sqlite3
 import sys
 import tempfile
 import threading
+import time
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -24,11 +25,16 @@ from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import Enricher
 from reporters.enrich.jira import JiraIssues
 from reporters.events.transitions import App
+from reporters.notifications.config import ConfigError, load, read_secrets
+from reporters.notifications.notifier import Notifier
+from reporters.notifications.services import sinks_for
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
 from reporters.sinks.delivery import Delivery, Sink
 from reporters.sinks.github import GitHubStatusSink
+from reporters.sinks.github_deployment import GitHubDeploymentSink
 from reporters.sinks.http import HttpSink
+from reporters.sinks.jira import JiraSink
 from reporters.sinks.slack import SlackSink
 from reporters.sinks.stdout import StdoutSink
 from reporters.state.store import Store
@@ -52,8 +58,9 @@ def parser() -> argparse.ArgumentParser:
         "--sink",
         action="append",
         default=[],
-        help="stdout, an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET), or "
-        "slack:WEBHOOK-URL, or github-status (GIT_TOKEN); repeatable.",
+        help="stdout, an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET), "
+        "slack:WEBHOOK-URL, github-status or github-deployment (GIT_TOKEN), or jira "
+        "(--jira, JIRA_USER, JIRA_TOKEN); repeatable.",
     )
     p.add_argument(
         "--shard", type=int, default=None, help="This replica's ordinal (default: from HOSTNAME)."
@@ -76,30 +83,57 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--resources",
         default="",
-        help="Also report these, comma-separated: workflows (promotions), rollouts.",
+        help="Also report these, comma-separated: workflows (promotions), rollouts, "
+        "replicasets (of the apps' Deployments and Rollouts).",
+    )
+    p.add_argument(
+        "--workload-namespaces",
+        default="",
+        help="Where the apps' ReplicaSets are watched, comma-separated (default: all "
+        "namespaces, which needs a ClusterRole).",
     )
     p.add_argument("--argo-ui", default="", help="The Argo Workflows UI, for promotion links.")
+    p.add_argument(
+        "--notifications",
+        default=os.environ.get("PROMOFLOW_NOTIFICATIONS", ""),
+        help="Services, templates, triggers and subscriptions in Argo CD Notifications' "
+        "ConfigMap layout: its manifest, or the directory it is mounted as.",
+    )
+    p.add_argument(
+        "--secrets",
+        default=os.environ.get("PROMOFLOW_NOTIFICATIONS_SECRETS", ""),
+        help="What the configuration's $name references resolve from: a mounted Secret "
+        "(directory) or a Secret manifest.",
+    )
     p.add_argument("--host", default="127.0.0.1", help="Where /stream, /metrics, /shards listen.")
     p.add_argument("--port", type=int, default=8081, help="Their port (0: none).")
     return p
 
 
-def sinks_of(values: Sequence[str]) -> list[Sink]:
+def sinks_of(values: Sequence[str], jira: str = "") -> list[Sink]:
     secret = os.environ.get("PROMOFLOW_SINK_SECRET", "")
+    ui = os.environ.get("PROMOFLOW_ARGOCD_UI", "")
     out: list[Sink] = []
     for value in values:
         if value == "stdout":
             out.append(StdoutSink())
         elif value == "github-status":
-            out.append(GitHubStatusSink(ui=os.environ.get("PROMOFLOW_ARGOCD_UI", "")))
+            out.append(GitHubStatusSink(ui=ui))
+        elif value == "github-deployment":
+            out.append(GitHubDeploymentSink(ui=ui))
+        elif value == "jira":
+            if not jira:
+                raise ValueError("--sink jira: give the server with --jira URL (or JIRA_URL)")
+            user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
+            out.append(JiraSink(jira, user=user, token=token))
         elif value.startswith("slack:"):
             out.append(SlackSink(value.removeprefix("slack:")))
         elif value.startswith(("http://", "https://")):
             out.append(HttpSink(value, secret))
         else:
             raise ValueError(
-                f"--sink {value!r}: expected stdout, an http(s) URL, slack:WEBHOOK-URL or "
-                "github-status"
+                f"--sink {value!r}: expected stdout, an http(s) URL, slack:WEBHOOK-URL, "
+                "github-status, github-deployment or jira"
             )
     return out
 
@@ -119,7 +153,11 @@ def kube_api() -> Any:
 RESOURCE_KINDS = {
     "workflows": ("argoproj.io", "v1alpha1", "workflows"),
     "rollouts": ("argoproj.io", "v1alpha1", "rollouts"),
+    "replicasets": ("apps", "v1", "replicasets"),
 }
+UNSHARDED = ("replicasets",)
+"""Watched whole by every replica: a ReplicaSet belongs to the shard of its app, which
+only the pipeline knows (it reports those of its own apps)."""
 
 
 class Reporter:
@@ -132,13 +170,20 @@ class Reporter:
         enricher: Enricher | None = None,
         others: Sequence[Watcher] = (),
         ui: str = "",
+        notifier: Notifier | None = None,
+        services: Sequence[Sink] = (),
     ) -> None:
         self.watcher = watcher
         self.watchers = [watcher, *others]
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
-        self.deliveries = [Delivery(store, sink).start() for sink in sinks]
+        self.deliveries = [Delivery(store, sink).start() for sink in [*sinks, *services]]
         self.pipeline = Pipeline(
-            store, [s.name for s in sinks], on_events=self._stored, enricher=enricher, ui=ui
+            store,
+            [s.name for s in sinks],
+            on_events=self._stored,
+            enricher=enricher,
+            ui=ui,
+            notifier=notifier,
         )
         self.stream = Stream()
         self.stopping = threading.Event()
@@ -146,6 +191,9 @@ class Reporter:
 
     def _stored(self, events: list[Event]) -> None:
         self.stream.publish(events)
+        self._wake()
+
+    def _wake(self) -> None:
         for delivery in self.deliveries:
             delivery.wake()
 
@@ -183,10 +231,15 @@ class Reporter:
             threading.Thread(target=self._read, args=(watcher,), name=name, daemon=True).start()
         # on stop, what is queued is still stored; a change the watch reads later is seen
         # again by the next start's list, compared with the store
+        ticked = 0.0
         while not (self.stopping.is_set() and not len(self.queue)):
             item = self.queue.get(timeout=0.2)
             if item is not None:
                 self.pipeline.handle(*item)
+            if time.time() - ticked >= 1.0:  # held notifications whose time came
+                ticked = time.time()
+                if self.pipeline.tick(ticked):
+                    self._wake()
         for delivery in self.deliveries:
             delivery.stop()
 
@@ -197,10 +250,22 @@ class Reporter:
 def main(argv: Sequence[str] | None = None) -> int:
     options = parser().parse_args(argv)
     try:
-        sinks = sinks_of(options.sink or ["stdout"])
+        default = [] if options.notifications else ["stdout"]
+        sinks = sinks_of(options.sink or default, options.jira)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
+    notifier: Notifier | None = None
+    services: list[Sink] = []
+    if options.notifications:
+        try:
+            notifier, services = _notifications(options.notifications, options.secrets)
+        except ConfigError as exc:
+            print(str(exc), file=sys.stderr)
+            return USAGE_ERROR
+        except OSError as exc:
+            print(f"error: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
+            return USAGE_ERROR
     shard = options.shard if options.shard is not None else ordinal(socket.gethostname()) or 0
     if options.queue < 1:
         print(f"error: --queue {options.queue}: the queue holds at least one app", file=sys.stderr)
@@ -236,35 +301,44 @@ def main(argv: Sequence[str] | None = None) -> int:
             user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
             jira = JiraIssues(options.jira, user=user, token=token)
         enricher = Enricher(GitHistory(Path(options.git_cache)), jira)
-    kinds = [k.strip() for k in options.resources.split(",") if k.strip()]
-    unknown = [k for k in kinds if k not in RESOURCE_KINDS]
-    if unknown:
-        print(
-            f"error: --resources {unknown[0]!r}: one of {', '.join(RESOURCE_KINDS)}",
-            file=sys.stderr,
-        )
-        return USAGE_ERROR
+    workload_namespaces = [n.strip() for n in options.workload_namespaces.split(",") if n.strip()]
     others = [
         Watcher(
-            api, options.namespace, RESOURCE_KINDS[k], f"{k}:", shard=shard,
-            replicas=options.replicas,
+            api,
+            namespace,
+            RESOURCE_KINDS[k],
+            f"{k}:",
+            shard=0 if k in UNSHARDED else shard,
+            replicas=1 if k in UNSHARDED else options.replicas,
         )
         for k in kinds
-    ]  # fmt: skip
-    reporter = Reporter(watcher, store, sinks, options.queue, enricher, others, options.argo_ui)
+        for namespace in ((workload_namespaces or [""]) if k in UNSHARDED else [options.namespace])
+    ]
+    reporter = Reporter(
+        watcher, store, sinks, options.queue, enricher, others, options.argo_ui, notifier, services
+    )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     server = _serve(reporter, options.host, options.port) if options.port else None
     where = f"; /stream at http://{options.host}:{options.port}" if server else ""
     print(
         f"reporting {options.namespace or 'all namespaces'} (shard {shard} of "
-        f"{options.replicas}) to {', '.join(s.name for s in sinks)}; state in {state}{where}",
+        f"{options.replicas}) to {', '.join(s.name for s in [*sinks, *services])}; "
+        f"state in {state}{where}",
         file=sys.stderr,
     )
     reporter.run()
     if server is not None:
         server.should_exit = True
     return 0
+
+
+def _notifications(path: str, secrets: str) -> tuple[Notifier, list[Sink]]:
+    """The configured notifications and a sink per service; :class:`ConfigError` with
+    every problem of the file (``FILE:LINE:COL: error: ...``)."""
+    found = read_secrets(Path(secrets)) if secrets else {}
+    config = load(Path(path), found, secrets_from=secrets)
+    return Notifier(config), sinks_for(config)
 
 
 def _serve(reporter: Reporter, host: str, port: int) -> Any:

@@ -10,6 +10,21 @@ from collections.abc import Callable
 from typing import Any
 
 
+def connect(server: str, *, user: str = "", token: str = "", timeout: float = 5) -> Any:
+    """A ``jira.JIRA`` client: basic auth when there is a ``user`` (the token as its
+    password: a Jira Cloud API token, or a Server password), a Server personal access token
+    (bearer) when there is only a token, anonymous otherwise. It makes no retries of its
+    own (callers decide when to try again), and creating it asks Jira for ``serverInfo``,
+    so it fails as any request does (``JIRAError``, or the network's exception)."""
+    from jira import JIRA
+
+    if user:
+        return JIRA(server, basic_auth=(user, token), max_retries=0, timeout=timeout)
+    if token:
+        return JIRA(server, token_auth=token, max_retries=0, timeout=timeout)
+    return JIRA(server, max_retries=0, timeout=timeout)
+
+
 class JiraUnavailable(Exception):
     """Jira could not be asked; the event goes out without its issues, saying so."""
 
@@ -35,16 +50,8 @@ class JiraIssues:
 
     def _jira(self) -> Any:
         if self._client is None:
-            from jira import JIRA
-
             user, token = self._auth
-            server = self.server
-            if user:
-                self._client = JIRA(server, basic_auth=(user, token), max_retries=0, timeout=5)
-            elif token:
-                self._client = JIRA(server, token_auth=token, max_retries=0, timeout=5)
-            else:
-                self._client = JIRA(server, max_retries=0, timeout=5)
+            self._client = connect(self.server, user=user, token=token, timeout=5)
         return self._client
 
     def issues(self, keys: list[str]) -> dict[str, dict[str, Any]]:

@@ -28,6 +28,10 @@ App = dict[str, Any]
 PRODUCT, ENVIRONMENT = "promoflow.dev/product", "promoflow.dev/environment"
 LABELS = (PRODUCT, ENVIRONMENT)
 """Labels of an app kept with its events: what the stream filters on."""
+SUBSCRIBE = "promoflow.dev/subscribe."
+"""Annotations kept of an app: its notification subscriptions."""
+WORKLOADS = ("Deployment", "Rollout")
+"""Resources of an app kept: what owns the ReplicaSets reported with it."""
 
 
 @dataclass(frozen=True)
@@ -173,8 +177,16 @@ def essentials(app: App) -> App:
     if result:
         kept_op["syncResult"] = {k: result[k] for k in ("revision", "revisions") if k in result}
     summary = status.get("summary") or {}
+    kept_meta = {k: meta[k] for k in ("name", "namespace", "creationTimestamp") if k in meta}
+    if meta.get("labels"):
+        kept_meta["labels"] = dict(meta["labels"])
+    subscriptions = {
+        k: v for k, v in (meta.get("annotations") or {}).items() if k.startswith(SUBSCRIBE)
+    }
+    if subscriptions:
+        kept_meta["annotations"] = subscriptions
     out: App = {
-        "metadata": {k: meta[k] for k in ("name", "namespace", "creationTimestamp") if k in meta},
+        "metadata": kept_meta,
         "status": {
             "sync": {
                 k: (status.get("sync") or {})[k]
@@ -203,6 +215,17 @@ def essentials(app: App) -> App:
         out["spec"] = {k: (v[0] if k == "source" else v) for k, v in kept_spec.items()}
     if kept_op:
         out["status"]["operationState"] = kept_op
+    workloads = [
+        {k: r[k] for k in ("group", "kind", "namespace", "name") if k in r}
+        for r in status.get("resources") or []
+        if r.get("kind") in WORKLOADS
+    ]
+    if workloads:
+        out["status"]["resources"] = workloads
+    if spec.get("destination"):
+        out.setdefault("spec", {})["destination"] = {
+            k: v for k, v in spec["destination"].items() if k in ("server", "name", "namespace")
+        }
     if app.get("operation"):
         out["operation"] = {"sync": (app["operation"].get("sync") or {})}
     return out

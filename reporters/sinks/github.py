@@ -3,21 +3,15 @@
 ``POST /repos/{owner}/{repo}/statuses/{sha}`` (docs.github.com, "Create a commit status"),
 with context ``argocd/<app>``: ``pending`` when a sync starts, ``success`` when the app is
 deployed at the commit, ``failure`` when the sync fails or the app turns Degraded. The
-repository is the app's source (single-source apps; GitHub repositories only: others are
-left alone), the token ``GIT_TOKEN`` as for the promote step, the API GitHub's or
-``PROMOFLOW_SCM_API_URL``.
+repository, token, API and errors are those of :mod:`reporters.sinks.github_api`.
 """
 
 from __future__ import annotations
 
-import contextlib
-import os
 from typing import Any
 
-import httpx
-
-from orchestrator.adapters.scm import ScmError, ScmTarget
 from reporters.sinks.delivery import SinkError
+from reporters.sinks.github_api import GitHubApi, app_of, commit_of, shorten
 
 STATES = {
     "app.sync-started": ("pending", "Argo CD is syncing {app}"),
@@ -25,65 +19,61 @@ STATES = {
     "app.sync-failed": ("failure", "Sync of {app} failed: {message}"),
     "app.health-degraded": ("failure", "{app} is Degraded: {message}"),
 }
-MAX_DESCRIPTION = 140
-"""GitHub refuses longer descriptions."""
+
+
+STATUS_STATES = ("error", "failure", "pending", "success")
+"""What GitHub accepts for a commit status."""
 
 
 class GitHubStatusSink:
-    name = "github-status"
-
-    def __init__(self, token: str = "", ui: str = "", *, timeout: float = 10) -> None:
-        self._token = token or os.environ.get("GIT_TOKEN", "")
+    def __init__(
+        self,
+        token: str = "",
+        ui: str = "",
+        *,
+        name: str = "github-status",
+        api: str = "",
+        timeout: float = 10,
+    ) -> None:
+        self.name = name
+        self._api = GitHubApi(token, api=api, timeout=timeout)
         self.ui = ui.rstrip("/")
-        self._client = httpx.Client(timeout=timeout)
 
     def send(self, event: dict[str, Any]) -> None:
+        notification = (event.get("data") or {}).get("notification") or {}
+        block = (notification.get("github") or {}).get("status")
         wanted = STATES.get(str(event.get("type")))
-        data = event.get("data") or {}
-        sha, repo = str(data.get("revision") or ""), str(data.get("repo") or "")
-        if wanted is None or not repo or len(sha) != 40:
+        commit = commit_of(event)
+        if (wanted is None and not block) or commit is None:
             return  # not about a commit this sink reports on
-        try:
-            target = ScmTarget.from_repo(repo)
-        except ScmError as exc:
-            raise SinkError(str(exc), permanent=True) from None
-        if target.kind != "github":
+        repo, sha = commit
+        target = self._api.repository(repo)
+        if target is None:
             return
-        state, words = wanted
-        app = str(data.get("app") or event.get("subject", ""))
-        namespace, _, name = app.rpartition("/")
-        description = words.format(app=name, message=str(data.get("message") or "no message"))
+        namespace, name = app_of(event)
+        state, words = wanted or ("", "")
+        message = str((event.get("data") or {}).get("message") or "no message")
         body = {
             "state": state,
             "context": f"argocd/{name}",
-            "description": description[: MAX_DESCRIPTION - 1] + "…"
-            if len(description) > MAX_DESCRIPTION
-            else description,
+            "description": shorten(words.format(app=name, message=message)),
         }
         if self.ui:
             body["target_url"] = f"{self.ui}/applications/{namespace}/{name}"
-        url = f"{target.api_url.rstrip('/')}/repos/{target.project}/statuses/{sha}"
-        headers = {"Accept": "application/vnd.github+json", "User-Agent": "promoflow"}
-        if self._token:
-            headers["Authorization"] = f"Bearer {self._token}"
-        try:
-            response = self._client.post(url, json=body, headers=headers)
-        except httpx.HTTPError as exc:
-            raise SinkError(f"cannot reach GitHub: {type(exc).__name__}") from None
-        if response.status_code < 300:
-            return
-        said = ""
-        with contextlib.suppress(ValueError, AttributeError):
-            said = str(response.json().get("message", ""))
-        retry = response.headers.get("retry-after", "")
-        transient = response.status_code >= 500 or (
-            response.status_code in (403, 429) and bool(retry)
-        )
-        raise SinkError(
-            f"GitHub answered {response.status_code}: {said or 'no reason given'}",
-            retry_after=float(retry) if retry.isdigit() else None,
-            permanent=not transient,
-        )
+        if block:  # a template's status (Argo CD's fields: state, label, targetURL)
+            if notification.get("message"):
+                body["description"] = shorten(str(notification["message"]))
+            body.update({
+                key: str(block[field]) for key, field in
+                (("state", "state"), ("context", "label"), ("target_url", "targetURL"))
+                if block.get(field)
+            })  # fmt: skip
+        if body["state"] not in STATUS_STATES:
+            raise SinkError(
+                f"github status: state {body['state']!r} is not one of {', '.join(STATUS_STATES)}",
+                permanent=True,
+            )
+        self._api.call("POST", target, f"/statuses/{sha}", body=body)
 
     def close(self) -> None:
-        self._client.close()
+        self._api.close()

@@ -4,6 +4,11 @@ The body is the event (``Content-Type: application/cloudevents+json``); with a s
 ``X-Hub-Signature-256: sha256=<HMAC-SHA256 of the body>`` as GitHub signs, so receivers
 that verify GitHub's webhooks verify these alike. 2xx is delivered; 408, 429 and 5xx (and
 a network failure) are retried, honouring ``Retry-After``; any other status is permanent.
+
+Configured as a service (``service.webhook.<name>``: ``url``, ``headers``, ``basicAuth``,
+``secret``), a template's ``webhook.<name>`` block (``method``, ``path``, ``body``) sends
+its own request instead, as Argo CD Notifications' webhook service does. Its URL may hold
+a secret (a token in the path), so errors name the service, never the URL.
 """
 
 from __future__ import annotations
@@ -15,6 +20,7 @@ from typing import Any
 
 import httpx
 
+from orchestrator.urls import scrub
 from reporters.sinks.delivery import SinkError
 
 
@@ -27,26 +33,47 @@ def _retry_after(response: httpx.Response) -> float | None:
 
 
 class HttpSink:
-    def __init__(self, url: str, secret: str = "", *, name: str = "", timeout: float = 10) -> None:
+    def __init__(
+        self,
+        url: str,
+        secret: str = "",
+        *,
+        name: str = "",
+        headers: dict[str, str] | None = None,
+        auth: tuple[str, str] | None = None,
+        timeout: float = 10,
+    ) -> None:
         self.url = url
-        self.name = name or f"http {url}"
+        self.name = name or f"http {scrub(url)}"
+        self._shown = f"webhook {name}" if name else scrub(url)
         self._secret = secret
-        self._client = httpx.Client(timeout=timeout)
+        self._headers = dict(headers or {})
+        self._client = httpx.Client(timeout=timeout, auth=auth)
 
     def send(self, event: dict[str, Any]) -> None:
-        body = json.dumps(event, separators=(",", ":"), sort_keys=True).encode()
-        headers = {"Content-Type": "application/cloudevents+json", "ce-id": str(event.get("id"))}
+        block = ((event.get("data") or {}).get("notification") or {}).get("webhook")
+        method, url = "POST", self.url
+        if isinstance(block, dict):
+            method = str(block.get("method") or "POST").upper()
+            url = self.url.rstrip("/") + str(block.get("path") or "") if block.get("path") else url
+            body = str(block.get("body") or "").encode()
+            headers = {"Content-Type": "application/json"}
+        else:
+            body = json.dumps(event, separators=(",", ":"), sort_keys=True).encode()
+            headers = {"Content-Type": "application/cloudevents+json"}
+        headers["ce-id"] = str(event.get("id"))
+        headers.update(self._headers)
         if self._secret:
             digest = hmac.new(self._secret.encode(), body, hashlib.sha256).hexdigest()
             headers["X-Hub-Signature-256"] = f"sha256={digest}"
         try:
-            response = self._client.post(self.url, content=body, headers=headers)
+            response = self._client.request(method, url, content=body, headers=headers)
         except httpx.HTTPError as exc:
-            raise SinkError(f"cannot reach {self.url}: {type(exc).__name__}") from None
+            raise SinkError(f"cannot reach {self._shown}: {type(exc).__name__}") from None
         status = response.status_code
         if status < 300:
             return
-        reason = f"{self.url} answered {status}"
+        reason = f"{self._shown} answered {status}"
         transient = status >= 500 or status in (408, 429)
         raise SinkError(reason, retry_after=_retry_after(response), permanent=not transient)
 

@@ -4,6 +4,13 @@ incoming webhook, saying product, environment, version, status and links.
 Slack's incoming webhooks answer ``200 ok``; a malformed message ``400 invalid_payload`` or
 ``no_text``, a removed hook ``404 no_service`` or ``410 channel_is_archived`` (permanent:
 dead letters); rate limiting ``429`` with ``Retry-After`` (retried after it).
+
+Configured as a service (``service.slack``), the message is the template's (``message``,
+and its ``slack`` block's ``blocks``/``attachments``), and with a bot ``token`` instead of
+a hook it goes through ``chat.postMessage`` to the channel a subscription names. That API
+answers ``200`` with ``{"ok": false, "error": ...}`` for what it refuses: a missing channel
+or a revoked token is permanent, Slack's own trouble (``internal_error``,
+``service_unavailable``, ...) is retried.
 """
 
 from __future__ import annotations
@@ -70,15 +77,53 @@ def message(event: dict[str, Any]) -> dict[str, Any]:
     return {"text": text, "blocks": blocks}
 
 
+TRANSIENT = {
+    "internal_error",
+    "fatal_error",
+    "service_unavailable",
+    "request_timeout",
+    "ratelimited",
+}
+API = "https://slack.com/api"
+
+
+def body_of(event: dict[str, Any]) -> dict[str, Any]:
+    """The message to post: the notification's, when a template made one, else the facts."""
+    notification = (event.get("data") or {}).get("notification")
+    if not notification:
+        return message(event)
+    block = notification.get("slack") or {}
+    out: dict[str, Any] = {"text": notification.get("message") or message(event)["text"]}
+    out.update({k: v for k, v in block.items() if k in ("text", "blocks", "attachments")})
+    return out
+
+
 class SlackSink:
-    def __init__(self, url: str, *, name: str = "slack", timeout: float = 10) -> None:
+    def __init__(
+        self,
+        url: str = "",
+        *,
+        token: str = "",
+        api: str = API,
+        username: str = "",
+        icon: str = "",
+        name: str = "slack",
+        timeout: float = 10,
+    ) -> None:
         self.url = url
         self.name = name
+        self._token = token
+        self._api = api.rstrip("/")
+        self._as = {k: v for k, v in (("username", username), ("icon_emoji", icon)) if v}
         self._client = httpx.Client(timeout=timeout)
 
     def send(self, event: dict[str, Any]) -> None:
+        body = body_of(event)
+        if self._token:
+            self._post_message(event, body)
+            return
         try:
-            response = self._client.post(self.url, json=message(event))
+            response = self._client.post(self.url, json=body)
         except httpx.HTTPError as exc:
             raise SinkError(f"cannot reach Slack: {type(exc).__name__}") from None
         if response.status_code == 200:
@@ -89,6 +134,38 @@ class SlackSink:
             after = float(retry) if retry.replace(".", "", 1).isdigit() else None
             raise SinkError(f"Slack answered {response.status_code} {said}", retry_after=after)
         raise SinkError(f"Slack answered {response.status_code} {said}", permanent=True)
+
+    def _post_message(self, event: dict[str, Any], body: dict[str, Any]) -> None:
+        channel = str(((event.get("data") or {}).get("notification") or {}).get("recipient", ""))
+        if not channel:
+            raise SinkError(
+                "Slack: a bot posts to a channel: subscribe slack:<channel>", permanent=True
+            )
+        headers = {"Authorization": f"Bearer {self._token}"}
+        try:
+            response = self._client.post(
+                f"{self._api}/chat.postMessage",
+                json={"channel": channel, **self._as, **body},
+                headers=headers,
+            )
+        except httpx.HTTPError as exc:
+            raise SinkError(f"cannot reach Slack: {type(exc).__name__}") from None
+        retry = response.headers.get("retry-after", "")
+        after = float(retry) if retry.replace(".", "", 1).isdigit() else None
+        if response.status_code == 429 or response.status_code >= 500:
+            raise SinkError(f"Slack answered {response.status_code}", retry_after=after)
+        try:
+            answer = response.json()
+        except ValueError:
+            answer = {}
+        if response.status_code == 200 and answer.get("ok"):
+            return
+        error = str(answer.get("error") or response.status_code)
+        raise SinkError(
+            f"Slack refused the message to {channel}: {error}",
+            retry_after=after,
+            permanent=error not in TRANSIENT,
+        )
 
     def close(self) -> None:
         self._client.close()

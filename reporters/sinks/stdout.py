@@ -9,9 +9,8 @@ from typing import Any, TextIO
 
 
 class StdoutSink:
-    name = "stdout"
-
-    def __init__(self, stream: TextIO | None = None) -> None:
+    def __init__(self, stream: TextIO | None = None, *, name: str = "stdout") -> None:
+        self.name = name
         self.stream = stream or sys.stdout
         self._lock = threading.Lock()
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,9 +33,28 @@ CREATE TABLE IF NOT EXISTS outbox (
     reason TEXT NOT NULL DEFAULT '', PRIMARY KEY (sink, id)
 );
 CREATE INDEX IF NOT EXISTS outbox_pending ON outbox (sink, state, seq);
+CREATE TABLE IF NOT EXISTS conditions (name TEXT PRIMARY KEY, value INTEGER NOT NULL);
 """
+ADDED_COLUMNS = {
+    # added after the first release: stores written before get them on open
+    "due": "REAL NOT NULL DEFAULT 0",
+    "hold": "TEXT NOT NULL DEFAULT ''",
+}
 
-PENDING, DELIVERED, DEAD = "pending", "delivered", "dead"
+PENDING, DELIVERED, DEAD, HELD, CANCELLED = "pending", "delivered", "dead", "held", "cancelled"
+
+
+@dataclass(frozen=True)
+class Outgoing:
+    """One event for one sink, as the outbox holds it."""
+
+    sink: str
+    id: str
+    event: dict[str, Any]
+    due: float = 0.0
+    """Held until then (a trigger's ``for:``), when not 0."""
+    hold: str = ""
+    """What the hold waits on (the trigger condition's name), to release or cancel it."""
 
 
 @dataclass(frozen=True)
@@ -54,6 +73,10 @@ class Store:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
             self._db.executescript(SCHEMA)
+            have = {row[1] for row in self._db.execute("PRAGMA table_info(outbox)")}
+            for column, kind in ADDED_COLUMNS.items():
+                if column not in have:
+                    self._db.execute(f"ALTER TABLE outbox ADD COLUMN {column} {kind}")
             found = self._db.execute("SELECT COALESCE(MAX(seq), 0) FROM outbox").fetchone()
             self._seq = int(found[0])
 
@@ -70,16 +93,23 @@ class Store:
             for key, seen, settled in rows
         }
 
+    def conditions(self) -> dict[str, bool]:
+        """The last value of every trigger condition (sends happen when one turns true)."""
+        with self._lock:
+            rows = self._db.execute("SELECT name, value FROM conditions").fetchall()
+        return {str(name): bool(value) for name, value in rows}
+
     def record(
         self,
         key: str,
         seen: dict[str, Any] | None,
         settled: dict[str, Any] | None,
-        events: Iterable[tuple[str, dict[str, Any]]],
-        sinks: Iterable[str],
+        outgoing: Iterable[Outgoing],
+        conditions: Mapping[str, bool] | None = None,
+        cancel: Iterable[str] = (),
     ) -> None:
-        """One change in one transaction: the app's states and each event for each sink."""
-        names = list(sinks)
+        """One change in one transaction: the app's states, what goes to each sink, the
+        trigger conditions' new values and the holds they cancel."""
         with self._lock:
             self._db.execute("BEGIN")
             try:
@@ -92,18 +122,52 @@ class Store:
                         "settled = excluded.settled",
                         (key, json.dumps(seen), json.dumps(settled) if settled else None),
                     )
-                for event_id, event in events:
-                    for sink in names:
-                        self._seq += 1
-                        self._db.execute(
-                            "INSERT OR IGNORE INTO outbox (sink, id, seq, event) "
-                            "VALUES (?, ?, ?, ?)",
-                            (sink, event_id, self._seq, json.dumps(event)),
-                        )
+                for hold in cancel:
+                    self._db.execute(
+                        "UPDATE outbox SET state = ?, reason = ? WHERE hold = ? AND state = ?",
+                        (CANCELLED, "the condition stopped holding", hold, HELD),
+                    )
+                for name, value in (conditions or {}).items():
+                    self._db.execute(
+                        "INSERT INTO conditions (name, value) VALUES (?, ?) "
+                        "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
+                        (name, int(value)),
+                    )
+                for out in outgoing:
+                    self._seq += 1
+                    self._db.execute(
+                        "INSERT OR IGNORE INTO outbox (sink, id, seq, event, state, due, hold) "
+                        "VALUES (?, ?, ?, ?, ?, ?, ?)",
+                        (
+                            out.sink,
+                            out.id,
+                            self._seq,
+                            json.dumps(out.event),
+                            HELD if out.due else PENDING,
+                            out.due,
+                            out.hold,
+                        ),
+                    )
                 self._db.execute("COMMIT")
             except BaseException:
                 self._db.execute("ROLLBACK")
                 raise
+
+    def due(self, now: float) -> list[Outgoing]:
+        """Held events whose time has come (to be released or cancelled)."""
+        with self._lock:
+            rows = self._db.execute(
+                "SELECT sink, id, event, due, hold FROM outbox WHERE state = ? AND due <= ? "
+                "ORDER BY seq",
+                (HELD, now),
+            ).fetchall()
+        return [Outgoing(s, i, json.loads(e), d, h) for s, i, e, d, h in rows]
+
+    def release(self, sink: str, event_id: str) -> None:
+        self._set(sink, event_id, PENDING, "")
+
+    def cancel(self, sink: str, event_id: str, reason: str) -> None:
+        self._set(sink, event_id, CANCELLED, reason)
 
     def pending(self, sink: str, limit: int = 100) -> list[Row]:
         """The sink's undelivered events, oldest first."""

@@ -1,5 +1,6 @@
 """Fake GitHub and GitLab REST APIs over real HTTP: the pull/merge request endpoints that
-orchestrator/adapters/scm.py and orchestrator/steps/wait_merge.py call, nothing else.
+orchestrator/adapters/scm.py and orchestrator/steps/wait_merge.py call, and the commit
+statuses and deployments the reporter's GitHub sinks write; nothing else.
 
 GitHub (``/repos/{owner}/{repo}/pulls``): list with ``state``/``head``/``base`` filters,
 create (201, or 422 "Validation Failed" for an unknown head branch or a duplicate), get one.
@@ -8,6 +9,18 @@ GitLab (``/projects/{id}/merge_requests``, ``id`` URL-encoded as ``owner%2Frepo`
 ``iid``. Objects carry the upstream field names and value types; list items of GitHub lack
 ``merged``, as upstream. Tests merge or close requests with :meth:`FakeScm.merge` and
 :meth:`FakeScm.close`, as a reviewer would in the web UI.
+
+GitHub's deployments (docs.github.com, "REST API endpoints for deployments" and "... for
+deployment statuses"): ``/repos/{owner}/{repo}/deployments`` lists (newest first, filtered by
+``sha``/``ref``/``task``/``environment``) and creates (201; 202 with a message instead when
+``auto_merge``, GitHub's default, merges the default branch into a ref in
+:attr:`FakeScm.behind_default`; 409 when the required commit statuses are not all
+``success``, every context of the commit by default; 422 for a missing ref, or one that
+names no commit); ``/deployments/{id}`` reads one; ``/deployments/{id}/statuses`` lists
+(newest first) and creates (422 for a state GitHub does not know; a ``success`` with
+``auto_inactive`` marks the environment's earlier non-transient, non-production deployments
+inactive). An unknown deployment id is 404. Tests read :attr:`FakeScm.deployments` and
+:attr:`FakeScm.deployment_statuses`.
 """
 
 from __future__ import annotations
@@ -51,9 +64,9 @@ class PullRecord:
 
 
 class _Refused(Exception):
-    def __init__(self, status: int, body: Json) -> None:
+    def __init__(self, status: int, body: Json, headers: dict[str, str] | None = None) -> None:
         super().__init__(status)
-        self.status, self.body = status, body
+        self.status, self.body, self.headers = status, body, headers
 
 
 @dataclass
@@ -70,7 +83,17 @@ class FakeScm:
     requests: list[tuple[str, str, int]] = field(default_factory=list)
     statuses: list[tuple[str, Json]] = field(default_factory=list)
     """Commit statuses created, as (sha, status), in order."""
+    deployments: dict[int, Json] = field(default_factory=dict)
+    """Deployments created, by id, as GitHub answers them."""
+    deployment_statuses: dict[int, list[Json]] = field(default_factory=dict)
+    """The statuses of each deployment (by id), oldest first."""
+    behind_default: set[str] = field(default_factory=set)
+    """Refs that lack commits of the default branch: a deployment of one with ``auto_merge``
+    merges the default branch into it (202, no deployment) and the next request deploys."""
+    default_branch: str = "main"
     _numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
+    _faults: list[tuple[int, str, int | None]] = field(default_factory=list)
     _thread: ServerThread | None = None
 
     @property
@@ -97,6 +120,13 @@ class FakeScm:
         pull = self.pulls[number]
         pull.state, pull.closed_at = "closed", _now()
 
+    def fail_next(
+        self, count: int, status: int = 503, *, message: str = "", retry_after: int | None = None
+    ) -> None:
+        """The next ``count`` requests answer ``status`` with ``message`` (and
+        ``Retry-After``), as an outage or a rate limit would, whatever they ask."""
+        self._faults.extend([(status, message, retry_after)] * count)
+
     # -- HTTP ---------------------------------------------------------------------------
 
     def app(self) -> Starlette:
@@ -105,6 +135,17 @@ class FakeScm:
                 Route("/repos/{owner}/{repo}/pulls", self._handle, methods=["GET", "POST"]),
                 Route("/repos/{owner}/{repo}/pulls/{number:int}", self._handle, methods=["GET"]),
                 Route("/repos/{owner}/{repo}/statuses/{sha}", self._handle, methods=["POST"]),
+                Route("/repos/{owner}/{repo}/deployments", self._handle, methods=["GET", "POST"]),
+                Route(
+                    "/repos/{owner}/{repo}/deployments/{deployment_id:int}",
+                    self._handle,
+                    methods=["GET"],
+                ),
+                Route(
+                    "/repos/{owner}/{repo}/deployments/{deployment_id:int}/statuses",
+                    self._handle,
+                    methods=["GET", "POST"],
+                ),
             ]
         else:
             routes = [
@@ -119,15 +160,27 @@ class FakeScm:
 
     async def _handle(self, request: Request) -> JSONResponse:
         try:
+            self._fault()
             self._authorize(request)
             self._check_project(request)
             body: Json = await request.json() if request.method == "POST" else {}
             result, status = self._dispatch(request, body)
             response = JSONResponse(result, status_code=status)
         except _Refused as exc:
-            response = JSONResponse(exc.body, status_code=exc.status)
+            response = JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
         self.requests.append((request.method, request.url.path, response.status_code))
         return response
+
+    def _fault(self) -> None:
+        if not self._faults:
+            return
+        status, message, retry_after = self._faults.pop(0)
+        default = "Server Error" if status >= 500 else "API rate limit exceeded"
+        body: Json = {"message": message or default}
+        if self.kind == "github":
+            body["documentation_url"] = "https://docs.github.com/rest"
+        headers = {"Retry-After": str(retry_after)} if retry_after is not None else None
+        raise _Refused(status, body, headers)
 
     def _authorize(self, request: Request) -> None:
         given = request.headers.get("authorization", "")
@@ -157,6 +210,9 @@ class FakeScm:
             raise _Refused(404, {"message": "404 Project Not Found"})
 
     def _dispatch(self, request: Request, body: Json) -> tuple[Any, int]:
+        deployments = request.url.path.endswith("/deployments")
+        if self.kind == "github" and ("deployment_id" in request.path_params or deployments):
+            return self._deployments(request, body)
         if "sha" in request.path_params:
             return self._status(request.path_params["sha"], body), 201
         number = request.path_params.get("number")
@@ -194,6 +250,166 @@ class FakeScm:
             "creator": {"login": "promoflow-bot", "type": "Bot"},
         }
         self.statuses.append((sha, record))
+        return record
+
+    # -- GitHub deployments -------------------------------------------------------------
+
+    def _deployments(self, request: Request, body: Json) -> tuple[Any, int]:
+        number = request.path_params.get("deployment_id")
+        query = request.query_params
+        if number is None:
+            if request.method == "POST":
+                return self._create_deployment(body)
+            found = [
+                d
+                for d in sorted(self.deployments.values(), key=lambda d: -int(d["id"]))
+                if all(
+                    query.get(key) in (None, d[key])
+                    for key in ("sha", "ref", "task", "environment")
+                )
+            ]
+            return self._page(found, query), 200
+        deployment = self.deployments.get(int(number))
+        if deployment is None:
+            raise _Refused(404, {
+                "message": "Not Found",
+                "documentation_url": "https://docs.github.com/rest/deployments/deployments",
+            })  # fmt: skip
+        if not request.url.path.endswith("/statuses"):
+            return deployment, 200
+        if request.method == "GET":
+            statuses = self.deployment_statuses.get(deployment["id"], [])
+            return self._page(statuses[::-1], query), 200
+        return self._deployment_status(deployment, body), 201
+
+    @staticmethod
+    def _page(items: list[Json], query: Any) -> list[Json]:
+        """``per_page`` (30, at most 100) and ``page`` (from 1), as GitHub pages lists."""
+        try:
+            size = min(max(int(query.get("per_page", 30)), 1), 100)
+            page = max(int(query.get("page", 1)), 1)
+        except ValueError:
+            size, page = 30, 1
+        return items[(page - 1) * size : page * size]
+
+    def _create_deployment(self, body: Json) -> tuple[Json, int]:
+        """``POST /repos/{owner}/{repo}/deployments`` (docs.github.com, "Create a
+        deployment")."""
+        docs = "https://docs.github.com/rest/deployments/deployments#create-a-deployment"
+        ref = body.get("ref")
+        if not isinstance(ref, str) or not ref:
+            raise _Refused(422, {
+                "message": "Validation Failed",
+                "errors": [{"resource": "Deployment", "field": "ref", "code": "missing_field"}],
+                "documentation_url": docs,
+            })  # fmt: skip
+        hexa = len(ref) == 40 and all(c in "0123456789abcdef" for c in ref)
+        sha = ref if hexa else self.branch_sha(ref.removeprefix("refs/heads/"))
+        if sha is None:
+            raise _Refused(422, {"message": f"No ref found for: {ref}", "documentation_url": docs})
+        if body.get("auto_merge", True) and ref in self.behind_default:
+            self.behind_default.discard(ref)
+            message = f"Auto-merged {self.default_branch} into {ref} on deployment."
+            return {"message": message}, 202
+        failed = self._failed_contexts(sha, body.get("required_contexts"))
+        if failed:
+            raise _Refused(409, {
+                "message": f"Conflict: Commit status checks failed for {ref}.",
+                "errors": [{"resource": "Deployment", "field": "required_contexts",
+                            "code": "invalid", "contexts": failed}],
+                "documentation_url": docs,
+            })  # fmt: skip
+        environment = str(body.get("environment") or "production")
+        number = next(self._ids)
+        api = f"{self.url}/repos/{self.project}"
+        payload = body.get("payload")
+        deployment: Json = {
+            "url": f"{api}/deployments/{number}",
+            "id": number,
+            "node_id": f"DE_kwDO{number:08d}",
+            "sha": sha,
+            "ref": ref,
+            "task": str(body.get("task") or "deploy"),
+            "payload": payload if isinstance(payload, dict | str) and payload else {},
+            "original_environment": environment,
+            "environment": environment,
+            "description": body.get("description") or "",
+            "creator": {"login": "promoflow-bot", "id": 1, "type": "Bot", "site_admin": False},
+            "created_at": _now(),
+            "updated_at": _now(),
+            "statuses_url": f"{api}/deployments/{number}/statuses",
+            "repository_url": api,
+            "transient_environment": bool(body.get("transient_environment", False)),
+            "production_environment": bool(
+                body.get("production_environment", environment == "production")
+            ),
+            "performed_via_github_app": None,
+        }
+        self.deployments[number] = deployment
+        self.deployment_statuses[number] = []
+        return deployment, 201
+
+    def _failed_contexts(self, sha: str, required: Any) -> list[Json]:
+        """The required commit statuses of ``sha`` that are not ``success`` (all of its
+        contexts when ``required`` is not given; a required one never set is missing)."""
+        latest = {status["context"]: status["state"] for s, status in self.statuses if s == sha}
+        wanted = list(latest) if required is None else [str(c) for c in required]
+        return [
+            {"context": context, "state": latest.get(context, "missing")}
+            for context in wanted
+            if latest.get(context) != "success"
+        ]
+
+    def _deployment_status(self, deployment: Json, body: Json) -> Json:
+        """``POST .../deployments/{id}/statuses`` (docs.github.com, "Create a deployment
+        status")."""
+        states = ("error", "failure", "inactive", "in_progress", "queued", "pending", "success")
+        if body.get("state") not in states:
+            raise _Refused(422, {
+                "message": "Validation Failed",
+                "errors": [{"resource": "DeploymentStatus", "field": "state", "code": "invalid"}],
+                "documentation_url":
+                    "https://docs.github.com/rest/deployments/statuses#create-a-deployment-status",
+            })  # fmt: skip
+        if body.get("environment"):
+            deployment["environment"] = str(body["environment"])
+        record = self._add_status(deployment, body)
+        if record["state"] == "success" and body.get("auto_inactive", True):
+            for earlier in self.deployments.values():
+                if (
+                    earlier["id"] < deployment["id"]
+                    and earlier["environment"] == deployment["environment"]
+                    and not earlier["transient_environment"]
+                    and not earlier["production_environment"]
+                    and (self.deployment_statuses[earlier["id"]] or [{}])[-1].get("state")
+                    != "inactive"
+                ):
+                    self._add_status(earlier, {"state": "inactive"})
+        return record
+
+    def _add_status(self, deployment: Json, body: Json) -> Json:
+        statuses = self.deployment_statuses[deployment["id"]]
+        number = sum(len(s) for s in self.deployment_statuses.values()) + 1
+        log_url = body.get("log_url") or body.get("target_url") or ""
+        record: Json = {
+            "url": f"{deployment['url']}/statuses/{number}",
+            "id": number,
+            "node_id": f"DES_kwDO{number:08d}",
+            "state": body["state"],
+            "creator": {"login": "promoflow-bot", "id": 1, "type": "Bot", "site_admin": False},
+            "description": body.get("description") or "",
+            "environment": deployment["environment"],
+            "target_url": log_url,
+            "created_at": _now(),
+            "updated_at": _now(),
+            "deployment_url": deployment["url"],
+            "repository_url": deployment["repository_url"],
+            "environment_url": body.get("environment_url") or "",
+            "log_url": log_url,
+            "performed_via_github_app": None,
+        }
+        statuses.append(record)
+        deployment["updated_at"] = record["created_at"]
         return record
 
     def _list(self, query: Any) -> list[PullRecord]:

@@ -11,10 +11,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse
-from starlette.routing import Route
 
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 from orchestrator.simulator.serve import ServerThread, free_port
@@ -22,57 +18,8 @@ from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import Enricher
 from reporters.enrich.jira import JiraIssues
 from reporters.events.transitions import Change
+from tests.fakes.jira import fake_jira
 from tests.webhooks.harness import commit
-
-ISSUES = {
-    "SHOP-1": {"summary": "Checkout fails for gift cards", "status": "In Progress", "who": "Alice"},
-}
-
-
-def fake_jira() -> Starlette:
-    """``/rest/api/2/serverInfo`` and ``/rest/api/2/issue/{key}`` as Jira Server answers
-    them (developer.atlassian.com, REST API v2): 404 with ``errorMessages`` for a key it
-    does not know."""
-
-    async def server_info(request: Request) -> JSONResponse:
-        return JSONResponse(
-            {
-                "baseUrl": str(request.base_url).rstrip("/"),
-                "version": "9.12.2",
-                "versionNumbers": [9, 12, 2],
-                "deploymentType": "Server",
-                "buildNumber": 9120002,
-                "serverTitle": "Jira",
-            }
-        )
-
-    async def issue(request: Request) -> JSONResponse:
-        key = request.path_params["key"]
-        found = ISSUES.get(key)
-        if found is None:
-            return JSONResponse(
-                {"errorMessages": ["Issue Does Not Exist"], "errors": {}}, status_code=404
-            )
-        base = str(request.base_url).rstrip("/")
-        return JSONResponse(
-            {
-                "id": "10001",
-                "key": key,
-                "self": f"{base}/rest/api/2/issue/10001",
-                "fields": {
-                    "summary": found["summary"],
-                    "status": {"name": found["status"], "id": "3"},
-                    "assignee": {"displayName": found["who"], "name": "alice"},
-                },
-            }
-        )
-
-    return Starlette(
-        routes=[
-            Route("/rest/api/2/serverInfo", server_info),
-            Route("/rest/api/2/issue/{key}", issue),
-        ]
-    )
 
 
 @pytest.fixture

@@ -92,3 +92,90 @@ def test_a_queue_of_nothing_and_a_store_that_cannot_be_opened_are_usage_errors(
     assert queue.stderr.strip() == "error: --queue 0: the queue holds at least one app"
     assert state.returncode == 2 and "Traceback" not in state.stderr
     assert state.stderr.startswith(f"error: --state {blocker / 'state.db'}: cannot open the store")
+
+
+NOTIFICATIONS = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: promoflow-notifications-cm
+data:
+  service.webhook.deploys: |
+    url: {url}
+    headers:
+    - name: Authorization
+      value: Bearer $receiver-token
+  template.app-deployed: |
+    message: "{{{{ app.metadata.name }}}} is live"
+    webhook:
+      deploys:
+        method: POST
+        path: /deployed
+        body: '{{"app": "{{{{ app.metadata.name }}}}", "rev": "{{{{ event.data.revision }}}}"}}'
+  subscriptions: |
+    - recipients: [deploys]
+      triggers: [on-deployed]
+"""
+
+
+def test_configured_notifications_reach_a_webhook_with_its_secret_header(tmp_path: Path) -> None:
+    from starlette.applications import Starlette
+    from starlette.requests import Request
+    from starlette.responses import JSONResponse
+    from starlette.routing import Route
+
+    from orchestrator.simulator.serve import ServerThread
+
+    got: list[tuple[dict[str, str], dict[str, str]]] = []
+
+    async def take(request: Request) -> JSONResponse:
+        got.append((dict(request.headers), await request.json()))
+        return JSONResponse({}, 200)
+
+    receiver = Starlette(routes=[Route("/hooks/deployed", take, methods=["POST"])])
+    sim = ArgoCDSimulator()
+    sim.add_app("shop-dev", repo_url=REPO, path="dev")
+    kube = FakeKubeAPI(sim, bookmark_interval=0.5)
+    secrets = tmp_path / "secret"
+    secrets.mkdir()
+    (secrets / "receiver-token").write_text("t0ken-never-logged\n")
+    with ServerThread(receiver) as hook, kube.serve() as served:
+        config = tmp_path / "cm.yaml"
+        config.write_text(NOTIFICATIONS.format(url=f"{hook.url}/hooks"))
+        env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kubeconfig", served.url))}
+        command = [sys.executable, "-m", "reporters", "--notifications", str(config),
+                   "--secrets", str(secrets), "--state", str(tmp_path / "state.db")]  # fmt: skip
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        )
+        try:
+            time.sleep(2)
+            sim.deploy("shop-dev", "d" * 40)
+            deadline = time.monotonic() + 20
+            while not any(b.get("rev") == "d" * 40 for _, b in got):
+                assert time.monotonic() < deadline, got
+                time.sleep(0.2)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            out, err = proc.communicate(timeout=30)
+    headers, body = next((h, b) for h, b in got if b.get("rev") == "d" * 40)
+    assert body == {"app": "shop-dev", "rev": "d" * 40}
+    assert headers["authorization"] == "Bearer t0ken-never-logged"
+    assert "to deploys;" in err and out == ""  # no --sink: nothing on stdout
+    assert "t0ken" not in out + err
+    assert "t0ken" not in (tmp_path / "state.db").read_bytes().decode(errors="replace")
+
+
+def test_a_broken_notifications_file_is_a_usage_error_with_positions(tmp_path: Path) -> None:
+    config = tmp_path / "cm.yaml"
+    config.write_text("subscriptions: |\n  - recipients: [slack:x]\n    triggers: [on-deploy]\n")
+    run = subprocess.run(
+        [sys.executable, "-m", "reporters", "--notifications", str(config)],
+        env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2 and "Traceback" not in run.stderr
+    assert run.stderr.splitlines() == [
+        f"{config}:2:18: error: unknown service 'slack': define it as service.<type> "
+        "(webhooks: service.webhook.slack)",
+        f"{config}:3:16: error: unknown trigger 'on-deploy' (did you mean 'on-deployed'?)",
+    ]

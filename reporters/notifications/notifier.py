@@ -1,0 +1,170 @@
+"""From an event to the notifications it triggers, rendered, for each subscribed service.
+
+A trigger's condition is evaluated on each event of an app that is subscribed to it, with
+``event`` (the CloudEvent), ``app`` (the object as the reporter keeps it) and
+``context`` (the configuration's). A condition on ``event`` fires for each event that
+matches it (events are already changes). A condition on the app's state alone fires as in
+Argo CD: when it *turns* true, not again while it stays true. ``oncePer`` sends once per
+value of its expression (``app.status.sync.revision``: once per revision, whatever happens
+between). All of it is remembered in the reporter's store, not on the watched objects.
+
+``for: 5m`` holds what a condition triggered: it is sent only when the condition is still
+true once the time is up, checked against the app as it is then (a flapping health
+reports nothing); a state condition seen false meanwhile cancels it at once.
+
+Each notification's id is a UUIDv5 over what identifies it (the event, or the
+``oncePer`` value; the trigger, template, service and recipient), so a replay is
+recognised by the store and by receivers alike.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+import uuid
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from reporters.events.ids import NAMESPACE
+from reporters.notifications.config import Notifications
+from reporters.notifications.expressions import evaluate, names, render
+from reporters.notifications.subscriptions import wanted
+from reporters.state.store import Outgoing
+
+Obj = dict[str, Any]
+
+
+@dataclass
+class Routed:
+    """What one event leads to, written with the app's new state in one transaction."""
+
+    outgoing: list[Outgoing] = field(default_factory=list)
+    conditions: dict[str, bool] = field(default_factory=dict)
+    cancel: list[str] = field(default_factory=list)
+
+    def add(self, other: Routed) -> None:
+        self.outgoing += other.outgoing
+        self.conditions.update(other.conditions)
+        self.cancel += other.cancel
+
+
+def condition_name(key: str, trigger: str, index: int) -> str:
+    return f"{key}\x1f{trigger}\x1f{index}"
+
+
+class Broadcast:
+    """``--sink``: every event, as it is, to every sink."""
+
+    def __init__(self, sinks: list[str]) -> None:
+        self.sinks = sinks
+
+    def route(self, key: str, event: Obj, obj: Obj | None) -> Routed:
+        return Routed([Outgoing(sink, str(event["id"]), event) for sink in self.sinks])
+
+
+class Notifier:
+    def __init__(
+        self,
+        config: Notifications,
+        conditions: dict[str, bool] | None = None,
+        *,
+        clock: Callable[[], float] = time.time,
+        warn: Callable[[str], None] | None = None,
+    ) -> None:
+        self.config = config
+        self.conditions = dict(conditions or {})
+        self.clock = clock
+        self.problems = 0
+        self._warned: set[str] = set()
+        self._warn = warn or (lambda text: print(f"warning: {text}", file=sys.stderr))
+
+    def _problem(self, text: str) -> None:
+        self.problems += 1
+        if text not in self._warned:
+            self._warned.add(text)
+            self._warn(text)
+
+    def route(self, key: str, event: Obj, obj: Obj | None) -> Routed:
+        routed = Routed()
+        if obj is None:
+            return routed
+        context = {"app": obj, "event": event, "context": self.config.context}
+        for trigger, recipients in sorted(wanted(self.config, obj, self._problem).items()):
+            for index, condition in enumerate(self.config.triggers.get(trigger, ())):
+                name = condition_name(key, trigger, index)
+                now = bool(evaluate(condition.when, context))
+                if "event" not in names(condition.when):  # a state: sent when it turns true
+                    was = self.conditions.get(name, False)
+                    if now != was:
+                        self.conditions[name] = routed.conditions[name] = now
+                    if not now and was and condition.hold:
+                        routed.cancel.append(name)
+                    if was:
+                        continue
+                if not now:
+                    continue
+                if condition.once_per:
+                    value = evaluate(condition.once_per, context)
+                    basis = f"once\x1f{key}\x1f{value}"
+                else:
+                    basis = str(event["id"])
+                due = self.clock() + condition.hold if condition.hold else 0.0
+                for template in condition.send:
+                    for service, recipient in sorted(recipients):
+                        payload = self._payload(
+                            event, context, trigger, template, service, recipient
+                        )
+                        if payload is None:
+                            continue
+                        nid = str(uuid.uuid5(NAMESPACE, "\x1f".join(
+                            (basis, trigger, template, service, recipient)
+                        )))  # fmt: skip
+                        payload["id"] = nid
+                        hold = name if condition.hold else ""
+                        routed.outgoing.append(Outgoing(service, nid, payload, due, hold))
+        return routed
+
+    def _payload(
+        self,
+        event: Obj,
+        context: Obj,
+        trigger: str,
+        template_name: str,
+        service_name: str,
+        recipient: str,
+    ) -> Obj | None:
+        service = self.config.services.get(service_name)
+        template = self.config.templates.get(template_name)
+        if service is None or template is None:
+            return None
+        notification: Obj = {
+            "event": event["id"],
+            "trigger": trigger,
+            "template": template_name,
+            "service": service_name,
+            "recipient": recipient,
+            "message": render(template.get("message", ""), context),
+        }
+        block = template.get(service.type)
+        if service.type == "webhook" and isinstance(block, dict):
+            block = block.get(service.name)
+        if block is not None:
+            notification[service.type] = render(block, context)
+        return {**event, "data": {**(event.get("data") or {}), "notification": notification}}
+
+    def still(self, held: Outgoing, obj: Obj | None) -> bool:
+        """Whether a held notification's condition still holds for ``obj``, the object as
+        it is now (gone: no)."""
+        if obj is None:
+            return False
+        _, trigger, index = held.hold.split("\x1f")
+        conditions = self.config.triggers.get(trigger, ())
+        if int(index) >= len(conditions):
+            return False
+        event = dict(held.event)
+        data = dict(event.get("data") or {})
+        event["id"] = data.pop("notification", {}).get("event", event.get("id"))
+        event["data"] = data
+        context = {"app": obj, "event": event, "context": self.config.context}
+        return bool(evaluate(conditions[int(index)].when, context))

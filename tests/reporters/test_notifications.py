@@ -1,0 +1,298 @@
+"""Notifications as Argo CD Notifications users configure them: the ConfigMap layout, its
+mistakes reported where they were written, subscriptions by selector and annotation,
+conditions that fire when they turn true, ``oncePer``, ``for:`` holds, templates in a
+sandbox, and secrets that reach no event."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from reporters.notifications.config import ConfigError, Notifications, load, read_secrets
+from reporters.notifications.notifier import Notifier
+from reporters.pipeline import Pipeline
+from reporters.state.store import Store
+from tests.reporters.test_transitions import NEW, OLD, app, finished
+
+CONFIGMAP = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: promoflow-notifications-cm
+data:
+  service.slack: |
+    token: $slack-token
+  service.webhook.audit: |
+    url: https://audit.example.com/hooks
+    secret: $audit-hmac
+  context: |
+    argocdUrl: https://argocd.example.com
+  template.app-deployed: |
+    message: "{{ app.metadata.name }} runs {{ event.data.revision[:7] }}"
+    slack:
+      blocks:
+      - type: section
+        text:
+          type: mrkdwn
+          text: "<{{ context.argocdUrl }}/applications/{{ app.metadata.name }}|open>"
+    webhook:
+      audit:
+        method: PUT
+        path: /deployed
+        body: '{"app": "{{ app.metadata.name }}"}'
+  trigger.on-deployed: |
+    - when: event.type == 'app.deployed'
+      oncePer: event.data.revision
+      send: [app-deployed]
+  trigger.on-degraded-a-while: |
+    - when: app.status.health.status == 'Degraded'
+      for: 5m
+      send: [app-health-degraded]
+  subscriptions: |
+    - recipients: [slack:deploys, audit]
+      triggers: [on-deployed, on-degraded-a-while]
+      selector: promoflow.dev/product=shop
+"""
+SECRETS = {"slack-token": "xoxb-secret-1", "audit-hmac": "hmac-secret-2"}
+
+
+@pytest.fixture
+def config(tmp_path: Path) -> Notifications:
+    path = tmp_path / "cm.yaml"
+    path.write_text(CONFIGMAP)
+    return load(path, SECRETS)
+
+
+def shop(revision: str = OLD, **kw: Any) -> dict[str, Any]:
+    one = app(revision, **kw)
+    one["metadata"]["labels"] = {
+        "promoflow.dev/product": "shop",
+        "promoflow.dev/environment": "dev",
+    }
+    return one
+
+
+def outbox(store: Store, sink: str) -> list[dict[str, Any]]:
+    return [row.event for row in store.pending(sink, limit=1000)]
+
+
+def sent(store: Store, sink: str, template: str) -> list[dict[str, Any]]:
+    return [e for e in outbox(store, sink) if e["data"]["notification"]["template"] == template]
+
+
+def deploy(pipeline: Pipeline, revision: str, at: str, name: str = "shop-dev") -> None:
+    done = app(revision, op={**finished(at=at), "syncResult": {"revision": revision}})
+    done["status"]["reconciledAt"] = at.replace(":00Z", ":05Z")
+    done["metadata"].update((pipeline.seen.get(f"argocd/{name}") or shop())["metadata"])
+    done["metadata"]["name"] = name
+    pipeline.handle(f"argocd/{name}", done)
+
+
+def test_the_configmap_layout_loads_with_secrets_resolved(config: Notifications) -> None:
+    assert config.services["slack"].settings == {"token": "xoxb-secret-1"}
+    assert config.services["audit"].type == "webhook"
+    assert config.services["audit"].settings["secret"] == "hmac-secret-2"
+    [condition] = config.triggers["on-degraded-a-while"]
+    assert condition.hold == 300.0
+    assert "on-sync-failed" in config.triggers  # the catalog's, there without a definition
+    assert config.context == {"argocdUrl": "https://argocd.example.com"}
+
+
+BROKEN = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: x
+data:
+  service.slack: |
+    token: $nope
+  template.a: |
+    message: "{{ app.metadata.name "
+    slak: {}
+  trigger.t: |
+    - when: event.type ==
+      send: [missing]
+      for: 5 minutes
+  subscriptions: |
+    - recipients: [slack:x, sms:y]
+      triggers: [t, on-deploy]
+      selector: "a in (b"
+  servce.x: "1"
+"""
+
+
+def test_every_mistake_is_reported_where_it_was_written(tmp_path: Path) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text(BROKEN)
+    with pytest.raises(ConfigError) as caught:
+        load(path, {"slack-token": "x"}, secrets_from="/etc/promoflow/secrets")
+    lines = str(caught.value).splitlines()
+    where = [line.split(": error: ")[0].removeprefix(f"{path}:") for line in lines]
+    assert where == [
+        "7:5", "9:5", "10:5", "12:7", "13:14", "14:7", "16:29", "17:21", "18:7", "19:3"
+    ]  # fmt: skip
+    text = str(caught.value)
+    assert "secret 'nope' is not in /etc/promoflow/secrets" in text
+    assert "unknown block 'slak' (did you mean 'slack'?)" in text
+    assert "unknown template 'missing'" in text
+    assert "unknown trigger 'on-deploy' (did you mean 'on-deployed'?)" in text
+    assert "unknown service 'sms'" in text
+    assert 'unknown unit " minutes"' in text
+
+
+def test_a_mounted_configmap_directory_and_a_secret_manifest(tmp_path: Path) -> None:
+    mounted = tmp_path / "cm"
+    data = mounted / "..2026_11_24_10_00_00.1"
+    data.mkdir(parents=True)
+    (data / "service.webhook.audit").write_text("url: https://audit.example.com\nsecret: $h\n")
+    (data / "subscriptions").write_text("- recipients: [audit]\n  triggers: [on-deployd]\n")
+    (mounted / "..data").symlink_to(data.name)
+    for name in ("service.webhook.audit", "subscriptions"):
+        (mounted / name).symlink_to(f"..data/{name}")
+    secret = tmp_path / "secret.yaml"
+    secret.write_text("apiVersion: v1\nkind: Secret\ndata:\n  h: aG1hYw==\n")
+    with pytest.raises(ConfigError) as caught:
+        load(mounted, read_secrets(secret))
+    assert str(caught.value) == (
+        f"{mounted}/subscriptions:2:14: error: unknown trigger 'on-deployd' "
+        "(did you mean 'on-deployed'?)"
+    )
+    (data / "subscriptions").write_text("- recipients: [audit]\n  triggers: [on-deployed]\n")
+    assert load(mounted, read_secrets(secret)).services["audit"].settings["secret"] == "hmac"
+
+
+def test_a_deploy_notifies_each_subscribed_service_once_per_revision(
+    config: Notifications,
+) -> None:
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=Notifier(config))
+    pipeline.handle("argocd/shop-dev", shop(sync="OutOfSync", health="Progressing"))
+    deploy(pipeline, NEW, "2026-11-24T10:01:00Z")
+    [slack] = outbox(store, "slack")
+    [audit] = outbox(store, "audit")
+    note = slack["data"]["notification"]
+    assert note["recipient"] == "deploys" and note["trigger"] == "on-deployed"
+    assert note["message"] == f"shop-dev runs {NEW[:7]}"
+    text = note["slack"]["blocks"][0]["text"]["text"]
+    assert text == "<https://argocd.example.com/applications/shop-dev|open>"
+    assert audit["data"]["notification"]["webhook"] == {
+        "method": "PUT",
+        "path": "/deployed",
+        "body": '{"app": "shop-dev"}',
+    }
+    assert slack["id"] != audit["id"] != note["event"]  # receivers deduplicate per notification
+    # oncePer the revision: deploying another, then this one again, tells only the other
+    deploy(pipeline, OLD, "2026-11-24T10:02:00Z")
+    deploy(pipeline, NEW, "2026-11-24T10:03:00Z")
+    revisions = [e["data"]["revision"] for e in outbox(store, "slack")]
+    assert revisions == [NEW, OLD]
+    # no secret in anything stored
+    dump = json.dumps([outbox(store, "slack"), outbox(store, "audit")])
+    assert not any(secret in dump for secret in SECRETS.values())
+
+
+def test_apps_outside_the_selector_get_nothing_unless_their_annotations_subscribe(
+    config: Notifications,
+) -> None:
+    store = Store()
+    warnings: list[str] = []
+    pipeline = Pipeline(store, [], notifier=Notifier(config, warn=warnings.append))
+    other = app(sync="OutOfSync")
+    other["metadata"]["name"] = "billing-dev"
+    pipeline.handle("argocd/billing-dev", other)
+    deploy(pipeline, NEW, "2026-11-24T10:01:00Z", name="billing-dev")
+    assert outbox(store, "slack") == []
+    annotated = app(sync="OutOfSync")
+    annotated["metadata"].update(
+        name="billing-prod",
+        annotations={
+            "promoflow.dev/subscribe.on-deployed.slack": "billing;oncall",
+            "promoflow.dev/subscribe.on-deployed.pager": "x",
+            "kubectl.kubernetes.io/last-applied-configuration": "{}",
+        },
+    )
+    pipeline.handle("argocd/billing-prod", annotated)
+    done = app(NEW, op=finished(), reconciled="2026-11-24T10:01:05Z")
+    done["metadata"].update(annotated["metadata"])
+    pipeline.handle("argocd/billing-prod", done)
+    recipients = sorted(e["data"]["notification"]["recipient"] for e in outbox(store, "slack"))
+    assert recipients == ["billing", "oncall"]
+    assert warnings == [
+        "annotation promoflow.dev/subscribe.on-deployed.pager: unknown service 'pager'"
+    ]
+    assert "kubectl.kubernetes.io/last-applied-configuration" not in json.dumps(pipeline.seen)
+
+
+class Clock:
+    def __init__(self) -> None:
+        self.now = 1_000_000.0
+
+    def __call__(self) -> float:
+        return self.now
+
+
+def test_for_holds_a_degraded_app_and_sends_only_if_it_stays_degraded(
+    config: Notifications,
+) -> None:
+    clock = Clock()
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=Notifier(config, clock=clock))
+    pipeline.handle("argocd/shop-dev", shop())
+    degraded = "app-health-degraded"
+    # flapping: Degraded, then Healthy within the 5 minutes -> nothing, ever
+    pipeline.handle("argocd/shop-dev", shop(health="Degraded", reconciled="2026-11-24T10:00:20Z"))
+    assert sent(store, "slack", degraded) == []
+    clock.now += 60
+    pipeline.handle("argocd/shop-dev", shop(reconciled="2026-11-24T10:00:30Z"))
+    clock.now += 600
+    assert pipeline.tick(clock.now) == 0
+    assert sent(store, "slack", degraded) == []
+    # Degraded and still Degraded when the time is up -> sent then, not before
+    pipeline.handle("argocd/shop-dev", shop(health="Degraded", reconciled="2026-11-24T10:20:00Z"))
+    clock.now += 299
+    assert pipeline.tick(clock.now) == 0
+    clock.now += 2
+    assert pipeline.tick(clock.now) == 2  # slack and audit
+    [told] = sent(store, "slack", degraded)
+    assert told["data"]["notification"]["message"].startswith("Application shop-dev is Degraded")
+    # staying Degraded sends nothing more (the condition turned true once)
+    pipeline.handle("argocd/shop-dev", shop(health="Degraded", images=["x:2"]))
+    clock.now += 600
+    pipeline.tick(clock.now)
+    assert len(sent(store, "slack", degraded)) == 1
+
+
+def test_conditions_and_holds_survive_a_restart(config: Notifications, tmp_path: Path) -> None:
+    clock = Clock()
+    path = tmp_path / "state.db"
+    first = Pipeline(Store(path), [], notifier=Notifier(config, clock=clock))
+    first.handle("argocd/shop-dev", shop())
+    first.handle("argocd/shop-dev", shop(health="Degraded", reconciled="2026-11-24T10:00:20Z"))
+    first.store.close()
+    clock.now += 301
+    again = Pipeline(Store(path), [], notifier=Notifier(config, clock=clock))
+    assert again.tick(clock.now) == 2  # the hold was kept, and the app is still Degraded
+    # the condition is remembered as true: the same state listed again sends nothing new
+    again.handle("argocd/shop-dev", shop(health="Degraded", reconciled="2026-11-24T10:00:20Z"))
+    assert len(sent(again.store, "slack", "app-health-degraded")) == 1
+
+
+def test_templates_run_in_a_sandbox(tmp_path: Path) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text(
+        "service.stdout: ''\n"
+        "template.app-deployed: |\n"
+        "  message: \"{{ app.__class__.__mro__ }} {{ ''.__class__.__subclasses__() }}\"\n"
+        "subscriptions: |\n"
+        "  - recipients: [stdout]\n"
+    )
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=Notifier(load(path)))
+    pipeline.handle("argocd/shop-dev", shop(sync="OutOfSync"))
+    deploy(pipeline, NEW, "2026-11-24T10:01:00Z")
+    [told] = outbox(store, "stdout")
+    message = told["data"]["notification"]["message"]
+    assert "object" not in message and "class" not in message
