@@ -1,4 +1,5 @@
-"""The reporter's HTTP side: ``/stream`` (SSE), ``/metrics``, ``/healthz``, ``/shards``.
+"""The reporter's HTTP side: ``/stream`` (SSE), ``/metrics``, ``/healthz``, ``/shards``,
+and ``POST /reports`` where promotions' exit handlers report how they ended.
 
 Metrics carry no per-app labels (thousands of apps would be thousands of series): counts
 of changes received, events emitted, states coalesced, deliveries and failures per sink,
@@ -7,6 +8,8 @@ the queue's depth, watch restarts, relists and errors, read when scraped.
 
 from __future__ import annotations
 
+import hmac
+import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
@@ -15,6 +18,7 @@ from prometheus_client.core import CounterMetricFamily, GaugeMetricFamily
 from prometheus_client.registry import Collector
 from sse_starlette.sse import EventSourceResponse
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
@@ -35,11 +39,26 @@ class _Numbers(Collector):
             ("watch_restarts", "Watches that ended and were resumed."),
             ("watch_relists", "Lists made (the first one, and after each 410 Gone)."),
             ("watch_errors", "Watch failures retried after a backoff."),
+            ("enrichment_failures", "Git or Jira lookups that failed (events sent without)."),
+            ("notification_problems", "Subscriptions naming an unknown trigger or service."),
         ):
             yield CounterMetricFamily(f"promoflow_reporter_{name}", help_text, numbers[name])
         yield GaugeMetricFamily(
             "promoflow_reporter_queue_depth", "Apps waiting in the queue.", numbers["queue"]
         )
+        yield GaugeMetricFamily(
+            "promoflow_reporter_held",
+            "Notifications held by a trigger's for: until their time comes.",
+            numbers["held"],
+        )
+        dead = GaugeMetricFamily(
+            "promoflow_reporter_dead_letters",
+            "Events a sink did not take after the last attempt, kept in the store.",
+            labels=["sink"],
+        )
+        for sink, count in numbers["dead"].items():
+            dead.add_metric([sink], count)
+        yield dead
         delivered = CounterMetricFamily(
             "promoflow_reporter_delivered", "Events a sink took.", labels=["sink"]
         )
@@ -53,13 +72,45 @@ class _Numbers(Collector):
         yield failed
 
 
+MAX_REPORT = 64 * 1024
+"""A report lists at most its failed steps: far less than this."""
+
+
+def _refuse(status: int, reason: str, **headers: str) -> JSONResponse:
+    return JSONResponse({"error": reason}, status, headers=headers or None)
+
+
 def create_app(
     stream: Stream,
     numbers: Callable[[], dict[str, Any]],
     shards: Callable[[], dict[str, Any]],
+    accept: Callable[[Any], tuple[int, dict[str, Any]]] | None = None,
+    token: str = "",
 ) -> Starlette:
+    """``token``: when set, a report must carry ``Authorization: Bearer <token>``."""
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Numbers(numbers))
+
+    async def report(request: Request) -> Response:
+        if token:
+            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
+            if not hmac.compare_digest(given.encode(), token.encode()):
+                return _refuse(401, "a report needs the reporter's token", **{
+                    "WWW-Authenticate": 'Bearer realm="promoflow-reporter"'
+                })  # fmt: skip
+        body = b""
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > MAX_REPORT:
+                return _refuse(413, f"a report is at most {MAX_REPORT // 1024} KiB")
+        try:
+            document = json.loads(body)
+        except ValueError:
+            return _refuse(400, "the body is not JSON (a PromotionResult)")
+        if accept is None:
+            return _refuse(404, "this reporter takes no reports")
+        status, answer = await run_in_threadpool(accept, document)
+        return JSONResponse(answer, status, headers={"Retry-After": "2"} if status == 503 else None)
 
     async def events(request: Request) -> Response:
         keep = Filter.of({k: request.query_params.getlist(k) for k in request.query_params})
@@ -86,5 +137,6 @@ def create_app(
             Route("/metrics", metrics),
             Route("/healthz", healthz),
             Route("/shards", shard_view),
+            Route("/reports", report, methods=["POST"]),
         ]
     )

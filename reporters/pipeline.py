@@ -17,6 +17,7 @@ from reporters.events.replicasets import (
     replicaset_essentials,
     replicaset_transitions,
 )
+from reporters.events.reports import change_of
 from reporters.events.resources import (
     rollout_essentials,
     rollout_transitions,
@@ -209,6 +210,8 @@ class Pipeline:
     def _resource(self, kind: str, key: str, obj: App | None) -> list[Event]:
         if kind == REPLICASETS.rstrip(":"):
             return self._replicaset(key, obj)
+        if kind == REPORTS.rstrip(":"):
+            return self._report(key, obj)
         trim, changes_of = RESOURCES[kind]
         old = self.seen.get(key)
         new = trim(obj) if obj is not None else None
@@ -239,8 +242,19 @@ class Pipeline:
         events = [Event(event_id(c), c, _promoflow(labels)) for c in changes]
         return self._commit(key, old, new, None, events, (app_key or key, app))
 
+    def _report(self, key: str, document: App | None) -> list[Event]:
+        """A promotion's own report (checked before it was queued): its event, routed by
+        the product it names."""
+        change = change_of(document, self.ui)
+        product = change.data["product"]
+        namespace, _, run = change.app.partition("/")
+        about = {"metadata": {"name": run, "namespace": namespace, "labels": {PRODUCT: product}}}
+        events = [Event(event_id(change), change, {PRODUCT: product})]
+        return self._commit(key, None, None, None, events, (key, about))
+
 
 REPLICASETS = "replicasets:"
+REPORTS = "reports:"
 WITH_WORKLOADS = ("app.deployed", "app.images-changed")
 """App events that carry the images each workload runs."""
 

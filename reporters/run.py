@@ -24,6 +24,8 @@ from typing import Any
 from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import Enricher
 from reporters.enrich.jira import JiraIssues
+from reporters.events.ids import event_id
+from reporters.events.reports import BadReport, change_of
 from reporters.events.transitions import App
 from reporters.notifications.config import ConfigError, load, read_secrets
 from reporters.notifications.notifier import Notifier
@@ -37,7 +39,7 @@ from reporters.sinks.http import HttpSink
 from reporters.sinks.jira import JiraSink
 from reporters.sinks.slack import SlackSink
 from reporters.sinks.stdout import StdoutSink
-from reporters.state.store import Store
+from reporters.state.store import DEAD, HELD, Store
 from reporters.stream import Stream
 from reporters.watch.shards import ordinal
 from reporters.watch.watcher import Watcher
@@ -197,6 +199,18 @@ class Reporter:
         for delivery in self.deliveries:
             delivery.wake()
 
+    def accept(self, document: Any) -> tuple[int, dict[str, Any]]:
+        """A promotion's report (``POST /reports``): the answer's status and body."""
+        try:
+            change = change_of(document, self.pipeline.ui)
+        except BadReport as exc:
+            return 422, {"error": str(exc)}
+        if any(w.prefix == "workflows:" for w in self.watchers):
+            return 202, {"reported": "by the Workflow watch, which sees this run end too"}
+        if not self.queue.put(f"reports:{change.app}", document, timeout=5):
+            return 503, {"error": "the queue is full; try again"}
+        return 202, {"id": event_id(change)}
+
     def numbers(self) -> dict[str, Any]:
         every = [w.stats for w in self.watchers]
         return {
@@ -208,6 +222,14 @@ class Reporter:
             "watch_relists": sum(s.relists for s in every),
             "watch_errors": sum(s.errors for s in every),
             "sinks": {d.sink.name: (d.delivered, d.failed) for d in self.deliveries},
+            "dead": {
+                d.sink.name: d.store.counts(d.sink.name).get(DEAD, 0) for d in self.deliveries
+            },
+            "held": sum(d.store.counts(d.sink.name).get(HELD, 0) for d in self.deliveries),
+            "enrichment_failures": self.pipeline.enricher.failures if self.pipeline.enricher else 0,
+            "notification_problems": self.pipeline.notifier.problems
+            if self.pipeline.notifier
+            else 0,
         }
 
     def shards(self) -> dict[str, Any]:
@@ -348,7 +370,13 @@ def _serve(reporter: Reporter, host: str, port: int) -> Any:
 
     from reporters.app import create_app
 
-    app = create_app(reporter.stream, reporter.numbers, reporter.shards)
+    app = create_app(
+        reporter.stream,
+        reporter.numbers,
+        reporter.shards,
+        reporter.accept,
+        os.environ.get("PROMOFLOW_REPORT_TOKEN", ""),
+    )
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     threading.Thread(target=server.run, name="http", daemon=True).start()

@@ -80,8 +80,15 @@ class Web:
     def get(self, url: str) -> Answer:
         return self._send("GET", url, None)
 
-    def post_json(self, url: str, data: Any, *, about: Peer | None = None) -> Answer:
-        return self._send("POST", url, about, json=data)
+    def post_json(
+        self,
+        url: str,
+        data: Any,
+        *,
+        about: Peer | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
+        return self._send("POST", url, about, json=data, headers=headers)
 
     def _send(self, method: str, url: str, about: Peer | None, **kwargs: Any) -> Answer:
         """``about`` names the other end in failure messages; without it the failure is

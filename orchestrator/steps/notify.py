@@ -79,15 +79,19 @@ def build_report(
     }
 
 
-def deliver(report: dict[str, Any], url: str, *, timeout: float = 10.0) -> None:
-    """POST the report; :class:`NotifyError` when a retry may deliver it (network, 5xx,
-    429), ``ValueError`` when it cannot (see the module's docstring)."""
+def deliver(report: dict[str, Any], url: str, *, token: str = "", timeout: float = 10.0) -> None:
+    """POST the report (with ``token`` as a bearer token: the reporter's
+    ``PROMOFLOW_REPORT_TOKEN``); :class:`NotifyError` when a retry may deliver it (network,
+    5xx, 429), ``ValueError`` when it cannot (see the module's docstring)."""
     from orchestrator.urls import scrub
 
     where = scrub(url)
+    headers = {"Authorization": f"Bearer {token}"} if token else None
     try:
         with Web(timeout=timeout) as web:
-            response = web.post_json(url, report, about=Peer(SERVICE, where, HINTS))
+            response = web.post_json(
+                url, report, about=Peer(SERVICE, where, HINTS), headers=headers
+            )
     except InvalidUrl:
         raise ValueError("PROMOFLOW_REPORT_URL: not a valid URL") from None
     except Unreachable as exc:

@@ -24,7 +24,7 @@ from reporters.sinks.delivery import Policy
 from reporters.state.store import Store
 from reporters.watch.watcher import Watcher
 from tests.e2e.conftest import DeployedApp
-from tests.e2e.k8s import api_client, configmap, wait_until
+from tests.e2e.k8s import api_client, configmap, deployment, wait_until
 from tests.e2e.settings import E2ESettings
 
 pytestmark = pytest.mark.e2e
@@ -47,10 +47,17 @@ class Memory:
 
 
 @contextmanager
-def reporting(e2e: E2ESettings, state: Path, sink: Memory) -> Iterator[Reporter]:
+def reporting(
+    e2e: E2ESettings, state: Path, sink: Memory, *, replicasets: bool = False
+) -> Iterator[Reporter]:
     api = client.CustomObjectsApi(api_client(e2e))
     watcher = Watcher(api, e2e.argocd_namespace, watch_seconds=30)
-    reporter = Reporter(watcher, Store(state), [sink])  # type: ignore[list-item]
+    others = (
+        [Watcher(api, "", ("apps", "v1", "replicasets"), "replicasets:", watch_seconds=30)]
+        if replicasets
+        else []
+    )
+    reporter = Reporter(watcher, Store(state), [sink], others=others)  # type: ignore[list-item]
     for delivery in reporter.deliveries:
         delivery.policy = Policy(base=0.05)
     runner = threading.Thread(target=reporter.run)
@@ -99,3 +106,46 @@ def test_a_sync_is_reported_once_in_order_and_churn_and_restarts_add_nothing(
     with reporting(e2e, state, again):
         time.sleep(5)  # listed, compared with the store
     assert again.of(app.name) == []
+
+
+def test_replicasets_are_reported_as_their_apps_with_images_and_ready_counts(
+    e2e: E2ESettings, deployed: Callable[..., DeployedApp], tmp_path: Path
+) -> None:
+    """The real Deployment controller makes the ReplicaSets; Argo CD lists the Deployment
+    among the app's resources; the reporter joins the two."""
+    app = deployed(with_deployment=True)
+    sink = Memory()
+    with reporting(e2e, tmp_path / "state.db", sink, replicasets=True):
+        wait_until("the app is listed", lambda: sink.of(app.name) or None, 60)
+        second = app.commit(
+            {
+                "deployment.yaml": deployment(app.name, "2"),
+                "configmap.yaml": configmap(app.name, "2"),
+            },
+            "second",
+        )
+
+        def rolled_out() -> list[dict[str, Any]] | None:
+            events = sink.of(app.name)
+            ready = [
+                e for e in events
+                if e["type"] == "replicaset.ready"
+                and [i["tag"] for i in e["data"]["images"]] == ["2"]
+            ]  # fmt: skip
+            deployed_ = [
+                e for e in events
+                if e["type"] == "app.deployed" and e["data"]["revision"] == second
+            ]  # fmt: skip
+            return events if ready and deployed_ else None
+
+        events = wait_until(f"{app.name} rolled out at {second[:12]}", rolled_out, e2e.timeout)
+    ready = [e for e in events if e["type"] == "replicaset.ready"][-1]
+    assert ready["subject"] == f"{e2e.argocd_namespace}/{app.name}"
+    assert ready["data"]["workload"] == f"Deployment/{app.name}"
+    assert ready["data"]["ready"] == ready["data"]["replicas"] >= 1
+    [image] = ready["data"]["images"]
+    assert image["name"] == f"registry.invalid/{app.name}" and image["tag"] == "2"
+    kinds = [e["type"] for e in events if e["type"].startswith("replicaset.")]
+    assert "replicaset.scaled-down" in kinds  # the first version's set, emptied
+    # pods become ready one at a time; the reporter says so once per state, not per pod
+    assert kinds.count("replicaset.ready") <= 3

@@ -105,6 +105,7 @@ def test_jira_down_still_delivers_the_event_marked_unenriched(
     assert event is not None and event.data["commits"]
     assert "issues" not in event.data
     assert event.data["unenriched"]["issues"].startswith("cannot reach Jira")
+    assert enricher.failures == 1  # what /metrics reports as enrichment failures
     gone = Enricher(GitHistory(tmp_path / "other"))
     unreachable = _app(down + "/gitops.git", "a", second)
     plain = gone.enrich(_synced("a", second), _app(down + "/gitops.git", "a", seed), unreachable)

@@ -45,6 +45,7 @@ def test_a_live_stream_filtered_and_resumed_with_last_event_id() -> None:
     numbers = {
         "received": 3, "emitted": 2, "coalesced": 1, "queue": 0, "watch_restarts": 1,
         "watch_relists": 1, "watch_errors": 0, "sinks": {"stdout": (2, 0)},
+        "dead": {"stdout": 0}, "held": 0, "enrichment_failures": 1, "notification_problems": 0,
     }  # fmt: skip
     app = create_app(stream, lambda: numbers, lambda: {"shard": 0, "replicas": 1, "apps": 2})
     with ServerThread(app) as server:
@@ -77,6 +78,7 @@ def test_a_live_stream_filtered_and_resumed_with_last_event_id() -> None:
         metrics = httpx.get(f"{server.url}/metrics").text
         shards = httpx.get(f"{server.url}/shards").json()
     assert "promoflow_reporter_emitted_total 2.0" in metrics
+    assert "promoflow_reporter_enrichment_failures_total 1.0" in metrics
     assert 'promoflow_reporter_delivered_total{sink="stdout"} 2.0' in metrics
     assert "promoflow_reporter_queue_depth 0.0" in metrics
     assert shards == {"shard": 0, "replicas": 1, "apps": 2}

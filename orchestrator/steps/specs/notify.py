@@ -46,7 +46,7 @@ def run(**values: Any) -> None:
     )
     if url:
         try:
-            deliver(document, url)
+            deliver(document, url, token=os.environ.get("PROMOFLOW_REPORT_TOKEN", ""))
         except NotifyError as exc:
             support.fail(str(exc), support.TRANSIENT_EXIT)
         except ValueError as exc:
