@@ -149,3 +149,36 @@ def test_replicasets_are_reported_as_their_apps_with_images_and_ready_counts(
     assert "replicaset.scaled-down" in kinds  # the first version's set, emptied
     # pods become ready one at a time; the reporter says so once per state, not per pod
     assert kinds.count("replicaset.ready") <= 3
+
+
+def test_a_watch_resumed_from_an_expired_version_relists_and_reports_what_went_meanwhile(
+    e2e: E2ESettings, deployed: Callable[..., DeployedApp]
+) -> None:
+    """The real API server answers a watch from a version it no longer has with 410 Gone
+    (an ERROR event, reason Expired): the watcher lists again and reports the app that
+    went while it was away as deleted, and the one still there as it is now."""
+    app = deployed(with_deployment=False)
+    api = client.CustomObjectsApi(api_client(e2e))
+    namespace = e2e.argocd_namespace
+    ghost = f"{namespace}/pfe2e-deleted-while-away"
+    watcher = Watcher(api, namespace, watch_seconds=5, resource_version="1")
+    watcher._known = {ghost, f"{namespace}/{app.name}"}
+    seen: dict[str, Any] = {}
+    stopping = threading.Event()
+
+    def read() -> None:
+        for key, obj in watcher.changes(stop=stopping.is_set):
+            seen[key] = obj
+
+    reader = threading.Thread(target=read, daemon=True)
+    reader.start()
+    try:
+        wait_until(
+            "the relist", lambda: ghost in seen and f"{namespace}/{app.name}" in seen or None, 60
+        )
+    finally:
+        stopping.set()
+        reader.join(30)
+    assert seen[ghost] is None
+    assert seen[f"{namespace}/{app.name}"]["metadata"]["name"] == app.name
+    assert watcher.stats.relists == 1 and watcher.stats.errors == 0

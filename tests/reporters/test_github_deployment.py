@@ -330,3 +330,33 @@ def test_the_token_never_appears_in_an_error(
     assert unreachable.value.args[0].startswith("cannot reach GitHub")
     reasons.append(str(unreachable.value))
     assert all(TOKEN not in reason for reason in reasons), reasons
+
+
+def test_the_github_service_sends_what_the_template_block_asks_for(
+    scm: FakeScm, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """service.github with a template's ``status`` and ``deployment`` blocks (Argo CD's
+    fields), its ``apiURL`` taken over the environment's."""
+    from reporters.sinks.github_service import GitHubSink
+
+    monkeypatch.setenv("PROMOFLOW_SCM_API_URL", "http://127.0.0.1:1")  # not this one
+    service = GitHubSink(TOKEN, api=scm.url, ui=UI)
+    both = event("app.deployed", scm)
+    both["data"]["notification"] = {
+        "message": "shop-dev is live",
+        "github": {
+            "status": {"state": "success", "label": "deploy/shop-dev", "targetURL": UI},
+            "deployment": {"state": "success", "environment": "dev"},
+        },
+    }
+    service.send(both)
+    only_status = event("app.sync-failed", scm, message="boom")
+    service.send(only_status)  # no block: a commit status, as --sink github-status sends
+    service.close()
+    [deployment] = scm.deployments.values()
+    assert deployment["environment"] == "dev"
+    assert posts(scm, f"/statuses/{NEW}") == 2
+    statuses = [status for sha, status in scm.statuses if sha == NEW]
+    assert statuses[0]["context"] == "deploy/shop-dev" and statuses[0]["target_url"] == UI
+    assert statuses[0]["description"] == "shop-dev is live"
+    assert statuses[1]["state"] == "failure" and statuses[1]["context"] == "argocd/shop-dev"

@@ -296,3 +296,28 @@ def test_templates_run_in_a_sandbox(tmp_path: Path) -> None:
     [told] = outbox(store, "stdout")
     message = told["data"]["notification"]["message"]
     assert "object" not in message and "class" not in message
+
+
+def test_the_documented_example_loads_and_notifies_as_the_docs_say() -> None:
+    example = Path(__file__).parents[2] / "docs" / "examples" / "notifications.yaml"
+    secrets = {
+        k: f"secret-{k}" for k in ("slack-token", "github-token", "jira-token", "audit-hmac")
+    }
+    config = load(example, secrets)
+    assert sorted(config.services) == ["audit", "github", "jira", "slack"]
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=Notifier(config))
+    prod = shop(sync="OutOfSync")
+    prod["metadata"]["labels"]["promoflow.dev/environment"] = "prod"
+    pipeline.handle("argocd/shop-dev", prod)
+    deploy(pipeline, NEW, "2026-11-24T10:01:00Z")
+    [github] = outbox(store, "github")
+    block = github["data"]["notification"]["github"]
+    assert block["deployment"]["environment"] == "prod"
+    assert block["status"]["label"] == "argocd/shop-dev"
+    [jira] = outbox(store, "jira")
+    assert jira["data"]["notification"]["jira"] == {
+        "comment": f"Deployed to prod at {NEW[:12]}.",
+        "transition": "Done",
+    }
+    assert [e["data"]["notification"]["recipient"] for e in outbox(store, "slack")] == ["deploys"]
