@@ -174,7 +174,7 @@ def test_a_watch_resumed_from_an_expired_version_relists_and_reports_what_went_m
     reader.start()
     try:
         wait_until(
-            "the relist", lambda: ghost in seen and f"{namespace}/{app.name}" in seen or None, 60
+            "the relist", lambda: (ghost in seen and f"{namespace}/{app.name}" in seen) or None, 60
         )
     finally:
         stopping.set()
