@@ -128,6 +128,7 @@ def read_limit(port: int, events: int) -> float:
 def read_reporter(port: int, events: int, state: str) -> float:
     from reporters.pipeline import Pipeline
     from reporters.queue import CoalescingQueue
+    from reporters.run import BATCH
     from reporters.state.store import Store
     from reporters.watch.watcher import Watcher
 
@@ -151,7 +152,7 @@ def read_reporter(port: int, events: int, state: str) -> float:
     while not (done.is_set() and not len(queue)):
         item = queue.get(timeout=0.1)
         if item is not None:
-            pipeline.handle(*item)
+            pipeline.handle_all([item, *queue.take(BATCH - 1)])
     producer.join()
     return time.perf_counter() - started
 

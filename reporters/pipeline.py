@@ -87,6 +87,8 @@ class Pipeline:
 
     def __post_init__(self) -> None:
         self._broadcast = Broadcast(self.sinks)
+        self._told: list[Event] | None = None
+        """Events of the batch being recorded, told once it is committed."""
         if self.notifier is not None:
             self.notifier.conditions.update(self.store.conditions())
         self._owners: dict[tuple[str, str, str], str] = {}
@@ -185,12 +187,29 @@ class Pipeline:
             routed.add(self._broadcast.route(key, cloudevent, new or old))
             if self.notifier is not None:
                 routed.add(self.notifier.route(subject_key, cloudevent, subject))
-        if events or new != old or routed.conditions:
+        if events or routed.conditions or not _churn(old, new):
             self.store.record(key, new, settled, routed.outgoing, routed.conditions, routed.cancel)
         self.emitted += len(events)
-        if events:
+        if self._told is not None:
+            self._told += events
+        elif events:
             self.on_events(events)
         return events
+
+    def handle_all(self, items: list[tuple[str, App | None]]) -> list[Event]:
+        """Several states in one store transaction; their events are told once it is
+        committed (a sink's worker reads only what is)."""
+        self._told = []
+        try:
+            with self.store.batch():
+                for key, obj in items:
+                    self.handle(key, obj)
+            told = self._told
+        finally:
+            self._told = None
+        if told:
+            self.on_events(told)
+        return told
 
     def tick(self, now: float) -> int:
         """Release the held notifications whose time has come and whose condition still
@@ -257,6 +276,23 @@ REPLICASETS = "replicasets:"
 REPORTS = "reports:"
 WITH_WORKLOADS = ("app.deployed", "app.images-changed")
 """App events that carry the images each workload runs."""
+
+
+def _churn(old: App | None, new: App | None) -> bool:
+    """Whether ``new`` differs from ``old`` at most in ``status.reconciledAt``: Argo CD's
+    periodic reconcile, most of what a watch delivers. Not written to the store: what it
+    keeps is compared only for real changes, and those are written."""
+    if old is None or new is None:
+        return old is new
+    if old == new:
+        return True
+    before, after = old.get("status"), new.get("status")
+    if not isinstance(before, dict) or not isinstance(after, dict):
+        return False
+    return {**old, "status": {**before, "reconciledAt": None}} == {
+        **new,
+        "status": {**after, "reconciledAt": None},
+    }
 
 
 def _workload(resource: dict[str, Any]) -> tuple[str, str, str]:

@@ -50,6 +50,15 @@ class CoalescingQueue(Generic[T]):
             self._changed.notify_all()
             return found
 
+    def take(self, limit: int) -> list[tuple[str, T]]:
+        """Up to ``limit`` waiting apps at once, without waiting (what one store
+        transaction records)."""
+        with self._changed:
+            found = [self._items.popitem(last=False) for _ in range(min(limit, len(self._items)))]
+            if found:
+                self._changed.notify_all()
+            return found
+
     def __len__(self) -> int:
         with self._changed:
             return len(self._items)

@@ -45,6 +45,8 @@ from reporters.watch.shards import ordinal
 from reporters.watch.watcher import Watcher
 
 USAGE_ERROR = 2
+BATCH = 200
+"""Queued states recorded per store transaction, at most."""
 
 
 def parser() -> argparse.ArgumentParser:
@@ -257,7 +259,7 @@ class Reporter:
         while not (self.stopping.is_set() and not len(self.queue)):
             item = self.queue.get(timeout=0.2)
             if item is not None:
-                self.pipeline.handle(*item)
+                self.pipeline.handle_all([item, *self.queue.take(BATCH - 1)])
             if time.time() - ticked >= 1.0:  # held notifications whose time came
                 ticked = time.time()
                 if self.pipeline.tick(ticked):

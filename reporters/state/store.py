@@ -20,10 +20,11 @@ from __future__ import annotations
 import json
 import sqlite3
 import threading
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 SCHEMA = """
 CREATE TABLE IF NOT EXISTS apps (key TEXT PRIMARY KEY, seen TEXT, settled TEXT);
@@ -41,12 +42,15 @@ ADDED_COLUMNS = {
     "hold": "TEXT NOT NULL DEFAULT ''",
 }
 
+SAME = "="
+"""The settled state is the state seen (most apps, most of the time): not written twice."""
+
 PENDING, DELIVERED, DEAD, HELD, CANCELLED = "pending", "delivered", "dead", "held", "cancelled"
 
 
-@dataclass(frozen=True)
-class Outgoing:
-    """One event for one sink, as the outbox holds it."""
+class Outgoing(NamedTuple):
+    """One event for one sink, as the outbox holds it (a tuple: one is made per event
+    and sink, on the reporter's hottest path)."""
 
     sink: str
     id: str
@@ -68,7 +72,8 @@ class Row:
 class Store:
     def __init__(self, path: Path | str = ":memory:") -> None:
         self._db = sqlite3.connect(str(path), check_same_thread=False, isolation_level=None)
-        self._lock = threading.Lock()
+        self._lock = threading.RLock()
+        self._batched = False
         with self._lock:
             self._db.execute("PRAGMA journal_mode=WAL")
             self._db.execute("PRAGMA synchronous=NORMAL")
@@ -88,16 +93,34 @@ class Store:
         """Every app's last seen and last settled state."""
         with self._lock:
             rows = self._db.execute("SELECT key, seen, settled FROM apps").fetchall()
-        return {
-            key: (json.loads(seen) if seen else None, json.loads(settled) if settled else None)
-            for key, seen, settled in rows
-        }
+        out: dict[str, tuple[dict[str, Any] | None, dict[str, Any] | None]] = {}
+        for key, seen, settled in rows:
+            last = json.loads(seen) if seen else None
+            out[key] = (last, last if settled == SAME else json.loads(settled) if settled else None)
+        return out
 
     def conditions(self) -> dict[str, bool]:
         """The last value of every trigger condition (sends happen when one turns true)."""
         with self._lock:
             rows = self._db.execute("SELECT name, value FROM conditions").fetchall()
         return {str(name): bool(value) for name, value in rows}
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Record several changes in one transaction: a commit per change costs most of
+        what handling a change does. What a crash loses of a batch is listed again at the
+        next start and compared with what was recorded, so it is reported then."""
+        with self._lock:
+            self._db.execute("BEGIN")
+            self._batched = True
+            try:
+                yield
+                self._db.execute("COMMIT")
+            except BaseException:
+                self._db.execute("ROLLBACK")
+                raise
+            finally:
+                self._batched = False
 
     def record(
         self,
@@ -108,10 +131,11 @@ class Store:
         conditions: Mapping[str, bool] | None = None,
         cancel: Iterable[str] = (),
     ) -> None:
-        """One change in one transaction: the app's states, what goes to each sink, the
-        trigger conditions' new values and the holds they cancel."""
+        """One change in one transaction (or in the batch's): the app's states, what goes
+        to each sink, the trigger conditions' new values and the holds they cancel."""
         with self._lock:
-            self._db.execute("BEGIN")
+            if not self._batched:
+                self._db.execute("BEGIN")
             try:
                 if seen is None:
                     self._db.execute("DELETE FROM apps WHERE key = ?", (key,))
@@ -120,7 +144,7 @@ class Store:
                         "INSERT INTO apps (key, seen, settled) VALUES (?, ?, ?) "
                         "ON CONFLICT(key) DO UPDATE SET seen = excluded.seen, "
                         "settled = excluded.settled",
-                        (key, json.dumps(seen), json.dumps(settled) if settled else None),
+                        (key, json.dumps(seen), _settled(seen, settled)),
                     )
                 for hold in cancel:
                     self._db.execute(
@@ -148,9 +172,11 @@ class Store:
                             out.hold,
                         ),
                     )
-                self._db.execute("COMMIT")
+                if not self._batched:
+                    self._db.execute("COMMIT")
             except BaseException:
-                self._db.execute("ROLLBACK")
+                if not self._batched:
+                    self._db.execute("ROLLBACK")
                 raise
 
     def due(self, now: float) -> list[Outgoing]:
@@ -212,3 +238,9 @@ class Store:
                 (sink, DEAD),
             ).fetchall()
         return [(str(i), str(r)) for i, r in rows]
+
+
+def _settled(seen: dict[str, Any], settled: dict[str, Any] | None) -> str | None:
+    if settled is None:
+        return None
+    return SAME if settled is seen or settled == seen else json.dumps(settled)

@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse
@@ -121,3 +122,27 @@ def test_the_token_bucket_keeps_the_rate() -> None:
     assert abs(bucket.wait() - 0.1) < 1e-9  # the third waits a tenth of a second
     now[0] += 0.1
     assert bucket.wait() == 0.0
+
+
+def test_a_batch_is_one_transaction_and_its_events_are_told_once_committed(
+    tmp_path: Path,
+) -> None:
+    path = tmp_path / "state.db"
+    told: list[tuple[int, int]] = []
+
+    def on_events(events: list[Any]) -> None:  # what a sink's worker would find now
+        told.append((len(events), len(Store(path).pending("http", limit=1000))))
+
+    pipeline = Pipeline(Store(path), ["http"], on_events=on_events)
+    pipeline.handle_all(_apps(3, NEW))
+    [(count, committed)] = told  # told once, for the whole batch
+    assert count >= 3 and committed == count  # each app's events, all committed by then
+    # a batch that fails part way records none of it: the next start lists those apps
+    # again and reports them then
+    before = Store(path).apps()
+    changed = [(k, {**a, "status": {**a["status"], "health": {"status": "Degraded"}}})
+               for k, a in _apps(2, NEW)]  # fmt: skip
+    with pytest.raises(ValueError, match="kind: expected PromotionResult"):
+        pipeline.handle_all([*changed, ("reports:argo/run", {"kind": "NotAReport"})])
+    assert Store(path).apps() == before
+    assert len(told) == 1
