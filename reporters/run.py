@@ -54,7 +54,9 @@ def parser() -> argparse.ArgumentParser:
         prog="promoflow reporter",
         description="Watch Argo CD Applications and report every real change to sinks.",
         epilog="Examples:\n  promoflow reporter --sink stdout\n"
-        "  promoflow reporter -n argocd --sink https://hooks.example.com/argocd",
+        "  promoflow reporter -n argocd --sink https://hooks.example.com/argocd\n"
+        "  promoflow reporter --notifications /etc/promoflow/notifications "
+        "--secrets /etc/promoflow/secret",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument("-n", "--namespace", default="", help="Watch one namespace (default: all).")

@@ -19,6 +19,28 @@ from orchestrator.adapters.git import Credentials, GitRemote
 from orchestrator.adapters.gitreads import tree_changes
 from orchestrator.argocd_shapes import sources
 
+
+def commit_link(repo: str, sha: str) -> str:
+    """The web page of a commit, from the repository URL Argo CD knows (https, ``ssh://``
+    or ``git@host:path``; credentials dropped): GitHub, Gitea and Azure DevOps use
+    ``/commit/``, GitLab ``/-/commit/``, Bitbucket ``/commits/``."""
+    url = repo.strip()
+    if url.startswith("git@") and ":" in url:
+        host, _, path = url[4:].partition(":")
+        url = f"https://{host}/{path}"
+    scheme, sep, rest = url.partition("://")
+    if not sep or not rest:
+        return ""
+    rest = rest.rpartition("@")[2] if "@" in rest.split("/", 1)[0] else rest
+    host, _, path = rest.partition("/")
+    if scheme in ("ssh", "git"):
+        scheme, host = "https", host.split(":")[0]
+    base = f"{scheme}://{host}/{path.removesuffix('/').removesuffix('.git')}"
+    if "gitlab" in host:
+        return f"{base}/-/commit/{sha}"
+    return f"{base}/commits/{sha}" if host == "bitbucket.org" else f"{base}/commit/{sha}"
+
+
 MAX_COMMITS = 200
 """Walked per source and sync at most: a revision that far back is reported as such."""
 

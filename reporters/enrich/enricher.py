@@ -13,7 +13,7 @@ from dataclasses import replace
 from typing import Any
 
 from orchestrator.steps.message import jira_keys
-from reporters.enrich.commits import History, source_changes, touching
+from reporters.enrich.commits import History, commit_link, source_changes, touching
 from reporters.enrich.jira import JiraIssues, JiraUnavailable
 from reporters.events.transitions import App, Change
 
@@ -44,7 +44,7 @@ class Enricher:
                         "path": source.path,
                         "from": source.old,
                         "to": source.new,
-                        "commits": [c.as_dict() for c in commits],
+                        "commits": [c.as_dict(commit_link(source.repo, c.sha)) for c in commits],
                     }
                 )
         except Exception as exc:  # Git down, a revision not found: deliver without commits

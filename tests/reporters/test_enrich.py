@@ -14,7 +14,7 @@ import pytest
 
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 from orchestrator.simulator.serve import ServerThread, free_port
-from reporters.enrich.commits import GitHistory
+from reporters.enrich.commits import GitHistory, commit_link
 from reporters.enrich.enricher import Enricher
 from reporters.enrich.jira import JiraIssues
 from reporters.events.transitions import Change
@@ -59,6 +59,7 @@ def test_each_app_gets_the_commits_that_touched_it_and_untouched_apps_none(
     [source] = a.data["commits"]
     assert [x["sha"] for x in source["commits"]] == [first]
     assert source["commits"][0]["message"].startswith("SHOP-1 gift cards")
+    assert source["commits"][0]["link"] == f"{url.removesuffix('.git')}/commit/{first}"
     assert [x["sha"] for x in b.data["commits"][0]["commits"]] == [second]
     assert a.data["issues"] == [
         {
@@ -110,3 +111,22 @@ def test_jira_down_still_delivers_the_event_marked_unenriched(
     unreachable = _app(down + "/gitops.git", "a", second)
     plain = gone.enrich(_synced("a", second), _app(down + "/gitops.git", "a", seed), unreachable)
     assert plain is not None and plain.data["unenriched"]["commits"].startswith("unavailable")
+
+
+@pytest.mark.parametrize(
+    ("repo", "link"),
+    [
+        ("https://github.com/acme/gitops.git", "https://github.com/acme/gitops/commit/abc"),
+        ("https://user:t0ken@github.com/acme/gitops", "https://github.com/acme/gitops/commit/abc"),
+        ("git@github.com:acme/gitops.git", "https://github.com/acme/gitops/commit/abc"),
+        ("ssh://git@gitlab.com:22/acme/gitops.git", "https://gitlab.com/acme/gitops/-/commit/abc"),
+        ("https://bitbucket.org/acme/gitops.git", "https://bitbucket.org/acme/gitops/commits/abc"),
+        (
+            "https://dev.azure.com/acme/shop/_git/gitops",
+            "https://dev.azure.com/acme/shop/_git/gitops/commit/abc",
+        ),
+        ("not a url", ""),
+    ],
+)
+def test_commit_links_for_the_hosts_argo_cd_users_have(repo: str, link: str) -> None:
+    assert commit_link(repo, "abc") == link
