@@ -77,3 +77,69 @@ def test_answers_become_delivered_retried_or_dead() -> None:
     assert not limited.value.permanent and limited.value.retry_after == 3.0
     assert gone.value.permanent and "no_service" in str(gone.value)
     assert len(slack.got) == 1 and slack.got[0]["text"]
+
+
+@dataclass
+class FakeSlackApi:
+    """``chat.postMessage`` as api.slack.com documents it: HTTP 200 with ``ok`` true or
+    false and an ``error`` code; 429 with Retry-After when rate limited."""
+
+    token: str = "xoxb-1-secret"
+    channels: tuple[str, ...] = ("deploys",)
+    answers: list[tuple[int, dict[str, Any], dict[str, str]]] = field(default_factory=list)
+    got: list[dict[str, Any]] = field(default_factory=list)
+
+    def app(self) -> Starlette:
+        from starlette.responses import JSONResponse
+
+        async def post(request: Request) -> JSONResponse:
+            if self.answers:
+                status, body, headers = self.answers.pop(0)
+                return JSONResponse(body, status, headers=headers)
+            if request.headers.get("authorization") != f"Bearer {self.token}":
+                return JSONResponse({"ok": False, "error": "invalid_auth"})
+            body = await request.json()
+            if body.get("channel") not in self.channels:
+                return JSONResponse({"ok": False, "error": "channel_not_found"})
+            if not body.get("text") and not body.get("blocks"):
+                return JSONResponse({"ok": False, "error": "no_text"})
+            self.got.append(body)
+            return JSONResponse({"ok": True, "channel": "C0DEPLOYS", "ts": "1732442400.000100"})
+
+        return Starlette(routes=[Route("/api/chat.postMessage", post, methods=["POST"])])
+
+
+def _notified(recipient: str) -> dict[str, Any]:
+    block = {"blocks": [{"type": "section", "text": {"type": "mrkdwn", "text": "*shop* live"}}]}
+    note = {"recipient": recipient, "message": "shop 1.5.0 is live", "slack": block}
+    return {**EVENT, "data": {**EVENT["data"], "notification": note}}
+
+
+def test_a_bot_posts_the_templates_message_to_the_subscribed_channel() -> None:
+    slack = FakeSlackApi(
+        answers=[
+            (429, {"ok": False, "error": "ratelimited"}, {"Retry-After": "2"}),
+            (200, {"ok": False, "error": "internal_error"}, {}),
+        ]
+    )
+    with ServerThread(slack.app()) as server:
+        sink = SlackSink(token=slack.token, api=f"{server.url}/api", username="promoflow")
+        for _ in range(2):  # Slack's own trouble: retried
+            with pytest.raises(SinkError) as transient:
+                sink.send(_notified("deploys"))
+            assert not transient.value.permanent
+        sink.send(_notified("deploys"))
+        with pytest.raises(SinkError) as missing:
+            sink.send(_notified("random"))
+        wrong = SlackSink(token="xoxb-revoked", api=f"{server.url}/api")
+        with pytest.raises(SinkError) as refused:
+            wrong.send(_notified("deploys"))
+        sink.close()
+        wrong.close()
+    [posted] = slack.got
+    assert posted["channel"] == "deploys" and posted["username"] == "promoflow"
+    assert posted["text"] == "shop 1.5.0 is live"
+    assert posted["blocks"][0]["text"]["text"] == "*shop* live"
+    assert missing.value.permanent and "channel_not_found" in str(missing.value)
+    assert refused.value.permanent and "invalid_auth" in str(refused.value)
+    assert "xoxb" not in str(refused.value)
