@@ -59,7 +59,12 @@ def parser() -> argparse.ArgumentParser:
         "--secrets /etc/promoflow/secret",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    p.add_argument("-n", "--namespace", default="", help="Watch one namespace (default: all).")
+    p.add_argument(
+        "-n",
+        "--namespace",
+        default="",
+        help="Watch these namespaces, comma-separated (default: all, which needs a ClusterRole).",
+    )
     p.add_argument(
         "--sink",
         action="append",
@@ -319,7 +324,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, sqlite3.Error) as exc:
         print(f"error: --state {state}: cannot open the store: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    watcher = Watcher(api, options.namespace, shard=shard, replicas=options.replicas)
+    namespaces = [n.strip() for n in options.namespace.split(",") if n.strip()] or [""]
+    watcher, *more = [
+        Watcher(api, namespace, shard=shard, replicas=options.replicas) for namespace in namespaces
+    ]
     enricher = None
     if options.git_cache:
         jira = None
@@ -338,10 +346,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             replicas=1 if k in UNSHARDED else options.replicas,
         )
         for k in kinds
-        for namespace in ((workload_namespaces or [""]) if k in UNSHARDED else [options.namespace])
+        for namespace in ((workload_namespaces or [""]) if k in UNSHARDED else namespaces)
     ]
     reporter = Reporter(
-        watcher, store, sinks, options.queue, enricher, others, options.argo_ui, notifier, services
+        watcher,
+        store,
+        sinks,
+        options.queue,
+        enricher,
+        [*more, *others],
+        options.argo_ui,
+        notifier,
+        services,
     )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())

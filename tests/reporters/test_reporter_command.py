@@ -144,7 +144,8 @@ def test_configured_notifications_reach_a_webhook_with_its_secret_header(tmp_pat
         config.write_text(NOTIFICATIONS.format(url=f"{hook.url}/hooks"))
         env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kubeconfig", served.url))}
         command = [sys.executable, "-m", "reporters", "--notifications", str(config),
-                   "--secrets", str(secrets), "--state", str(tmp_path / "state.db")]  # fmt: skip
+                   "--secrets", str(secrets), "--state", str(tmp_path / "state.db"),
+                   "-n", "argocd,apps-team"]  # fmt: skip
         proc = subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
@@ -162,6 +163,7 @@ def test_configured_notifications_reach_a_webhook_with_its_secret_header(tmp_pat
     assert body == {"app": "shop-dev", "rev": "d" * 40}
     assert headers["authorization"] == "Bearer t0ken-never-logged"
     assert "to deploys;" in err and out == ""  # no --sink: nothing on stdout
+    assert "reporting argocd,apps-team (shard 0 of 1)" in err
     assert "t0ken" not in out + err
     assert "t0ken" not in (tmp_path / "state.db").read_bytes().decode(errors="replace")
 
