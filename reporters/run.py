@@ -100,8 +100,13 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workload-namespaces",
         default="",
-        help="Where the apps' ReplicaSets are watched, comma-separated (default: all "
-        "namespaces, which needs a ClusterRole).",
+        help="Where the apps' Rollouts and ReplicaSets are watched, comma-separated "
+        "(default: all namespaces, which needs a ClusterRole).",
+    )
+    p.add_argument(
+        "--workflows-namespace",
+        default=os.environ.get("ARGO_NAMESPACE", ""),
+        help="Where promotion Workflows are watched (default: ARGO_NAMESPACE, else all).",
     )
     p.add_argument("--argo-ui", default="", help="The Argo Workflows UI, for promotion links.")
     p.add_argument(
@@ -324,7 +329,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     except (OSError, sqlite3.Error) as exc:
         print(f"error: --state {state}: cannot open the store: {exc}", file=sys.stderr)
         return USAGE_ERROR
-    namespaces = [n.strip() for n in options.namespace.split(",") if n.strip()] or [""]
+    namespaces = _names(options.namespace)
     watcher, *more = [
         Watcher(api, namespace, shard=shard, replicas=options.replicas) for namespace in namespaces
     ]
@@ -335,7 +340,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
             jira = JiraIssues(options.jira, user=user, token=token)
         enricher = Enricher(GitHistory(Path(options.git_cache)), jira)
-    workload_namespaces = [n.strip() for n in options.workload_namespaces.split(",") if n.strip()]
+    workload_namespaces = _names(options.workload_namespaces)
+    workflow_namespaces = _names(options.workflows_namespace)
     others = [
         Watcher(
             api,
@@ -346,7 +352,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             replicas=1 if k in UNSHARDED else options.replicas,
         )
         for k in kinds
-        for namespace in ((workload_namespaces or [""]) if k in UNSHARDED else namespaces)
+        for namespace in (workflow_namespaces if k == "workflows" else workload_namespaces)
     ]
     reporter = Reporter(
         watcher,
@@ -373,6 +379,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     if server is not None:
         server.should_exit = True
     return 0
+
+
+def _names(text: str) -> list[str]:
+    """Comma-separated namespaces; none: ``[""]``, all of them."""
+    return [n.strip() for n in text.split(",") if n.strip()] or [""]
 
 
 def _notifications(path: str, secrets: str) -> tuple[Notifier, list[Sink]]:

@@ -288,12 +288,20 @@ def apply_cmd(
     ] = None,
     argo_server: ArgoServerOption = None,
     namespace: NamespaceOption = None,
+    steps: Annotated[
+        bool,
+        typer.Option(
+            "--steps/--no-steps",
+            help="Also the step templates (--no-steps: where Helm installs them).",
+        ),
+    ] = True,
 ) -> None:
     """Create or update the step templates and the products' WorkflowTemplates.
 
     Examples:
       $ promoflow apply -c environments
       $ promoflow apply -c environments -p shop -n promotions
+      $ promoflow apply -c /etc/promoflow/config --no-steps
     """
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.compiler import CompileError, compile_product
@@ -304,7 +312,7 @@ def apply_cmd(
         check_product(loaded, product)
     step = step_settings()
     try:
-        manifests = library_templates(step)
+        manifests = library_templates(step) if steps else []
         for name in [product] if product else sorted(loaded.products):
             manifests.append(compile_product(loaded, name, step).template)
     except CompileError as exc:

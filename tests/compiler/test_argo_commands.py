@@ -75,6 +75,17 @@ def test_apply_creates_then_reports_unchanged_then_updates(argo: FakeArgoServer)
     assert promote["spec"]["templates"][0]["container"]["image"] == "registry.local/pf:2"
 
 
+def test_apply_without_steps_installs_only_the_products(argo: FakeArgoServer) -> None:
+    """Where the Helm chart installs the step templates, its job applies the products."""
+    result = run(argo, "apply", "-c", str(EXAMPLES), "--no-steps")
+    assert result.returncode == 0, result.stderr
+    assert sorted(result.stdout.splitlines()) == [
+        "workflowtemplate/promoflow-checkout created",
+        "workflowtemplate/promoflow-shop created",
+    ]
+    assert len(argo.store.list("WorkflowTemplate", "promotions")) == 2
+
+
 def test_base_href_prefixes_api_and_links(proxied: FakeArgoServer) -> None:
     assert (
         run(proxied, "apply", "-c", str(EXAMPLES), "-p", "shop", ARGO_BASE_HREF="/argo/").returncode
