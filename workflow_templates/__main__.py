@@ -10,5 +10,6 @@ if len(sys.argv) > 1:
         print(render(name), end="")
 else:
     for path, text in rendered().items():
+        path.parent.mkdir(parents=True, exist_ok=True)
         path.write_text(text)
-        print(f"wrote {path.name}")
+        print(f"wrote {path}")

@@ -1,0 +1,111 @@
+{{/* Names, labels and the pieces every workload shares. */}}
+
+{{- define "promoflow.name" -}}
+{{- .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "promoflow.fullname" -}}
+{{- if contains .Chart.Name .Release.Name -}}
+{{- .Release.Name | trunc 63 | trimSuffix "-" -}}
+{{- else -}}
+{{- printf "%s-%s" .Release.Name .Chart.Name | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "promoflow.component" -}}
+{{- printf "%s-%s" (include "promoflow.fullname" .root) .component | trunc 63 | trimSuffix "-" -}}
+{{- end -}}
+
+{{- define "promoflow.labels" -}}
+helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
+app.kubernetes.io/name: {{ include "promoflow.name" . }}
+app.kubernetes.io/instance: {{ .Release.Name }}
+app.kubernetes.io/version: {{ .Chart.AppVersion | quote }}
+app.kubernetes.io/managed-by: {{ .Release.Service }}
+app.kubernetes.io/part-of: promoflow
+{{- end -}}
+
+{{- define "promoflow.selector" -}}
+app.kubernetes.io/name: {{ include "promoflow.name" .root }}
+app.kubernetes.io/instance: {{ .root.Release.Name }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "promoflow.componentLabels" -}}
+{{ include "promoflow.labels" .root }}
+app.kubernetes.io/component: {{ .component }}
+{{- end -}}
+
+{{- define "promoflow.image" -}}
+{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- end -}}
+
+{{- define "promoflow.workflowsNamespace" -}}
+{{- .Values.workflows.namespace | default .Release.Namespace -}}
+{{- end -}}
+
+{{- define "promoflow.reporterNamespaces" -}}
+{{- if .Values.reporters.namespaces -}}
+{{- join "," .Values.reporters.namespaces -}}
+{{- else if not .Values.reporters.allNamespaces -}}
+{{- .Values.argocd.namespace -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "promoflow.configMap" -}}
+{{- if .Values.config.files -}}
+{{- include "promoflow.component" (dict "root" . "component" "config") -}}
+{{- else -}}
+{{- .Values.config.configMap -}}
+{{- end -}}
+{{- end -}}
+
+{{- define "promoflow.reporterService" -}}
+{{- printf "http://%s.%s.svc:8081" (include "promoflow.component" (dict "root" . "component" "reporters")) .Release.Namespace -}}
+{{- end -}}
+
+{{/* The environment every promoflow process reads its connections from. */}}
+{{- define "promoflow.connections" -}}
+- name: ARGO_SERVER
+  value: {{ .Values.argo.server | quote }}
+- name: ARGO_NAMESPACE
+  value: {{ include "promoflow.workflowsNamespace" . | quote }}
+- name: ARGO_INSECURE_SKIP_VERIFY
+  value: {{ .Values.argo.insecureSkipVerify | quote }}
+- name: PROMOFLOW_STEP_IMAGE
+  value: {{ include "promoflow.image" . | quote }}
+- name: PROMOFLOW_SERVICE_ACCOUNT
+  value: {{ .Values.workflows.serviceAccount.name | quote }}
+- name: PROMOFLOW_GIT_SECRET
+  value: {{ .Values.secrets.git | quote }}
+- name: PROMOFLOW_ARGOCD_SECRET
+  value: {{ .Values.secrets.argocd | quote }}
+- name: PROMOFLOW_ARGOCD_SERVER
+  value: {{ .Values.argocd.server | quote }}
+{{- if .Values.argocd.opts }}
+- name: PROMOFLOW_ARGOCD_OPTS
+  value: {{ .Values.argocd.opts | quote }}
+{{- end }}
+{{- if .Values.reporters.enabled }}
+- name: PROMOFLOW_REPORT_URL
+  value: {{ printf "%s/reports" (include "promoflow.reporterService" .) | quote }}
+{{- end }}
+{{- if .Values.argo.ui }}
+- name: PROMOFLOW_UI_URL
+  value: {{ .Values.argo.ui | quote }}
+{{- end }}
+{{- end -}}
+
+{{/* The Argo Server token of a ServiceAccount, from the token Secret the chart makes for it. */}}
+{{- define "promoflow.argoToken" -}}
+- name: ARGO_TOKEN
+  valueFrom:
+    secretKeyRef:
+      name: {{ printf "%s-token" .name }}
+      key: token
+{{- end -}}
+
+{{- define "promoflow.podSecurity" -}}
+securityContext:
+  {{- toYaml .Values.podSecurityContext | nindent 2 }}
+{{- end -}}

@@ -1,0 +1,1 @@
+"""Tests of the Helm chart in charts/promoflow."""

@@ -1,0 +1,311 @@
+"""The Helm chart, with the real ``helm``: lint, a matrix of values rendered and every
+object checked against the Kubernetes and Argo schemas, the exact rights each account
+gets, the security contexts, Secrets only by name, the values schema's refusals, the
+step WorkflowTemplates as generated, and a README that lists every value."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+
+from tests.chart.readme import CHART, readme, undocumented
+from tests.chart.schemas import validate
+from tests.tools.binaries import ensure
+from workflow_templates import HERE as STEP_TEMPLATES
+
+RELEASE, NAMESPACE = "promoflow", "promoflow"
+BASE = ("config.configMap=promoflow-config",)
+
+CASES: dict[str, tuple[str, ...]] = {
+    "defaults": BASE,
+    "ingress": (*BASE, "webhooks.ingress.enabled=true", "webhooks.ingress.tls.enabled=true",
+                "webhooks.ingress.className=nginx"),
+    "one-replica": (*BASE, "reporters.replicas=1"),
+    "five-replicas": (*BASE, "reporters.replicas=5"),
+    "existing-secrets": (*BASE, "secrets.git=team-git", "secrets.argocd=team-argocd",
+                         "secrets.webhooks=team-hooks", "secrets.reportToken=team-report",
+                         "secrets.jira=team-jira", "reporters.jira=https://jira.example.com",
+                         "reporters.notifications.configMap=team-notifications",
+                         "reporters.notifications.secret=team-notifications-secret"),
+    "all-namespaces": (*BASE, "reporters.allNamespaces=true",
+                       "reporters.watch={workflows,rollouts,replicasets}"),
+    "listed-namespaces": (*BASE, "reporters.namespaces={argocd,team-a}",
+                          "reporters.watch={workflows,replicasets}",
+                          "reporters.workloadNamespaces={shop-dev,shop-prod}",
+                          "workflows.namespace=argo"),
+    "approvals": (*BASE, "workflows.approvals.groups={platform,release-managers}"),
+    "policies": (*BASE, "networkPolicy.enabled=true", "networkPolicy.ingressNamespace=ingress",
+                 "reporters.persistence.enabled=false"),
+    "config-files": ("config.files.promoflow\\.yaml=kind: Product",),
+    "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
+}  # fmt: skip
+
+
+def helm(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [str(ensure("helm")), *args], capture_output=True, text=True, timeout=120, check=check
+    )
+
+
+@cache
+def render(case: str) -> tuple[dict[str, Any], ...]:
+    sets = [arg for value in CASES[case] for arg in ("--set", value)]
+    out = helm("template", RELEASE, str(CHART), "-n", NAMESPACE, *sets).stdout
+    return tuple(d for d in yaml.safe_load_all(out) if d)
+
+
+def objects(case: str, kind: str) -> list[dict[str, Any]]:
+    return [o for o in render(case) if o["kind"] == kind]
+
+
+def test_lint_passes_and_a_missing_configuration_is_named() -> None:
+    linted = helm("lint", "--strict", str(CHART), "--set", BASE[0], check=False)
+    assert linted.returncode == 0, linted.stdout + linted.stderr
+    bare = helm("template", RELEASE, str(CHART), check=False)
+    assert bare.returncode != 0
+    assert "config.configMap or config.files" in bare.stderr
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_rendered_object_is_valid(case: str) -> None:
+    problems = [p for obj in render(case) for p in validate(obj)]
+    assert problems == []
+    names = [
+        (o["kind"], o["metadata"].get("namespace"), o["metadata"]["name"]) for o in render(case)
+    ]
+    assert len(names) == len(set(names))  # nothing rendered twice
+
+
+def _pods(case: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    for obj in render(case):
+        if obj["kind"] in ("Deployment", "StatefulSet", "Job"):
+            yield f"{obj['kind']}/{obj['metadata']['name']}", obj["spec"]["template"]["spec"]
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_every_pod_is_locked_down(case: str) -> None:
+    for where, pod in _pods(case):
+        assert pod["securityContext"]["runAsNonRoot"] is True, where
+        assert pod["securityContext"]["seccompProfile"] == {"type": "RuntimeDefault"}, where
+        for container in pod["containers"]:
+            context = container["securityContext"]
+            assert context["readOnlyRootFilesystem"] is True, where
+            assert context["allowPrivilegeEscalation"] is False, where
+            assert context["capabilities"] == {"drop": ["ALL"]}, where
+            assert container["resources"]["requests"], where
+            if not where.startswith("Job/"):
+                assert container["readinessProbe"] and container["livenessProbe"], where
+            mounted = {m["mountPath"] for m in container.get("volumeMounts", [])}
+            assert "/tmp" in mounted, where  # the root filesystem is read-only
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_secrets_are_referenced_by_name_and_only_tokens_are_made(case: str) -> None:
+    for secret in objects(case, "Secret"):
+        assert secret["type"] == "kubernetes.io/service-account-token"
+        assert "data" not in secret and "stringData" not in secret
+    referenced = {
+        ref["name"]
+        for _, pod in _pods(case)
+        for container in pod["containers"]
+        for variable in container.get("env", [])
+        if (ref := (variable.get("valueFrom") or {}).get("secretKeyRef"))
+    }
+    if case == "existing-secrets":
+        assert {"team-git", "team-report", "team-jira"} <= referenced
+
+
+def grants(case: str) -> set[tuple[str, str, str, str, str]]:
+    """(account, namespace or "*", apiGroup, resource, verb) for every right given."""
+    rules: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for role in objects(case, "Role") + objects(case, "ClusterRole"):
+        scope = role["metadata"].get("namespace", "*")
+        rules[(role["kind"], f"{scope}/{role['metadata']['name']}")] = role["rules"]
+    out = set()
+    for binding in objects(case, "RoleBinding") + objects(case, "ClusterRoleBinding"):
+        scope = binding["metadata"].get("namespace", "*")
+        ref = binding["roleRef"]
+        key = (ref["kind"], f"{scope if ref['kind'] == 'Role' else '*'}/{ref['name']}")
+        for subject in binding["subjects"]:
+            account = f"{subject['namespace']}/{subject['name']}"
+            for rule in rules[key]:
+                for group in rule["apiGroups"]:
+                    for resource in rule["resources"]:
+                        out |= {(account, scope, group, resource, v) for v in rule["verbs"]}
+    return out
+
+
+def table(*rows: tuple[str, str, str, str, str]) -> set[tuple[str, str, str, str, str]]:
+    out = set()
+    for account, scope, group, resource, verbs in rows:
+        out |= {(account, scope, group, resource, v) for v in verbs.split()}
+    return out
+
+
+WEBHOOKS = "promoflow/promoflow-webhooks"
+REPORTERS = "promoflow/promoflow-reporters"
+APPLY = "promoflow/promoflow-apply"
+WORKFLOW = "promoflow/promoflow-workflow"
+
+
+def test_each_account_gets_exactly_what_it_needs() -> None:
+    assert grants("defaults") == table(
+        (WEBHOOKS, "promoflow", "argoproj.io", "workflows", "create get list watch update patch"),
+        (WEBHOOKS, "promoflow", "argoproj.io", "workflowtemplates", "get list"),
+        (REPORTERS, "argocd", "argoproj.io", "applications", "get list watch"),
+        (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch"),
+        (APPLY, "promoflow", "argoproj.io", "workflowtemplates", "get list create update"),
+        (WORKFLOW, "promoflow", "argoproj.io", "workflowtaskresults", "create patch"),
+    )
+
+
+def test_rights_follow_the_namespaces_values_name() -> None:
+    listed = grants("listed-namespaces")
+    workflow = "argo/promoflow-workflow"
+    assert {g for g in listed if g[0] == REPORTERS} == table(
+        (REPORTERS, "argocd", "argoproj.io", "applications", "get list watch"),
+        (REPORTERS, "team-a", "argoproj.io", "applications", "get list watch"),
+        (REPORTERS, "argo", "argoproj.io", "workflows", "get list watch"),
+        (REPORTERS, "shop-dev", "apps", "replicasets", "get list watch"),
+        (REPORTERS, "shop-prod", "apps", "replicasets", "get list watch"),
+    )
+    assert {g for g in listed if g[0] == workflow} == table(
+        (workflow, "argo", "argoproj.io", "workflowtaskresults", "create patch")
+    )
+    assert objects("listed-namespaces", "ClusterRole") == []
+    everywhere = {g for g in grants("all-namespaces") if g[0] == REPORTERS}
+    assert everywhere == table(
+        (REPORTERS, "*", "argoproj.io", "applications", "get list watch"),
+        (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch"),
+        (REPORTERS, "*", "argoproj.io", "rollouts", "get list watch"),
+        (REPORTERS, "*", "apps", "replicasets", "get list watch"),
+    )
+    for case in CASES:
+        if case != "all-namespaces":
+            assert objects(case, "ClusterRole") == [], case
+
+
+def test_approvers_are_bound_to_their_groups_through_argo_sso_rbac() -> None:
+    [approver] = [
+        a for a in objects("approvals", "ServiceAccount") if a["metadata"]["namespace"] == "argo"
+    ]
+    annotations = approver["metadata"]["annotations"]
+    assert annotations["workflows.argoproj.io/rbac-rule"] == (
+        "'platform' in groups || 'release-managers' in groups"
+    )
+    account = f"argo/{approver['metadata']['name']}"
+    assert {g for g in grants("approvals") if g[0] == account} == table(
+        (account, "promoflow", "argoproj.io", "workflows", "get list watch update"),
+        (account, "promoflow", "argoproj.io", "workflowtemplates", "get list"),
+    )
+    [token] = [s for s in objects("approvals", "Secret") if s["metadata"]["namespace"] == "argo"]
+    assert token["metadata"]["name"] == f"{approver['metadata']['name']}.service-account-token"
+
+
+@pytest.mark.parametrize(("case", "replicas"), [("one-replica", 1), ("five-replicas", 5)])
+def test_reporters_shard_by_ordinal_over_their_replicas(case: str, replicas: int) -> None:
+    [reporters] = objects(case, "StatefulSet")
+    assert reporters["spec"]["replicas"] == replicas
+    args = reporters["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert f"--replicas={replicas}" in args and not any(a.startswith("--shard") for a in args)
+    assert reporters["spec"]["volumeClaimTemplates"][0]["metadata"]["name"] == "state"
+    [budget] = objects(case, "PodDisruptionBudget")
+    assert budget["spec"]["maxUnavailable"] == 1
+
+
+def test_service_monitors_scrape_both_services() -> None:
+    monitors = objects("monitoring", "ServiceMonitor")
+    assert sorted(m["metadata"]["name"] for m in monitors) == [
+        "promoflow-reporters", "promoflow-webhooks"
+    ]  # fmt: skip
+    services = {s["metadata"]["name"]: s for s in objects("monitoring", "Service")}
+    for monitor in monitors:
+        assert monitor["metadata"]["labels"]["release"] == "kube-prom"
+        selector = monitor["spec"]["selector"]["matchLabels"]
+        service = services[monitor["metadata"]["name"]]
+        assert selector.items() <= service["metadata"]["labels"].items()
+        assert monitor["spec"]["endpoints"] == [{"port": "http", "path": "/metrics",
+                                                 "interval": "30s"}]  # fmt: skip
+
+
+def test_the_ingress_serves_the_webhooks_over_tls() -> None:
+    [ingress] = objects("ingress", "Ingress")
+    assert ingress["spec"]["ingressClassName"] == "nginx"
+    assert ingress["spec"]["tls"] == [
+        {"hosts": ["promoflow.example.com"], "secretName": "promoflow-tls"}
+    ]
+    [path] = ingress["spec"]["rules"][0]["http"]["paths"]
+    assert (
+        path["path"] == "/webhooks" and path["backend"]["service"]["name"] == "promoflow-webhooks"
+    )
+    assert objects("defaults", "Ingress") == []
+
+
+def test_step_templates_are_the_generated_ones_with_the_releases_settings() -> None:
+    rendered = {o["metadata"]["name"]: o for o in objects("existing-secrets", "WorkflowTemplate")}
+    generated = {
+        d["metadata"]["name"]: d
+        for path in sorted(STEP_TEMPLATES.glob("*.yaml"))
+        for d in [yaml.safe_load(path.read_text())]
+    }
+    assert sorted(rendered) == sorted(generated)
+    for name, template in rendered.items():
+        expected = generated[name]
+        assert template["metadata"]["namespace"] == NAMESPACE
+        pairs = zip(template["spec"]["templates"], expected["spec"]["templates"], strict=True)
+        for ours, theirs in pairs:
+            if "container" not in theirs:
+                assert ours == theirs, name
+                continue
+            assert ours["container"]["image"] == "ghcr.io/promoflow/promoflow:0.1.0"
+            rest = {k: v for k, v in ours["container"].items() if k not in ("image", "env")}
+            assert rest == {
+                k: v for k, v in theirs["container"].items() if k not in ("image", "env")
+            }
+    notify_env = {
+        e["name"]: e
+        for e in rendered["promoflow-notify"]["spec"]["templates"][0]["container"]["env"]
+    }
+    assert notify_env["PROMOFLOW_REPORT_URL"]["value"] == (
+        "http://promoflow-reporters.promoflow.svc:8081/reports"
+    )
+    assert notify_env["PROMOFLOW_REPORT_TOKEN"]["valueFrom"] == {
+        "secretKeyRef": {"name": "team-report", "key": "token"}
+    }
+
+
+@pytest.mark.parametrize(
+    ("value", "said"),
+    [
+        ("reporters.replicas=0", "/reporters/replicas"),
+        ("webhooks.replicas=two", "/webhooks/replicas"),
+        ("webhooks.replica=3", "additional properties 'replica'"),
+        ("reporters.watch={deployments}", "/reporters/watch/0"),
+        ("webhooks.providers={githb}", "/webhooks/providers/0"),
+        ("reporters.sinks={ftp://x}", "/reporters/sinks/0"),
+        ("argo.server=https://user:pw@argo", "/argo/server"),
+        ("image.pullPolicy=Sometimes", "/image/pullPolicy"),
+        ("workflows.approvals.groups={it's}", "/workflows/approvals/groups/0"),
+    ],
+)
+def test_the_values_schema_refuses_wrong_types_and_ranges(value: str, said: str) -> None:
+    result = helm("template", RELEASE, str(CHART), "--set", BASE[0], "--set", value, check=False)
+    assert result.returncode != 0
+    assert said in result.stderr
+
+
+def test_the_readme_lists_every_value_as_values_yaml_says() -> None:
+    assert undocumented() == []
+    current = (CHART / "README.md").read_text()
+    assert current == readme(), "charts/promoflow/README.md is stale: python -m tests.chart.readme"
+
+
+def test_the_chart_ships_the_step_templates_it_renders() -> None:
+    copies = sorted(p.name for p in (CHART / "files" / "workflow-templates").glob("*.yaml"))
+    assert copies == sorted(p.name for p in Path(STEP_TEMPLATES).glob("*.yaml"))
