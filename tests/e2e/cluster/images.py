@@ -11,10 +11,12 @@ is not ``latest``, so nothing is ever pulled:
 - ``promoflow.local/argoexec:<argo version>``: the argoexec built from the module proxy
   (the executor of every workflow pod: init, wait, emissary);
 - ``promoflow.local/httpd:v1``: Debian's busybox-static, for the apps Argo CD deploys;
-- ``promoflow.local/promoflow-step:<hash>``: a Debian root filesystem (mmdebstrap, the
-  suite and packages of versions.toml) plus a virtualenv of this checkout's wheel in
-  ``/opt/promoflow``. Its tag is a hash of the checkout's sources, so ``up`` rebuilds it
-  (about 30 s) only when they changed; the base filesystem is built once.
+- ``promoflow.local/promoflow-step:<hash>``: the repository's Dockerfile built without
+  Docker: its Debian suite's root filesystem with its packages and user (mmdebstrap and a
+  chroot), a virtualenv of this checkout's wheel in ``/opt/promoflow``, and its user,
+  environment, working directory and entrypoint (:mod:`.dockerfile`). Its tag is a hash
+  of the checkout's sources, so ``up`` rebuilds it (about 30 s) only when they changed;
+  the base filesystem is built once.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import tarfile
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import debian
+from . import debian, dockerfile
 from .config import PATHS, versions
 from .gobuild import BuildError, download, go_env, run_logged
 
@@ -38,7 +40,10 @@ IMAGES = PATHS.home / "images"
 STEP_BASE = IMAGES / "step-base"
 STEP_IMAGE_FILE = PATHS.state / "step-image"
 REPO_ROOT = Path(__file__).resolve().parents[3]
-SOURCES = ("orchestrator", "workflow_templates", "reporters", "pyproject.toml", "constraints.txt")
+SOURCES = (
+    "orchestrator", "workflow_templates", "reporters", "pyproject.toml", "constraints.txt",
+    "Dockerfile",
+)  # fmt: skip
 PAUSE = "registry.k8s.io/pause:3.10"
 HTTPD = "promoflow.local/httpd:v1"
 PATH_ENV = "PATH=/opt/promoflow/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
@@ -85,12 +90,19 @@ def _layer(data: bytes) -> Layer:
     return Layer("sha256:" + hashlib.sha256(data).hexdigest(), len(data), data)
 
 
-def write_image(name: str, layers: list[Layer], entrypoint: list[str], out: Path) -> Path:
-    """An OCI image layout archive of ``layers`` that ``ctr images import`` names ``name``."""
+def write_image(
+    name: str,
+    layers: list[Layer],
+    entrypoint: list[str],
+    out: Path,
+    runtime: dict[str, object] | None = None,
+) -> Path:
+    """An OCI image layout archive of ``layers`` that ``ctr images import`` names ``name``;
+    ``runtime``: the image's config (user, environment, ...) when not just the entrypoint."""
     config = {
         "architecture": "amd64",
         "os": "linux",
-        "config": {"Entrypoint": entrypoint, "Env": [PATH_ENV], "WorkingDir": "/"},
+        "config": runtime or {"Entrypoint": entrypoint, "Env": [PATH_ENV], "WorkingDir": "/"},
         "rootfs": {"type": "layers", "diff_ids": [layer.digest for layer in layers]},
     }
     config_blob = _layer(json.dumps(config, sort_keys=True).encode())
@@ -207,20 +219,21 @@ def source_hash() -> str:
 
 
 def _step_base(log: Path) -> Path:
-    """The Debian root filesystem with Python, built once (mmdebstrap, as root)."""
-    conf = versions()["node"]
+    """The Debian root filesystem of the Dockerfile (its suite, its packages, its user),
+    built once (mmdebstrap, as root)."""
+    facts = dockerfile.read()
     stamp = STEP_BASE / ".promoflow-packages"
-    wanted = f"{conf['suite']}:{','.join(conf['step_image_packages'])}"
+    wanted = f"{facts.suite}:{','.join(facts.packages)}:{' '.join(facts.useradd)}"
     if stamp.is_file() and stamp.read_text() == wanted:
         return STEP_BASE
     if STEP_BASE.exists():
         shutil.rmtree(STEP_BASE)
     run_logged(
         [str(debian.node_bin("mmdebstrap")), "--variant=apt", "--mode=root",
-         "--include=" + ",".join(conf["step_image_packages"]),
+         "--include=" + ",".join(facts.packages),
          "--dpkgopt=path-exclude=/usr/share/doc/*", "--dpkgopt=path-exclude=/usr/share/man/*",
          "--dpkgopt=path-exclude=/usr/share/locale/*",
-         conf["suite"], str(STEP_BASE)],
+         facts.suite, str(STEP_BASE)],
         log=log,
         env={**os.environ, "PATH": f"{debian.node_bin('mmdebstrap').parent}:{os.environ['PATH']}"},
     )  # fmt: skip
@@ -230,6 +243,8 @@ def _step_base(log: Path) -> Path:
                 shutil.rmtree(path)
             else:
                 path.unlink()
+    if facts.useradd:
+        run_logged(["chroot", str(STEP_BASE), *facts.useradd], log=log)
     stamp.write_text(wanted)
     return STEP_BASE
 
@@ -265,4 +280,5 @@ def step_image(name: str, log: Path) -> Path:
               _layer(_tar(base, only="opt/promoflow"))]  # fmt: skip
     for old in IMAGES.glob("promoflow-step-*.tar"):
         old.unlink()
-    return write_image(name, layers, ["/opt/promoflow/bin/promoflow"], archive)
+    facts = dockerfile.read()
+    return write_image(name, layers, facts.entrypoint, archive, facts.config())
