@@ -5,6 +5,7 @@ step WorkflowTemplates as generated, and a README that lists every value."""
 
 from __future__ import annotations
 
+import shlex
 import subprocess
 from collections.abc import Iterator
 from functools import cache
@@ -309,3 +310,27 @@ def test_the_readme_lists_every_value_as_values_yaml_says() -> None:
 def test_the_chart_ships_the_step_templates_it_renders() -> None:
     copies = sorted(p.name for p in (CHART / "files" / "workflow-templates").glob("*.yaml"))
     assert copies == sorted(p.name for p in Path(STEP_TEMPLATES).glob("*.yaml"))
+
+
+def test_the_kind_workflow_installs_the_chart_with_values_it_accepts() -> None:
+    """The hosted-CI workflow cannot run here; what it gives the chart is checked here."""
+    workflow = CHART.parents[1] / ".github" / "workflows" / "e2e-kind.yaml"
+    steps = yaml.safe_load(workflow.read_text())["jobs"]["e2e"]["steps"]
+    [install] = [s["run"] for s in steps if 'helm" install' in s.get("run", "")]
+    image = yaml.safe_load(workflow.read_text())["env"]["IMAGE"]
+    repository, _, tag = image.rpartition(":")
+    command = install.replace("\\\n", " ")
+    command = command.replace("${IMAGE%:*}", repository).replace("${IMAGE##*:}", tag)
+    [line] = [line for line in command.splitlines() if "install promoflow" in line]
+    words = shlex.split(line)
+    sets = [words[i + 1] for i, word in enumerate(words) if word == "--set"]
+    assert "config.configMap=promoflow-config" in sets
+    args = [arg for value in sets for arg in ("--set", value)]
+    rendered = helm("template", RELEASE, str(CHART), "-n", NAMESPACE, *args).stdout
+    images = {
+        c["image"]
+        for d in yaml.safe_load_all(rendered)
+        if d and d["kind"] in ("Deployment", "StatefulSet")
+        for c in d["spec"]["template"]["spec"]["containers"]
+    }
+    assert images == {image}
