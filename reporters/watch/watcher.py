@@ -10,6 +10,7 @@ owns (:mod:`reporters.watch.shards`) are passed on.
 
 from __future__ import annotations
 
+import sys
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
@@ -51,7 +52,20 @@ class Watcher:
     sleep: Callable[[float], None] = time.sleep
     stats: WatchStats = field(default_factory=WatchStats)
     resource_version: str | None = None
+    log: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
     _known: set[str] = field(default_factory=set)
+    _last_error: str = ""
+
+    def _failed(self, reason: str, backoff: float) -> None:
+        """Count the failure, say it when it is new (a reporter that cannot watch must not
+        be silent, nor repeat itself every backoff), and wait."""
+        self.stats.errors += 1
+        if reason != self._last_error:
+            self._last_error = reason
+            group, _, plural = self.resource
+            where = f" in {self.namespace}" if self.namespace else ""
+            self.log(f"watch of {plural}.{group}{where} failed: {reason}; retrying with backoff")
+        self.sleep(backoff)
 
     def _mine(self, app: App) -> bool:
         return owns(app_key(app), self.shard, self.replicas)
@@ -125,10 +139,20 @@ class Watcher:
                 if exc.status == 410:
                     self.resource_version = None  # compacted: list again, compare
                     continue
-                self.stats.errors += 1
-                self.sleep(backoff)
+                self._failed(f"{exc.status} {exc.reason}", backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
-            except Exception:  # a dropped connection, a server restarting
-                self.stats.errors += 1
-                self.sleep(backoff)
+            except Exception as exc:  # a dropped connection, a server restarting
+                self._failed(_reason(exc), backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
+
+
+def _reason(exc: Exception) -> str:
+    """One line: the exception's kind and its innermost cause (urllib3 wraps the socket's)."""
+    inner: BaseException = exc
+    while inner.__cause__ is not None or getattr(inner, "reason", None) is not None:
+        nested = inner.__cause__ or getattr(inner, "reason", None)
+        if not isinstance(nested, BaseException):
+            break
+        inner = nested
+    text = str(inner).splitlines()[0][:200] if str(inner) else ""
+    return f"{type(inner).__name__}: {text}" if text else type(inner).__name__

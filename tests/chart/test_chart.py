@@ -44,6 +44,11 @@ CASES: dict[str, tuple[str, ...]] = {
     "policies": (*BASE, "networkPolicy.enabled=true", "networkPolicy.ingressNamespace=ingress",
                  "reporters.persistence.enabled=false"),
     "config-files": ("config.files.promoflow\\.yaml=kind: Product",),
+    "host-network": (*BASE, "hostNetwork=true", "webhooks.port=28080", "reporters.port=28081",
+                     "reporters.reportURL=http://127.0.0.1:28081/reports",
+                     "argocd.server=127.0.0.1:26080", "argocd.opts=--plaintext",
+                     "reporters.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
+                     "reporters.extraEnv[0].value=127.0.0.1"),
     "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
 }  # fmt: skip
 
@@ -220,6 +225,65 @@ def test_reporters_shard_by_ordinal_over_their_replicas(case: str, replicas: int
     assert budget["spec"]["maxUnavailable"] == 1
 
 
+def test_numbers_reach_the_commands_as_integers() -> None:
+    """Helm reads numbers as floats: 1048576 renders as 1.048576e+06 unless made an int,
+    and the webhook service then refuses to start."""
+    big = (*BASE, "webhooks.maxBody=4194304", "reporters.queue=1000000")
+    sets = [arg for value in big for arg in ("--set", value)]
+    out = helm("template", RELEASE, str(CHART), "-n", NAMESPACE, *sets).stdout
+    text = "\n".join(yaml.safe_dump(d) for d in yaml.safe_load_all(out) if d)
+    assert "e+0" not in text
+    [webhooks] = [
+        d for d in yaml.safe_load_all(out) if d and d["kind"] == "Deployment"
+    ]  # fmt: skip
+    env = {
+        e["name"]: e.get("value")
+        for e in webhooks["spec"]["template"]["spec"]["containers"][0]["env"]
+    }
+    assert env["PROMOFLOW_WEBHOOK_MAX_BODY"] == "4194304"
+    defaults = {
+        e["name"]: e.get("value")
+        for e in objects("defaults", "Deployment")[0]["spec"]["template"]["spec"]["containers"][0][
+            "env"
+        ]
+    }
+    assert defaults["PROMOFLOW_WEBHOOK_MAX_BODY"] == "1048576"
+
+
+def test_on_the_nodes_network_pods_take_their_ports_and_steps_report_there() -> None:
+    for where, pod in _pods("host-network"):
+        assert pod["hostNetwork"] is True and pod["dnsPolicy"] == "ClusterFirstWithHostNet", where
+    ports = {
+        o["metadata"]["name"]: o["spec"]["template"]["spec"]["containers"][0]["ports"][0]
+        for o in render("host-network")
+        if o["kind"] in ("Deployment", "StatefulSet")
+    }
+    assert ports["promoflow-webhooks"]["containerPort"] == 28080
+    assert ports["promoflow-reporters"]["containerPort"] == 28081
+    [reporters] = objects("host-network", "StatefulSet")
+    env = {
+        e["name"]: e.get("value")
+        for e in reporters["spec"]["template"]["spec"]["containers"][0]["env"]
+    }
+    assert env["KUBERNETES_SERVICE_HOST"] == "127.0.0.1"
+    [notify] = [
+        t for t in objects("host-network", "WorkflowTemplate")
+        if t["metadata"]["name"] == "promoflow-notify"
+    ]  # fmt: skip
+    env = {e["name"]: e.get("value") for e in notify["spec"]["templates"][0]["container"]["env"]}
+    assert env["PROMOFLOW_REPORT_URL"] == "http://127.0.0.1:28081/reports"
+    for template in objects("host-network", "WorkflowTemplate"):
+        for step in template["spec"]["templates"]:
+            found = {
+                e["name"]: e.get("value") for e in (step.get("container") or {}).get("env", [])
+            }
+            if "ARGOCD_SERVER" in found:
+                assert found["ARGOCD_SERVER"] == "127.0.0.1:26080"
+                assert found["ARGOCD_OPTS"] == "--plaintext"
+    for _, pod in _pods("defaults"):
+        assert "hostNetwork" not in pod
+
+
 def test_service_monitors_scrape_both_services() -> None:
     monitors = objects("monitoring", "ServiceMonitor")
     assert sorted(m["metadata"]["name"] for m in monitors) == [
@@ -269,6 +333,13 @@ def test_step_templates_are_the_generated_ones_with_the_releases_settings() -> N
             assert rest == {
                 k: v for k, v in theirs["container"].items() if k not in ("image", "env")
             }
+    wait = rendered["promoflow-wait-argocd"]["spec"]["templates"][0]["container"]["env"]
+    by_name = {e["name"]: e for e in wait}
+    assert by_name["ARGOCD_SERVER"]["value"] == "argocd-server.argocd.svc:443"
+    refs = {e["valueFrom"]["secretKeyRef"]["name"] for e in wait if "valueFrom" in e}
+    assert refs == {"team-git", "team-argocd"}  # the release's Secrets, not the defaults
+    generated_wait = generated["promoflow-wait-argocd"]["spec"]["templates"][0]["container"]
+    assert [e["name"] for e in wait] == [e["name"] for e in generated_wait["env"]]
     notify_env = {
         e["name"]: e
         for e in rendered["promoflow-notify"]["spec"]["templates"][0]["container"]["env"]

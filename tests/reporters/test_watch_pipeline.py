@@ -126,3 +126,22 @@ def test_only_the_owned_shard_is_reported() -> None:
     with reporting(sim, kube, shard=1, replicas=3) as (delivered, _, _):
         _until(lambda: {e.change.app for e in delivered} == mine)
     assert 0 < len(mine) < 30
+
+
+def test_a_watch_that_cannot_reach_the_api_says_why_once_per_reason() -> None:
+    from kubernetes import client
+
+    from orchestrator.simulator.serve import free_port
+
+    configuration = client.Configuration()
+    configuration.host = f"http://127.0.0.1:{free_port()}"  # nothing listens
+    api = client.CustomObjectsApi(client.ApiClient(configuration))
+    told: list[str] = []
+    tries = iter(range(4))
+    watcher = Watcher(api, "argocd", sleep=lambda s: None, log=told.append)
+    for _ in watcher.changes(stop=lambda: next(tries, None) is None):
+        pass
+    assert watcher.stats.errors >= 3
+    assert len(told) == 1  # the same reason again and again is said once
+    assert told[0].startswith("watch of applications.argoproj.io in argocd failed: ")
+    assert "Connection refused" in told[0] and "retrying with backoff" in told[0]

@@ -61,7 +61,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "promoflow.reporterService" -}}
-{{- printf "http://%s.%s.svc:8081" (include "promoflow.component" (dict "root" . "component" "reporters")) .Release.Namespace -}}
+{{- printf "http://%s.%s.svc:%v" (include "promoflow.component" (dict "root" . "component" "reporters")) .Release.Namespace .Values.reporters.port -}}
 {{- end -}}
 
 {{/* The environment every promoflow process reads its connections from. */}}
@@ -88,7 +88,7 @@ app.kubernetes.io/component: {{ .component }}
 {{- end }}
 {{- if .Values.reporters.enabled }}
 - name: PROMOFLOW_REPORT_URL
-  value: {{ printf "%s/reports" (include "promoflow.reporterService" .) | quote }}
+  value: {{ include "promoflow.reportURL" . | quote }}
 {{- end }}
 {{- if .Values.argo.ui }}
 - name: PROMOFLOW_UI_URL
@@ -103,6 +103,17 @@ app.kubernetes.io/component: {{ .component }}
     secretKeyRef:
       name: {{ printf "%s-token" .name }}
       key: token
+{{- end -}}
+
+{{- define "promoflow.network" -}}
+{{- if .Values.hostNetwork -}}
+hostNetwork: true
+dnsPolicy: ClusterFirstWithHostNet
+{{- end -}}
+{{- end -}}
+
+{{- define "promoflow.reportURL" -}}
+{{- .Values.reporters.reportURL | default (printf "%s/reports" (include "promoflow.reporterService" .)) -}}
 {{- end -}}
 
 {{- define "promoflow.podSecurity" -}}
