@@ -123,19 +123,22 @@ def _push(release: Release, repo: GitopsRepo, flow: Flow, version: str) -> tuple
 
 
 def _container_seconds(e2e: E2ESettings, workflow: dict[str, Any], task: str) -> float:
-    """How long the step's own container (promoflow) ran, from its pod's status."""
-    node = nodes(workflow)[task]
+    """How long the step's own container (promoflow) ran, from its pod's status: the
+    node's time without the pod's scheduling and start."""
     namespace = workflow["metadata"]["namespace"]
     core = client.CoreV1Api(api_client(e2e))
     selector = f"workflows.argoproj.io/workflow={workflow['metadata']['name']}"
+    seen = []
     for pod in core.list_namespaced_pod(namespace, label_selector=selector).items:
-        if pod.metadata.annotations.get("workflows.argoproj.io/node-id") != node["id"]:
+        node_name = (pod.metadata.annotations or {}).get("workflows.argoproj.io/node-name", "")
+        seen.append(node_name)
+        if not node_name.split(".", 1)[-1].startswith(task):
             continue
         for status in pod.status.container_statuses or []:
             if status.name == "main" and status.state.terminated:
                 done = status.state.terminated
-                return (done.finished_at - done.started_at).total_seconds()
-    return 0.0
+                return float((done.finished_at - done.started_at).total_seconds())
+    raise AssertionError(f"no finished pod of {task} among {seen}")
 
 
 def test_helm_install_then_a_webhook_push_promotes_to_prod_with_an_approval(
