@@ -224,3 +224,55 @@ def argo_http_templates(e2e: E2ESettings) -> set[str]:
     with argo_http(e2e) as http:
         listed = http.get(f"/workflow-templates/{e2e.argo_namespace}").json()
     return {t["metadata"]["name"] for t in listed.get("items") or []}
+
+
+def test_a_failed_health_gate_fails_the_promotion_with_its_reason(
+    e2e: E2ESettings, apps: Apps, release: tuple[Release, Flow, GitopsRepo]
+) -> None:
+    """Staging runs a Deployment whose pods never become ready: the promotion through the
+    installed chart commits to staging, its health gate fails with Argo CD's reason, and
+    the reporters tell the failure with it."""
+    from tests.e2e.k8s import deployment
+
+    installed, flow, repo = release
+    stream = Stream(installed.reporters)
+    broken = repo.commit(
+        {f"{flow.path('staging')}/deployment.yaml": deployment(
+            flow.app("staging"), "0.9.0", unready=True, progress_deadline=10
+        )},
+        "staging: pods that never become ready",
+    )  # fmt: skip
+    assert len(broken) == 40
+    own, flow.prefix = flow.prefix, "promoflow"  # the templates the chart's Job applied
+    try:
+        promoted = flow.promoflow(
+            "promote", "-c", str(flow.directory), "-p", flow.product, "-v", "1.0.0",
+            "--request-id", short_id(),
+        )  # fmt: skip
+    finally:
+        flow.prefix = own
+    assert promoted.code == 0, promoted
+    name = promoted.stdout.split()[0]
+    workflow = wait_for_end(argo_client(e2e), name, e2e.timeout * 2)
+    assert workflow["status"]["phase"] == "Failed", summary(workflow)
+    failed = {
+        n["displayName"]: n.get("message", "")
+        for n in nodes(workflow).values()
+        if n.get("phase") == "Failed" and n.get("type") == "Pod"
+    }
+    [reason] = [v for k, v in failed.items() if "staging" in k]
+    assert flow.app("staging") in reason and "Degraded" in reason, failed
+    assert (
+        "deploy-prod" not in nodes(workflow)
+        or nodes(workflow)["deploy-prod"]["phase"] != "Succeeded"
+    )
+
+    def told() -> dict[str, Any] | None:
+        ends = [e for e in stream.events if e["type"] == "promotion.failed"]
+        return ends[-1] if ends else None
+
+    try:
+        end = wait_until("the reporters tell the failure", told, e2e.timeout)
+    finally:
+        stream.close()
+    assert any(flow.app("staging") in f["message"] for f in end["data"]["failures"]), end
