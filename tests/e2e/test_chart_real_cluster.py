@@ -92,8 +92,14 @@ def _can(e2e: E2ESettings, account: str, verb: str, resource: str, namespace: st
 
 
 def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespace: str) -> None:
-    rendered = _render(namespace)
-    rbac = [o for o in rendered if o["kind"] in ("ServiceAccount", "Role", "RoleBinding")]
+    # approvers' account in the test's namespace (as if the Argo Server ran there), so the
+    # test touches no namespace but its own and Argo CD's
+    rendered = _render(
+        namespace,
+        "workflows.approvals.groups={release-managers}",
+        f"workflows.approvals.serverNamespace={namespace}",
+    )
+    rbac = [o for o in rendered if o["kind"] in ("ServiceAccount", "Role", "RoleBinding", "Secret")]
     assert all(o["metadata"].get("namespace") in (namespace, e2e.argocd_namespace) for o in rbac)
     applied = _kubectl(e2e, "apply", "-f", "-", stdin=yaml.safe_dump_all(rbac))
     try:
@@ -101,6 +107,7 @@ def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespa
         ns, argocd = namespace, e2e.argocd_namespace
         webhooks, reporters = f"{ns}:promoflow-webhooks", f"{ns}:promoflow-reporters"
         apply, workflow = f"{ns}:promoflow-apply", f"{ns}:promoflow-workflow"
+        approver = f"{ns}:promoflow-approver"
         allowed = [
             (webhooks, "create", "workflows.argoproj.io", ns),
             (webhooks, "patch", "workflows.argoproj.io", ns),
@@ -110,6 +117,8 @@ def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespa
             (apply, "update", "workflowtemplates.argoproj.io", ns),
             (workflow, "create", "workflowtaskresults.argoproj.io", ns),
             (workflow, "patch", "workflowtaskresults.argoproj.io", ns),
+            (approver, "update", "workflows.argoproj.io", ns),  # set an approval's outputs
+            (approver, "watch", "workflows.argoproj.io", ns),
         ]
         denied = [
             (webhooks, "delete", "workflows.argoproj.io", ns),
@@ -124,6 +133,10 @@ def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespa
             (workflow, "get", "secrets", ns),
             (workflow, "get", "workflows.argoproj.io", ns),
             (workflow, "create", "pods", ns),
+            (approver, "create", "workflows.argoproj.io", ns),
+            (approver, "delete", "workflows.argoproj.io", ns),
+            (approver, "update", "workflowtemplates.argoproj.io", ns),
+            (approver, "get", "secrets", ns),
         ]
         wrong = [a for a in allowed if not _can(e2e, *a)] + [d for d in denied if _can(e2e, *d)]
         assert wrong == []
