@@ -175,6 +175,9 @@ def _entries(path: Path, display: str, problems: list[Problem]) -> list[_Entry]:
             )
             return []
         data, loc = data.get("data") or {}, ("data",)
+        if not isinstance(data, dict):
+            problems.append(Problem(source.at("data"), "data: expected a mapping of keys"))
+            return []
     lines = text.splitlines()
     out = []
     for key, value in data.items():
@@ -204,7 +207,13 @@ def read_secrets(path: Path) -> dict[str, str]:
     for found in read_documents(path.read_text(), str(path)):
         if isinstance(found, Problem):
             raise ConfigError([found])
-        data = found.data if isinstance(found.data, dict) else {}
+        data = found.data
+        if not isinstance(data, dict) or not all(
+            isinstance(data.get(f) or {}, dict) for f in ("data", "stringData")
+        ):
+            raise ConfigError(
+                [Problem(found.source.origin, "expected a Secret: data and stringData mappings")]
+            )
         out = {str(k): str(v) for k, v in (data.get("stringData") or {}).items()}
         for k, v in (data.get("data") or {}).items():
             try:
@@ -319,9 +328,30 @@ class _Reader:
                 f"{key}: give 'url' (an incoming webhook) or 'token' (a bot, posting to the "
                 "channels subscriptions name), not both",
             )
+        self.shapes(kind, settings, where, key)
         service_name = own if kind == "webhook" else name
         resolved = {k: self.resolve(v, where.at(k), key) for k, v in settings.items()}
         self.config.services[service_name] = Service(service_name, kind, resolved)
+
+    def shapes(self, kind: str, settings: dict[str, Any], where: SourceMap, key: str) -> None:
+        """Each setting's shape, so a sink is never built from what it cannot use."""
+        for setting, value in settings.items():
+            at, name = where.at(setting), f"{key}: {setting}"
+            if setting in ("url", "apiURL", "argocdURL") and not (
+                isinstance(value, str) and value.startswith(("http://", "https://", "$"))
+            ):
+                self.error(at, f"{name}: expected an http(s) URL")
+            elif setting == "headers" and not (
+                isinstance(value, list)
+                and all(isinstance(h, dict) and set(h) == {"name", "value"} for h in value)
+            ):
+                self.error(at, f"{name}: expected a list of {{name, value}}")
+            elif setting == "basicAuth" and not (
+                isinstance(value, dict) and set(value) <= {"username", "password"}
+            ):
+                self.error(at, f"{name}: expected {{username, password}}")
+            elif setting not in ("headers", "basicAuth") and not isinstance(value, str):
+                self.error(at, f"{name}: expected a string")
 
     def template(self, name: str, value: Any, where: SourceMap) -> None:
         key = f"template.{name}"
@@ -336,6 +366,10 @@ class _Reader:
                     f"{', '.join(BLOCKS)}",
                 )
                 continue
+            if block == "message" and not isinstance(content, str):
+                self.error(where.at(block), f"{key}: message: expected a string (a template)")
+            elif block != "message" and not isinstance(content, dict):
+                self.error(where.at(block), f"{key}: {block}: expected a mapping")
             self.templates_in(content, where, (block,), key)
         self.config.templates[name] = dict(value)
 
@@ -373,6 +407,10 @@ class _Reader:
                 text = raw.get(field_name)
                 if field_name == "when" and not isinstance(text, str):
                     self.error(where.at(i), f"{key}[{i}]: 'when' is required (an expression)")
+                elif text is not None and not isinstance(text, str):
+                    self.error(
+                        where.at(i, field_name), f"{key}[{i}].{field_name}: expected an expression"
+                    )
                 elif text is not None:
                     try:
                         check_expression(str(text))
@@ -422,7 +460,11 @@ class _Reader:
             triggers = raw.get("triggers") or []
             names = self.names(triggers, SourceMap(where.at(i, "triggers")), "triggers")
             self.where_triggers += [(where.at(i, "triggers", j), n) for j, n in enumerate(names)]
-            selector = str(raw.get("selector") or "")
+            selector = raw.get("selector") or ""
+            if not isinstance(selector, str):
+                self.error(where.at(i, "selector"), f"subscriptions[{i}].selector: expected a "
+                           "label selector such as promoflow.dev/product=shop")  # fmt: skip
+                selector = ""
             try:
                 parse_selector(selector)
             except ValueError as exc:

@@ -110,7 +110,12 @@ class Delivery:
                     return sent
                 wait = self.bucket.wait()
             try:
-                self.sink.send(row.event)
+                try:
+                    self.sink.send(row.event)
+                except SinkError:
+                    raise
+                except Exception as exc:  # a sink meeting data it cannot use: no retry helps
+                    raise SinkError(f"{type(exc).__name__}: {exc}"[:300], permanent=True) from exc
             except SinkError as exc:
                 attempt = row.attempts + 1
                 dead = exc.permanent or attempt >= self.policy.attempts

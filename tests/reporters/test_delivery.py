@@ -146,3 +146,27 @@ def test_a_batch_is_one_transaction_and_its_events_are_told_once_committed(
         pipeline.handle_all([*changed, ("reports:argo/run", {"kind": "NotAReport"})])
     assert Store(path).apps() == before
     assert len(told) == 1
+
+
+def test_a_sink_that_breaks_on_an_event_dead_letters_it_and_goes_on() -> None:
+    """A worker thread that died on one odd event would deliver nothing more, silently."""
+
+    class Picky:
+        name = "picky"
+        got: list[str] = []
+
+        def send(self, event: dict[str, Any]) -> None:
+            if event["id"] == "odd":
+                raise TypeError("'int' object is not iterable")
+            self.got.append(event["id"])
+
+    from reporters.state.store import Outgoing
+
+    store = Store()
+    rows = [Outgoing("picky", i, {"id": i}) for i in ("odd", "fine")]
+    store.record("argocd/a", {"metadata": {}}, None, rows)
+    delivery = Delivery(store, Picky(), Policy(attempts=3, base=0.01))
+    while store.pending("picky", limit=1):
+        delivery.drain_once()
+    assert Picky.got == ["fine"]
+    assert store.dead_letters("picky") == [("odd", "TypeError: 'int' object is not iterable")]

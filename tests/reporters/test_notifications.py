@@ -321,3 +321,40 @@ def test_the_documented_example_loads_and_notifies_as_the_docs_say() -> None:
         "transition": "Done",
     }
     assert [e["data"]["notification"]["recipient"] for e in outbox(store, "slack")] == ["deploys"]
+
+
+@pytest.mark.parametrize(
+    ("text", "said"),
+    [
+        ("service.webhook.x: |\n  url: 5\n", "url: expected an http(s) URL"),
+        ("service.webhook.x: |\n  url: https://a\n  headers: [1]\n", "expected a list of {name"),
+        ("service.webhook.x: |\n  url: https://a\n  basicAuth: yes\n", "basicAuth: expected"),
+        ("template.t: |\n  message: 5\n", "message: expected a string"),
+        ("template.t: |\n  slack: [1]\n", "slack: expected a mapping"),
+        ("apiVersion: v1\nkind: ConfigMap\ndata: [1]\n", "data: expected a mapping"),
+        (
+            "trigger.t: |\n  - when: 'true'\n    send: [app-deployed]\n    oncePer: [a]\n",
+            "oncePer: expected an expression",
+        ),
+        (
+            "service.stdout: ''\nsubscriptions: |\n  - recipients: [stdout]\n    selector: 5\n",
+            "selector: expected a label selector",
+        ),
+    ],
+)
+def test_a_setting_of_the_wrong_shape_is_an_error_not_a_crash_later(
+    tmp_path: Path, text: str, said: str
+) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError) as caught:
+        load(path)
+    assert said in str(caught.value) and str(caught.value).startswith(f"{path}:")
+
+
+@pytest.mark.parametrize("text", ["- a\n", "data: [1]\n", "stringData: 5\n"])
+def test_a_secret_manifest_of_the_wrong_shape_is_an_error(tmp_path: Path, text: str) -> None:
+    path = tmp_path / "secret.yaml"
+    path.write_text(text)
+    with pytest.raises(ConfigError, match="expected a Secret"):
+        read_secrets(path)
