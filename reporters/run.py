@@ -227,6 +227,9 @@ class Reporter:
 
     def numbers(self) -> dict[str, Any]:
         every = [w.stats for w in self.watchers]
+        counts = {
+            d.sink.name: d.store.counts(d.sink.name) for d in self.deliveries
+        }  # one query each
         return {
             "received": self.received,
             "emitted": self.pipeline.emitted,
@@ -236,10 +239,8 @@ class Reporter:
             "watch_relists": sum(s.relists for s in every),
             "watch_errors": sum(s.errors for s in every),
             "sinks": {d.sink.name: (d.delivered, d.failed) for d in self.deliveries},
-            "dead": {
-                d.sink.name: d.store.counts(d.sink.name).get(DEAD, 0) for d in self.deliveries
-            },
-            "held": sum(d.store.counts(d.sink.name).get(HELD, 0) for d in self.deliveries),
+            "dead": {name: count.get(DEAD, 0) for name, count in counts.items()},
+            "held": sum(count.get(HELD, 0) for count in counts.values()),
             "enrichment_failures": self.pipeline.enricher.failures if self.pipeline.enricher else 0,
             "notification_problems": self.pipeline.notifier.problems
             if self.pipeline.notifier

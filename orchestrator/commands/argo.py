@@ -25,7 +25,11 @@ from orchestrator.commands.choices import (
     version_fields,
 )
 from orchestrator.commands.common import (
+    RUNS_DIR,
     ConfigOption,
+    LocalTemplatesOption,
+    RunsDirOption,
+    StandInsOption,
     fail,
     load_valid,
     out,
@@ -356,15 +360,9 @@ def promote_cmd(
     soak_scale: Annotated[
         float, typer.Option(min=0.0, help="Local: multiply soak durations (0.01 = 100x faster).")
     ] = 1.0,
-    templates: Annotated[
-        Path | None, typer.Option(help="Local: your WorkflowTemplates (pre/post actions).")
-    ] = None,
-    stand_ins: Annotated[
-        bool, typer.Option("--stand-ins", help="Local: stand-ins for missing WorkflowTemplates.")
-    ] = False,
-    runs_dir: Annotated[Path, typer.Option(help="Local: where run records are kept.")] = Path(
-        ".promoflow/runs"
-    ),
+    templates: LocalTemplatesOption = None,
+    stand_ins: StandInsOption = False,
+    runs_dir: RunsDirOption = RUNS_DIR,
     answer_as: Annotated[
         str,
         typer.Option(

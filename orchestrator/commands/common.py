@@ -53,6 +53,17 @@ ConfigOption = Annotated[
     ),
 ]
 
+# What ``promote --local`` and ``serve --local`` share: a local run's templates and records.
+LocalTemplatesOption = Annotated[
+    Path | None,
+    typer.Option("--templates", help="Local: your WorkflowTemplates (pre/post actions)."),
+]
+StandInsOption = Annotated[
+    bool, typer.Option("--stand-ins", help="Local: stand-ins for missing WorkflowTemplates.")
+]
+RunsDirOption = Annotated[Path, typer.Option(help="Local: where run records are kept.")]
+RUNS_DIR = Path(".promoflow/runs")
+
 
 def fail(message: str, code: int = 1) -> NoReturn:
     """Print ``error: message`` to stderr and exit with ``code`` (no traceback).

@@ -16,7 +16,17 @@ from orchestrator.commands.argo import (
     argo_settings,
     step_settings,
 )
-from orchestrator.commands.common import ConfigOption, err, fail, finite, load_valid
+from orchestrator.commands.common import (
+    RUNS_DIR,
+    ConfigOption,
+    LocalTemplatesOption,
+    RunsDirOption,
+    StandInsOption,
+    err,
+    fail,
+    finite,
+    load_valid,
+)
 
 if TYPE_CHECKING:
     from orchestrator.local.session import LocalOptions
@@ -55,15 +65,9 @@ def serve_cmd(
     soak_scale: Annotated[
         float, typer.Option(min=0.0, help="Local: multiply soak durations.")
     ] = 1.0,
-    runs_dir: Annotated[Path, typer.Option(help="Local: where run records are kept.")] = Path(
-        ".promoflow/runs"
-    ),
-    templates: Annotated[
-        Path | None, typer.Option(help="Local: your WorkflowTemplates (pre/post actions).")
-    ] = None,
-    stand_ins: Annotated[
-        bool, typer.Option("--stand-ins", help="Local: stand-ins for missing WorkflowTemplates.")
-    ] = False,
+    runs_dir: RunsDirOption = RUNS_DIR,
+    templates: LocalTemplatesOption = None,
+    stand_ins: StandInsOption = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
 ) -> None:
     """Receive webhooks from Git hosts, CI and registries and start promotions from them.

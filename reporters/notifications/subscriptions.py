@@ -11,12 +11,15 @@ configuration.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
+from functools import lru_cache
 from typing import Any
 
 from orchestrator.labelselector import parse_selector
 from reporters.notifications.config import Notifications
 
 PREFIX = "promoflow.dev/subscribe."
+_selector = lru_cache(maxsize=256)(parse_selector)
+"""Subscriptions are matched on every event: each selector is parsed once."""
 Recipient = tuple[str, str]
 
 
@@ -35,7 +38,7 @@ def wanted(
     labels = dict((obj.get("metadata") or {}).get("labels") or {})
     out: dict[str, set[Recipient]] = {}
     for subscription in config.subscriptions:
-        if subscription.selector and not parse_selector(subscription.selector)(labels):
+        if subscription.selector and not _selector(subscription.selector)(labels):
             continue
         for trigger in subscription.triggers or config.default_triggers:
             out.setdefault(trigger, set()).update(subscription.recipients)

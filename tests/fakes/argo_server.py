@@ -20,8 +20,8 @@ from starlette.responses import JSONResponse
 from starlette.routing import Route
 
 from orchestrator.actors import ACTION, actor_labels, creator_labels
-from orchestrator.simulator.serve import ServerThread
 from tests.fakes.argo_store import ApiError, Obj, Store
+from tests.fakes.served import Served
 from tests.support.argo_schema import schema_errors
 
 ROUTES = {
@@ -48,7 +48,7 @@ VERSION = {
 
 
 @dataclass
-class FakeArgoServer:
+class FakeArgoServer(Served):
     token: str | None = None
     base_href: str = ""
     """Path prefix, as when the Argo Server sits behind a proxy (ARGO_BASE_HREF)."""
@@ -59,20 +59,6 @@ class FakeArgoServer:
     validate: bool = True
     """Check objects against the upstream schema (a load benchmark turns it off: the real
     server's own cost is not what it measures)."""
-    _thread: ServerThread | None = None
-
-    @property
-    def url(self) -> str:
-        assert self._thread is not None
-        return self._thread.url
-
-    def __enter__(self) -> FakeArgoServer:
-        self._thread = ServerThread(self.app()).start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._thread is not None:
-            self._thread.stop()
 
     def app(self) -> Starlette:
         prefix = "/" + self.base_href.strip("/") if self.base_href.strip("/") else ""

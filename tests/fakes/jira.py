@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
-from orchestrator.simulator.serve import ServerThread
+from tests.fakes.served import Served
 
 Json = dict[str, Any]
 API = "/rest/api/2"
@@ -103,7 +103,7 @@ def _error(status: int, *messages: str, errors: Json | None = None) -> _Refused:
 
 
 @dataclass
-class FakeJira:
+class FakeJira(Served):
     """``with FakeJira(user="bot", password="s3cret") as jira: JIRA(jira.url, ...)``."""
 
     user: str = ""
@@ -119,7 +119,6 @@ class FakeJira:
     """(method, path, status) of every request, in order."""
     _faults: list[_Fault] = field(default_factory=list)
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(10100))
-    _thread: ServerThread | None = None
 
     # -- what tests set up ---------------------------------------------------------------
 
@@ -148,19 +147,6 @@ class FakeJira:
         self.fail(status=429, times=times, retry_after=retry_after)
 
     # -- serving -------------------------------------------------------------------------
-
-    @property
-    def url(self) -> str:
-        assert self._thread is not None
-        return self._thread.url
-
-    def __enter__(self) -> FakeJira:
-        self._thread = ServerThread(self.app()).start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._thread is not None:
-            self._thread.stop()
 
     def app(self) -> Starlette:
         return Starlette(

@@ -37,7 +37,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
-from orchestrator.simulator.serve import ServerThread
+from tests.fakes.served import Served
 
 Kind = Literal["github", "gitlab"]
 Json = dict[str, Any]
@@ -70,7 +70,7 @@ class _Refused(Exception):
 
 
 @dataclass
-class FakeScm:
+class FakeScm(Served):
     """One repository ``project`` on a fake GitHub or GitLab; ``token`` is required."""
 
     kind: Kind
@@ -94,20 +94,6 @@ class FakeScm:
     _numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _faults: list[tuple[int, str, int | None]] = field(default_factory=list)
-    _thread: ServerThread | None = None
-
-    @property
-    def url(self) -> str:
-        assert self._thread is not None
-        return self._thread.url
-
-    def __enter__(self) -> FakeScm:
-        self._thread = ServerThread(self.app()).start()
-        return self
-
-    def __exit__(self, *_: object) -> None:
-        if self._thread is not None:
-            self._thread.stop()
 
     # -- what a reviewer does in the web UI ----------------------------------------------
 
