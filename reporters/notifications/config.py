@@ -250,11 +250,9 @@ class _Reader:
         def secret(match: re.Match[str]) -> str:
             name = match[1]
             if name not in self.secrets:
+                source = self.secrets_from or "any Secret (none given: --secrets)"
                 known = suggest(name, self.secrets)
-                self.error(
-                    at, f"{key}: secret {name!r} is not in {self.secrets_from or 'any Secret'}"
-                    f"{known}",
-                )  # fmt: skip
+                self.error(at, f"{key}: secret {name!r} is not in {source}{known}")
                 return ""
             return self.secrets[name]
 
