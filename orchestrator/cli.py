@@ -17,7 +17,7 @@ import typer
 from orchestrator import __version__
 from orchestrator.commands import approval, argo, diff, local, reporter, runs, serve, step
 from orchestrator.commands.choices import check_product, completer, output_format
-from orchestrator.commands.common import ConfigOption, load_valid, out
+from orchestrator.commands.common import ConfigOption, err, load_valid, out
 
 if TYPE_CHECKING:
     from orchestrator.graph.render import Format
@@ -58,7 +58,17 @@ def _root(
 
 
 @app.command("validate")
-def validate_cmd(config: ConfigOption = Path(".")) -> None:
+def validate_cmd(
+    config: ConfigOption = Path("."),
+    repo_check: Annotated[
+        bool,
+        typer.Option(
+            "--repo-check",
+            help="Also read every environment's files from the repository (GIT_TOKEN) and "
+            "check that the templates' paths exist in them.",
+        ),
+    ] = False,
+) -> None:
     """Check the configuration; print FILE:LINE:COL: error: ... for each problem.
 
     Exit 0 when it is valid, 1 when it has problems (all of them are printed).
@@ -66,6 +76,15 @@ def validate_cmd(config: ConfigOption = Path(".")) -> None:
     from orchestrator.model import RESOURCE_KINDS
 
     loaded = load_valid(config)
+    if repo_check:
+        from orchestrator.commands.repocheck import repository_problems
+        from orchestrator.problems import sort_problems
+
+        found = sort_problems(repository_problems(loaded))
+        for problem in found:
+            err.print(str(problem), markup=False)
+        if any(problem.severity == "error" for problem in found):
+            raise typer.Exit(1)
     counts = ", ".join(
         f"{len(loaded.of(cls))} {cls.KIND}" for cls in RESOURCE_KINDS.values() if loaded.of(cls)
     )

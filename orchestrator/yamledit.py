@@ -11,8 +11,10 @@ before it is returned, so a promotion never writes a file that means something e
 from __future__ import annotations
 
 import copy
+import difflib
 import io
 import json
+from collections.abc import Callable, Collection, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -21,11 +23,22 @@ from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
 from ruamel.yaml.error import YAMLError as RuamelError
 
-from orchestrator.model.yamlpath import PathPart, format_yaml_path, parse_yaml_path
+from orchestrator.model.yamlpath import (
+    PathNotFound,
+    PathPart,
+    Selector,
+    existing_paths,
+    format_yaml_path,
+    parse_yaml_path,
+    resolve,
+    step,
+)
 from orchestrator.nesting import yaml_too_deep
 
 Style = Literal["plain", "single", "double", "other"]
 Path = tuple[PathPart, ...]
+Concrete = tuple[str | int, ...]
+"""A path whose selectors are resolved to list indexes."""
 
 
 class YamlEditError(ValueError):
@@ -78,9 +91,8 @@ def _safe(text: str, name: str) -> Any:
         raise YamlEditError(f"{name}: invalid YAML ({exc})") from None
 
 
-def _walk(root: Any, path: Path) -> tuple[Any, PathPart] | None:
-    """The collection holding ``path``'s last part; ``None`` when an ancestor is missing
-    (the edit then creates it, through the round trip)."""
+def _walk(root: Any, path: Concrete) -> tuple[Any, str | int] | None:
+    """The collection holding ``path``'s last part; ``None`` when an ancestor is missing."""
     node = root
     for part in path[:-1]:
         try:
@@ -135,7 +147,7 @@ def _span(text: str, start: int, flow: bool) -> _Span | None:
 _NULLS = ("~", "null", "Null", "NULL")
 
 
-def _locate(text: str, root: Any, path: Path) -> _Span | None:
+def _locate(text: str, root: Any, path: Concrete) -> _Span | None:
     found = _walk(root, path)
     if found is None:
         return None
@@ -162,21 +174,81 @@ def _locate(text: str, root: Any, path: Path) -> _Span | None:
 
 
 def read(text: str, path: str, name: str = "<yaml>") -> Value:
-    """The value at ``path`` (``image.tag``); :class:`YamlEditError` if it is absent."""
+    """The value at ``path`` (``image.tag``); :class:`YamlEditError` if it is absent, naming
+    the nearest path the file has."""
     parts = parse_yaml_path(path)
-    root = _load_rt(text, name)
     data = _safe(text, name)
     try:
-        for part in parts:
-            data = data[part]
-    except (KeyError, IndexError, TypeError):
-        raise YamlEditError(f"{name}: YAML path {path!r} not found") from None
+        concrete, data = resolve(data, parts)
+    except PathNotFound as exc:
+        raise YamlEditError(not_found(name, path, _safe(text, name), exc)) from None
     if isinstance(data, dict | list):
         return Value(data)
-    span = _locate(text, root, parts)
+    span = _locate(text, _load_rt(text, name), concrete)
     if span is None:
         return Value(data)
     return Value(data, text[span.start : span.end], span.style)
+
+
+def exists(text: str, path: str, name: str = "<yaml>") -> bool:
+    """Whether ``path`` names a value (invalid YAML is still an error)."""
+    try:
+        resolve(_safe(text, name), parse_yaml_path(path))
+    except PathNotFound:
+        return False
+    return True
+
+
+def not_found(name: str, path: str, data: Any, problem: PathNotFound) -> str:
+    """``FILE: YAML path 'P' not found: why; did you mean Q?`` with the existing path
+    closest to ``path``, spelled as it was written (a selector stays a selector)."""
+    message = f"{name}: YAML path {path!r} not found: {problem.reason}"
+    guess = nearest(data, problem.path, problem.depth)
+    return message + (f"; did you mean {guess}?" if guess else "")
+
+
+def _common_prefix(a: str, b: str) -> int:
+    """How many leading characters ``a`` and ``b`` share."""
+    n = 0
+    for x, y in zip(a, b, strict=False):
+        if x != y:
+            break
+        n += 1
+    return n
+
+
+def nearest(data: Any, parts: Path, depth: int) -> str | None:
+    """The existing path a mistyped ``parts`` most likely meant: one whose spelling differs
+    little where it differs (``image.newTag`` -> ``images[0].newTag``, ``images[0].newtag``
+    -> ``images[0].newTag``), else a key close to the one missing at ``depth`` among its
+    siblings (``image.tg`` -> ``image.tag``)."""
+    wanted = format_yaml_path(parts)
+    paths = {
+        format_yaml_path(p): p
+        for p in existing_paths(data, like=parts)
+        if p != parts[: len(p)]  # an ancestor of the path is no correction of it
+    }
+    best, score = None, (0.7, 0)
+    folded = wanted.lower()
+    for text in paths:
+        other = text.lower()
+        common = _common_prefix(folded, other)
+        ratio = difflib.SequenceMatcher(None, folded[common:], other[common:]).ratio()
+        if (ratio, common) > score:
+            best, score = text, (ratio, common)
+    if best is not None:
+        return best
+    missing = parts[depth]
+    if not isinstance(missing, str):
+        return None
+    prefix = parts[:depth]
+    siblings = [p[depth] for p in paths.values() if len(p) == depth + 1 and p[:depth] == prefix]
+    keys = [k for k in siblings if isinstance(k, str)]
+    key = difflib.get_close_matches(missing, keys, n=1, cutoff=0.6)
+    if not key:
+        return None
+    fixed = (*prefix, key[0], *parts[depth + 1 :])
+    return format_yaml_path(fixed if format_yaml_path(fixed) in paths else (*prefix, key[0]))
 
 
 def _scalar_yaml(token: str) -> Any:
@@ -213,27 +285,46 @@ def _same(a: Any, b: Any) -> bool:
     return type(a) is type(b) and a == b
 
 
-def _set(data: Any, path: Path, value: Any) -> None:
-    node = data
-    for part in path[:-1]:
-        node = node[part]
-    node[path[-1]] = value
+Update = Value | None
+"""A value to write at a path, or ``None``: remove the key (nothing when it is absent)."""
 
 
-def edit(text: str, updates: dict[str, Value], name: str = "<yaml>") -> str:
-    """Set each YAML path to its value; returns the new text (unchanged bytes elsewhere)."""
+def edit(
+    text: str,
+    updates: Mapping[str, Update],
+    name: str = "<yaml>",
+    *,
+    create: Collection[str] = (),
+) -> str:
+    """Set each YAML path to its value; returns the new text (unchanged bytes elsewhere).
+
+    Every path must already exist in the file, up to its last key: a mistyped path
+    (``images[0].newtag`` for ``newTag``) would otherwise add a key that nothing reads,
+    and the promotion would "succeed" while the old version keeps running. Only the paths
+    in ``create`` may add what they miss (keys, a list item ``[field=value]``)."""
     parsed = {path: parse_yaml_path(path) for path in updates}
     expected = _safe(text, name)
     if not isinstance(expected, dict):
         raise YamlEditError(f"{name}: the document must be a mapping")
-    structural: dict[str, Value] = {}
+    original = copy.deepcopy(expected)
+    structural: dict[str, Update] = {}
     replacements: list[tuple[_Span, str]] = []
     root = _load_rt(text, name)
     for path, value in updates.items():
         parts = parsed[path]
-        _ensure_parents(expected, parts, name)
-        _set(expected, parts, copy.deepcopy(value.data))
-        span = _locate(text, root, parts)
+        try:
+            place = _place(expected, parts, creating=path in create, removing=value is None)
+        except PathNotFound as exc:
+            raise YamlEditError(_refused(name, path, original, exc)) from None
+        if place is None:
+            continue  # a removal of something absent
+        holder, key, concrete, made = place
+        if value is None:
+            del holder[key]
+            structural[path] = None
+            continue
+        holder[key] = copy.deepcopy(value.data)
+        span = None if made else _locate(text, root, concrete)
         token = render(value, span.style) if span else None
         if token is None and span is not None:
             token = render(value, "double") if isinstance(value.data, str) else None
@@ -244,45 +335,119 @@ def edit(text: str, updates: dict[str, Value], name: str = "<yaml>") -> str:
     for span, token in sorted(replacements, key=lambda r: r[0].start, reverse=True):
         text = text[: span.start] + token + text[span.end :]
     if structural:
-        text = _round_trip(text, {parsed[p]: v for p, v in structural.items()}, name)
+        text = _round_trip(text, {parsed[p]: (v, p in create) for p, v in structural.items()}, name)
     if _safe(text, name) != expected:
         raise YamlEditError(f"{name}: the edit did not produce the intended values")
     return text
 
 
-def _ensure_parents(data: Any, path: Path, name: str) -> None:
-    """Create missing parent mappings; refuse a path through a scalar or a list entry
-    that does not exist (``image.tag`` when ``image`` is a string)."""
-    node = data
-    for i, part in enumerate(path):
-        holds = isinstance(node, dict) and isinstance(part, str)
-        holds = holds or (isinstance(node, list) and isinstance(part, int) and part < len(node))
-        if not holds:
-            parent = format_yaml_path(path[:i]) if i else "the document"
-            raise YamlEditError(
-                f"{name}: cannot set {format_yaml_path(path)!r}: {parent} is not a "
-                + ("list with that entry" if isinstance(part, int) else "mapping")
-            )
-        if i == len(path) - 1:
-            return
-        if isinstance(node, dict) and (part not in node or node[part] is None):
-            node[part] = {}
-        node = node[part]
+def _refused(name: str, path: str, data: Any, problem: PathNotFound) -> str:
+    """Why ``path`` cannot be set: not there (with the nearest path that is), or through
+    something that cannot hold it (a scalar where a mapping should be)."""
+    if problem.blocked:
+        return f"{name}: cannot set {path!r}: {problem.reason}"
+    return not_found(name, path, data, problem)
 
 
-def _round_trip(text: str, updates: dict[Path, Value], name: str) -> str:
-    """Structural edits (new keys, whole subtrees) through ruamel.yaml's round trip."""
+Place = tuple[Any, str | int, Concrete, bool]
+"""(collection, key or index, the concrete path, whether anything was created)."""
+
+
+def _place(
+    root: Any,
+    path: Path,
+    *,
+    creating: bool,
+    removing: bool = False,
+    new_map: Callable[[], Any] = dict,
+    new_list: Callable[[], Any] = list,
+) -> Place | None:
+    """Where ``path``'s value lives in ``root``, creating what is missing when ``creating``
+    (mappings for keys, a ``{field: value}`` item for a selector); :class:`PathNotFound`
+    when it is not there otherwise. ``removing``: ``None`` when the path's parent is absent
+    (there is nothing to remove)."""
+    node = root
+    concrete: list[str | int] = []
+    made = False
+    for depth, part in enumerate(path):
+        last = depth == len(path) - 1
+        found = list(step(node, part))
+        if len(found) > 1:
+            raise PathNotFound.at(path, depth, node, len(found))
+        if found and not last:
+            key, child = found[0]
+            if child is None and creating and isinstance(key, str):
+                node[key] = child = _container(path, depth + 1, new_map, new_list)
+                made = True
+            node = child
+            concrete.append(key)
+            continue
+        if found:
+            concrete.append(found[0][0])
+            return node, found[0][0], tuple(concrete), made
+        if removing:
+            return None  # nothing there to remove
+        if not creating:
+            raise PathNotFound.at(path, depth, node)
+        if isinstance(part, str) and isinstance(node, dict):
+            if last:
+                concrete.append(part)
+                return node, part, tuple(concrete), True
+            node[part] = _container(path, depth + 1, new_map, new_list)
+            key = part
+        elif isinstance(part, Selector) and isinstance(node, list):
+            item = new_map()
+            item[part.field] = part.value
+            node.append(item)
+            key = len(node) - 1
+        else:
+            raise PathNotFound.at(path, depth, node)
+        made = True
+        concrete.append(key)
+        if last:
+            return node, key, tuple(concrete), True
+        node = node[key]
+    raise AssertionError("a path has at least one part")
+
+
+def _container(
+    path: Path, depth: int, new_map: Callable[[], Any], new_list: Callable[[], Any]
+) -> Any:
+    """What a created key holds: a list when the next part selects an item, else a mapping
+    (an index names an item that exists: ``[3]`` of a new list cannot)."""
+    following = path[depth]
+    if isinstance(following, int):
+        where = format_yaml_path(path[:depth])
+        raise PathNotFound(path, depth, f"{where} is a new list, with no item [{following}]")
+    return new_list() if isinstance(following, Selector) else new_map()
+
+
+def _round_trip(text: str, updates: dict[Path, tuple[Update, bool]], name: str) -> str:
+    """Structural edits (new keys, list items, whole subtrees, removals) through
+    ruamel.yaml's round trip."""
     rt = _rt()
     rt.width = 4096
     rt.indent(mapping=2, sequence=_sequence_indent(text), offset=_sequence_indent(text) - 2)
     root = _load_rt(text, name)
-    for path, value in updates.items():
-        node = root
-        for part in path[:-1]:
-            if isinstance(node, CommentedMap) and node.get(part) is None:
-                node[part] = CommentedMap()
-            node = node[part]
-        node[path[-1]] = copy.deepcopy(value.data)
+    for path, (value, creating) in updates.items():
+        try:
+            place = _place(
+                root,
+                path,
+                creating=creating,
+                removing=value is None,
+                new_map=CommentedMap,
+                new_list=CommentedSeq,
+            )
+        except PathNotFound as exc:  # checked on the plain data already
+            raise YamlEditError(f"{name}: cannot set {format_yaml_path(path)!r}: {exc}") from None
+        if place is None:
+            continue
+        holder, key, _, _ = place
+        if value is None:
+            del holder[key]
+        else:
+            holder[key] = copy.deepcopy(value.data)
     out = io.StringIO()
     rt.dump(root, out)
     return out.getvalue()

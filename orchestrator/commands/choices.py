@@ -61,10 +61,12 @@ def check_product(config: Config, product: str) -> None:
 
 def version_fields(values: Iterable[str] | None) -> dict[str, str]:
     """``--set image.digest=sha256:...`` flags as ``path -> value``."""
+    from orchestrator.model.yamlpath import split_assignment
+
     fields: dict[str, str] = {}
     for item in values or []:
-        path, sep, value = item.partition("=")
-        if not sep or not path.strip() or not value:
+        path, value = split_assignment(item) or ("", "")
+        if not path.strip() or not value:
             raise typer.BadParameter(f"{item!r} is not PATH=VALUE", param_hint="--set")
         if path.strip() in fields and fields[path.strip()] != value:
             raise typer.BadParameter(

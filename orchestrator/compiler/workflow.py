@@ -25,6 +25,7 @@ from orchestrator.goduration import format_go
 from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
 from orchestrator.model.policy import WorkflowRef
 from orchestrator.settings import StepSettings
+from orchestrator.steps.request import file_spec
 
 WORKFLOW_PARAMETERS = ("product", "version", "version-fields", "source-commit", "requested-by")
 DEADLINE_MARGIN = timedelta(minutes=1)
@@ -107,10 +108,7 @@ def _entry(deps: tuple[str, ...], last: dict[str, str]) -> str | None:
 
 
 def _files_param(plan: ProductPlan) -> str:
-    files = [
-        {"file": rule.file, **({"paths": list(rule.paths)} if rule.paths else {})}
-        for rule in plan.template.spec.files
-    ]
+    files = [file_spec(rule).as_json() for rule in plan.template.spec.files]
     return json.dumps(files, separators=(",", ":"), sort_keys=True)
 
 
@@ -248,9 +246,12 @@ def _promote_args(
         "target-path": env.app.path,
         "files": _files_param(plan),
         "version-file": version.file if version else "",
-        "version-path": version.path if version else "",
+        "version-path": version.version_path if version else "",
         "version-fields": "" if source else "{{workflow.parameters.version-fields}}",
         "version-field-paths": ",".join(version.fields) if version and not source else "",
+        "version-kustomize-image": version.kustomize_image.name
+        if version and version.kustomize_image
+        else "",
         "action": env.policy.action,
         "requested-by": "{{workflow.parameters.requested-by}}",
         "lock": names.repo_lock(repo.url, env.app.branch),

@@ -25,7 +25,7 @@ import pygit2
 import yaml
 
 from orchestrator.graph.plan import ProductPlan
-from orchestrator.model.yamlpath import PathPart, parse_yaml_path
+from orchestrator.model.yamlpath import PathPart, Selector, parse_yaml_path
 
 Document = dict[str, Any]
 
@@ -46,8 +46,17 @@ def _value(path: tuple[PathPart, ...], version: str) -> str:
 
 
 def _set(document: Any, path: tuple[PathPart, ...], value: str) -> Any:
-    """Set ``value`` at ``path`` inside ``document``, creating maps and lists on the way."""
+    """Set ``value`` at ``path`` inside ``document``, creating maps and lists on the way
+    (a ``[field=value]`` selector finds its item, or adds one holding ``field``)."""
     head, rest = path[0], path[1:]
+    if isinstance(head, Selector):
+        items = document if isinstance(document, list) else []
+        found = next((i for i, item in enumerate(items) if head.matches(item)), None)
+        if found is None:
+            items.append({head.field: head.value})
+            found = len(items) - 1
+        items[found] = _set(items[found], rest, value) if rest else value
+        return items
     if isinstance(head, int):
         items = document if isinstance(document, list) else []
         while len(items) <= head:
@@ -68,10 +77,27 @@ def yaml_file(paths: list[str], version: str, header: str) -> bytes:
     return f"# {header}\n{body}".encode()
 
 
+def _yaml_paths(plan: ProductPlan) -> dict[str, list[str]]:
+    """The YAML paths each file of the template names, the version and its fields
+    included: every path a promotion reads exists in every environment."""
+    paths: dict[str, list[str]] = {}
+    for rule in plan.template.spec.files:
+        if rule.paths:
+            paths.setdefault(rule.file, []).extend(rule.paths)
+        elif rule.kustomize_image is not None:
+            paths.setdefault(rule.file, []).append(rule.kustomize_image.path("newTag"))
+    source = plan.template.spec.version_source
+    if source is not None:
+        wanted = paths.setdefault(source.file, [])
+        wanted.extend(p for p in (source.version_path, *source.fields) if p not in wanted)
+    return paths
+
+
 def product_files(plan: ProductPlan, version: str) -> dict[str, bytes]:
     """Every file of ``plan``'s product in every environment of its flow."""
     files: dict[str, bytes] = {}
     product = plan.product.name
+    yaml_paths = _yaml_paths(plan)
     for env in plan.environments:
         header = f"{product} in {env.environment}: promoted by promoflow"
         for rule in plan.template.spec.files:
@@ -81,15 +107,14 @@ def product_files(plan: ProductPlan, version: str) -> dict[str, bytes]:
                 flags = {"new-checkout": env.is_trigger, "dark-mode": True}
                 content = {"product": product, "flags": flags}
                 files[f"{env.app.path}/{sample}"] = (json.dumps(content, indent=2) + "\n").encode()
-            elif rule.paths:
-                files[target] = yaml_file(rule.paths, version, header)
+            elif rule.file in yaml_paths:
+                files[target] = yaml_file(yaml_paths[rule.file], version, header)
             elif rule.file.endswith((".yaml", ".yml")):
                 files[target] = f"# {header}\n{{}}\n".encode()
             else:
                 files[target] = f"# {header}\nLOG_LEVEL=info\n".encode()
-        source = plan.template.spec.version_source
-        if source is not None and f"{env.app.path}/{source.file}" not in files:
-            files[f"{env.app.path}/{source.file}"] = yaml_file([source.path], version, header)
+        for file, paths in yaml_paths.items():
+            files.setdefault(f"{env.app.path}/{file}", yaml_file(paths, version, header))
         files[f"{env.app.path}/{ENVIRONMENT_FILE}"] = environment_file(plan, env.environment)
     return files
 

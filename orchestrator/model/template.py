@@ -7,9 +7,10 @@ that could write outside the product's directory never reaches a promotion.
 
 from __future__ import annotations
 
+import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, field_validator
+from pydantic import AfterValidator, Field, field_validator, model_validator
 
 from orchestrator.model.base import Model, Resource
 from orchestrator.model.paths import (
@@ -18,9 +19,11 @@ from orchestrator.model.paths import (
     check_yaml_path,
     is_glob,
 )
+from orchestrator.model.yamlpath import Selector, format_yaml_path
 
 __all__ = [
     "FileRule",
+    "KustomizeImage",
     "PromotionTemplate",
     "PromotionTemplateSpec",
     "RelativeFile",
@@ -34,16 +37,46 @@ RelativeFile = Annotated[str, AfterValidator(check_relative_file)]
 YamlPath = Annotated[str, AfterValidator(check_yaml_path)]
 
 
+_IMAGE_NAME = re.compile(r"[^\s\]\[\"']+")
+
+
+def _image_name(value: str) -> str:
+    if not _IMAGE_NAME.fullmatch(value):
+        raise ValueError(f"{value!r} is not an image name (e.g. ghcr.io/acme/web)")
+    return value
+
+
+class KustomizeImage(Model):
+    """An entry of a kustomization's ``images:``, named by its ``name`` as Kustomize names it
+    (``kustomize edit set image``): the version is its ``newTag`` or ``digest``, which move
+    together (setting one clears the other, since a stale digest would win over a new
+    tag), while ``newName`` stays the environment's own (a registry mirror per region)."""
+
+    name: Annotated[str, AfterValidator(_image_name)]
+
+    def path(self, key: str = "") -> str:
+        """``images[name=NAME]`` and, with ``key``, one of its fields."""
+        parts: tuple[str | Selector, ...] = ("images", Selector("name", self.name))
+        return format_yaml_path((*parts, key) if key else parts)
+
+
 class FileRule(Model):
-    """One file to promote: selected YAML paths, or the whole file when ``paths`` is absent.
+    """One file to promote: selected YAML paths, a Kustomize image, or the whole file when
+    neither is given.
 
     Only an *absent* ``paths`` means the whole file: ``paths: []`` (or null, ``""``, ``{}``)
     looks like "nothing selected" to a reader, and taking it as "everything" once overwrote
-    a target environment's own settings. So any written ``paths`` must list something."""
+    a target environment's own settings. So any written ``paths`` must list something.
+
+    Every path must exist in the source and the target file, so a typo stops the promotion
+    instead of adding a key nothing reads; ``create: true`` lets the rule add what the
+    target lacks, deliberately."""
 
     file: RelativeFile
     # validate_default=False: the check below runs only for a ``paths`` actually written
     paths: list[YamlPath] = Field(default_factory=list, validate_default=False, min_length=1)
+    create: bool = False
+    kustomize_image: KustomizeImage | None = None
 
     @field_validator("paths", mode="before")
     @classmethod
@@ -53,9 +86,20 @@ class FileRule(Model):
             raise ValueError(problem)
         return value
 
+    @model_validator(mode="after")
+    def _one_kind_of_rule(self) -> FileRule:
+        if self.kustomize_image is not None and self.paths:
+            raise ValueError("give either 'paths' or 'kustomizeImage', not both")
+        if self.create and not self.paths:
+            raise ValueError(
+                "'create' applies to 'paths' (a Kustomize image entry is always added when "
+                "missing; a whole file is always copied)"
+            )
+        return self
+
     @property
     def whole_file(self) -> bool:
-        return not self.paths
+        return not self.paths and self.kustomize_image is None
 
 
 class VersionSource(Model):
@@ -67,17 +111,34 @@ class VersionSource(Model):
     digest, and the file rules then copy them onward together."""
 
     file: RelativeFile
-    path: YamlPath
+    path: YamlPath | None = None
+    kustomize_image: KustomizeImage | None = None
+    """Instead of ``path``: the version is this Kustomize image's ``newTag`` (the entry is
+    added when missing, and a digest that is not one of the ``fields`` is cleared)."""
     fields: list[YamlPath] = []
 
     @field_validator("fields")
     @classmethod
-    def _distinct(cls, value: list[str], info: Any) -> list[str]:
+    def _distinct(cls, value: list[str]) -> list[str]:
         if len(set(value)) != len(value):
             raise ValueError("each field may be listed once")
-        if info.data.get("path") in value:
-            raise ValueError("the version's own path is not one of its fields")
         return value
+
+    @model_validator(mode="after")
+    def _path_or_image(self) -> VersionSource:
+        if (self.path is None) == (self.kustomize_image is None):
+            raise ValueError("give either 'path' or 'kustomizeImage' (where the version is)")
+        if self.version_path in self.fields:
+            raise ValueError("the version's own path is not one of its fields")
+        return self
+
+    @property
+    def version_path(self) -> str:
+        """The YAML path the version is written at."""
+        if self.kustomize_image is not None:
+            return self.kustomize_image.path("newTag")
+        assert self.path is not None  # checked by _path_or_image
+        return self.path
 
 
 class PromotionTemplateSpec(Model):

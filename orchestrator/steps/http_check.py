@@ -20,7 +20,13 @@ from orchestrator.adapters import neterrors
 from orchestrator.adapters.web import InvalidUrl, Unreachable, Web
 from orchestrator.errors import UsageError
 from orchestrator.gates import retrying
-from orchestrator.model.yamlpath import PathPart, YamlPathError, parse_yaml_path
+from orchestrator.model.yamlpath import (
+    PathNotFound,
+    PathPart,
+    YamlPathError,
+    lookup,
+    parse_yaml_path,
+)
 
 MAX_BACKOFF = 60.0
 """Longest wait between tries: doubling without a cap overflows ``time.sleep`` after about
@@ -60,14 +66,10 @@ class Outcome:
 
 
 def _lookup(body: Any, path: tuple[PathPart, ...]) -> Any:
-    for part in path:
-        found = (isinstance(part, int) and isinstance(body, list) and part < len(body)) or (
-            isinstance(part, str) and isinstance(body, dict) and part in body
-        )
-        if not found:
-            raise KeyError(part)
-        body = body[part]
-    return body
+    try:
+        return lookup(body, path)
+    except PathNotFound as exc:
+        raise KeyError(exc.reason) from None
 
 
 def _text(value: Any) -> str:

@@ -29,9 +29,9 @@ from orchestrator.adapters.git import GitRemote, PushRejected
 from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
 from orchestrator.errors import PromoflowError
 from orchestrator.model.paths import is_glob
-from orchestrator.steps import message
-from orchestrator.steps.request import PromoteRequest
-from orchestrator.yamledit import Value, YamlEditError, edit, read
+from orchestrator.steps import kustomize_image, message
+from orchestrator.steps.request import FileSpec, PromoteRequest
+from orchestrator.yamledit import Update, Value, YamlEditError, edit, read
 
 MAX_ATTEMPTS = 16
 """Ten promotions racing for one branch were measured needing up to 7 tries each: 8 left
@@ -158,13 +158,16 @@ def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan
     remote.ensure_blobs(needed)
     if request.is_trigger:
         _set_version(work, request)
+        _check_next_source(work, request)
     else:
         _check_version(remote, request, source)
         for rule in request.files:
             if rule.whole_file:
                 _copy_files(work, rule.file, source)
+            elif rule.kustomize_image is not None:
+                _copy_kustomize_image(remote, work, rule, rule.kustomize_image, source)
             else:
-                _copy_values(remote, work, rule.file, rule.paths, source)
+                _copy_values(remote, work, rule, source)
     files = sorted({p for p in work.changes})
     return Plan(work.changes, files, source_commit, work.values)
 
@@ -207,17 +210,52 @@ def _set_version(work: _Edit, request: PromoteRequest) -> None:
     rel = request.version_file
     text = work.target_text(rel)
     name = work.target_path(rel)
-    values = {request.version_path: request.version, **fields}
+    updates: dict[str, Update] = {request.version_path: Value(request.version)}
+    create: set[str] = set()
+    if request.version_kustomize_image:
+        updates, create = kustomize_image.version_updates(
+            request.version_kustomize_image, request.version, fields
+        )
+    updates.update({path: Value(value) for path, value in fields.items()})
+    _apply(work, rel, text, name, updates, create)
+
+
+def _apply(
+    work: _Edit, rel: str, text: str, name: str, updates: dict[str, Update], create: set[str]
+) -> None:
+    """Edit ``rel`` (text ``text``, shown as ``name``) and record every changed value."""
     try:
-        before = {path: _scalar_text(text, path, name) for path in values}
-        new = edit(text, {path: Value(value) for path, value in values.items()}, name)
+        before = {path: _scalar_text(text, path, name) for path in updates}
+        new = edit(text, updates, name, create=create)
     except YamlEditError as exc:
         raise PromoteError(str(exc)) from None
-    if new != text:
-        work.set_text(rel, new)
-        for path, value in values.items():
-            if before[path] != value:
-                work.values.append((rel, path, before[path], value))
+    if new == text:
+        return
+    work.set_text(rel, new)
+    for path, value in updates.items():
+        after = "(absent)" if value is None else str(value.data)
+        if before[path] != after:
+            work.values.append((rel, path, before[path], after))
+
+
+def _check_next_source(work: _Edit, request: PromoteRequest) -> None:
+    """The trigger environment is where the next promotion reads from: a path its files
+    lack (a typo in the template) would stop that promotion after this one was pushed, so
+    it stops this one, before anything is pushed."""
+    for rule in request.files:
+        if rule.whole_file:
+            if not is_glob(rule.file) and rule.file not in work.target:
+                raise PromoteError(
+                    f"{work.target_path(rule.file)} does not exist on {request.branch}"
+                )
+            continue
+        text, name = work.target_text(rule.file), work.target_path(rule.file)
+        wanted = rule.paths or (kustomize_image.path(rule.kustomize_image or ""),)
+        try:
+            for path in wanted:
+                read(text, path, name)
+        except YamlEditError as exc:
+            raise PromoteError(str(exc)) from None
 
 
 def _scalar_text(text: str, path: str, name: str) -> str:
@@ -259,31 +297,44 @@ def _copy_files(work: _Edit, pattern: str, source: dict[str, Entry]) -> None:
         work.put(rel, None)  # deleted in the source, so deleted in the target
 
 
-def _copy_values(
-    remote: GitRemote,
-    work: _Edit,
-    file: str,
-    paths: tuple[str, ...] | list[str],
-    source: dict[str, Entry],
-) -> None:
+def _source_text(remote: GitRemote, work: _Edit, file: str, source: dict[str, Entry]) -> str:
     entry = source.get(file)
-    source_name = _join(work.request.source_path, file)
     if entry is None:
-        raise PromoteError(f"{source_name} not found in {work.request.source_environment}")
-    source_text = _blob(remote, entry.oid)
+        name = _join(work.request.source_path, file)
+        raise PromoteError(f"{name} not found in {work.request.source_environment}")
+    return _blob(remote, entry.oid)
+
+
+def _copy_values(remote: GitRemote, work: _Edit, rule: FileSpec, source: dict[str, Entry]) -> None:
+    """The rule's paths, read from the source file and written into the target file: each
+    must exist in both (a typo is refused, naming the nearest path), unless the rule may
+    create them in the target."""
+    source_text = _source_text(remote, work, rule.file, source)
+    source_name = _join(work.request.source_path, rule.file)
     try:
-        values = {path: read(source_text, path, source_name) for path in paths}
-        text = work.target_text(file)
-        target_name = work.target_path(file)
-        before = {path: _scalar_text(text, path, target_name) for path in paths}
-        new = edit(text, values, target_name)
+        values: dict[str, Update] = {p: read(source_text, p, source_name) for p in rule.paths}
     except YamlEditError as exc:
         raise PromoteError(str(exc)) from None
-    if new != text:
-        work.set_text(file, new)
-        for path, value in values.items():
-            if before[path] != str(value.data):
-                work.values.append((file, path, before[path], str(value.data)))
+    create = set(rule.paths) if rule.create else set()
+    text = work.target_text(rule.file)
+    _apply(work, rule.file, text, work.target_path(rule.file), values, create)
+
+
+def _copy_kustomize_image(
+    remote: GitRemote, work: _Edit, rule: FileSpec, image: str, source: dict[str, Entry]
+) -> None:
+    """The source's version of Kustomize image ``image`` (its newTag or digest), written
+    into the target's entry of that name, which is added when missing."""
+    source_text = _source_text(remote, work, rule.file, source)
+    text = work.target_text(rule.file)
+    target_name = work.target_path(rule.file)
+    try:
+        updates, create = kustomize_image.copy_updates(
+            source_text, text, image, _join(work.request.source_path, rule.file), target_name
+        )
+    except YamlEditError as exc:
+        raise PromoteError(str(exc)) from None
+    _apply(work, rule.file, text, target_name, updates, create)
 
 
 def commit_message(request: PromoteRequest, result: Plan, template: str | None) -> str:

@@ -31,16 +31,30 @@ class RequestError(UsageError, ValueError):
 
 @dataclass(frozen=True)
 class FileSpec:
-    """One file to promote: selected YAML paths, or the whole file when ``paths`` is empty
-    (the step's form of a PromotionTemplate's FileRule, checked by the same rules: empty here
-    means ``paths`` was absent, since a written empty ``paths`` is refused)."""
+    """One file to promote: selected YAML paths, a Kustomize image (by its name), or the
+    whole file when neither is given (the step's form of a PromotionTemplate's FileRule,
+    checked by the same rules: empty ``paths`` here means it was absent, since a written
+    empty ``paths`` is refused). ``create``: the paths may add what the target lacks."""
 
     file: str
     paths: tuple[str, ...] = ()
+    create: bool = False
+    kustomize_image: str | None = None
 
     @property
     def whole_file(self) -> bool:
-        return not self.paths
+        return not self.paths and self.kustomize_image is None
+
+    def as_json(self) -> dict[str, Any]:
+        """The ``--files`` entry (the FileRule's own spelling)."""
+        entry: dict[str, Any] = {"file": self.file}
+        if self.paths:
+            entry["paths"] = list(self.paths)
+        if self.create:
+            entry["create"] = True
+        if self.kustomize_image is not None:
+            entry["kustomizeImage"] = {"name": self.kustomize_image}
+        return entry
 
 
 @dataclass(frozen=True)
@@ -67,6 +81,8 @@ class PromoteRequest:
     """JSON object: the values of the version's fields (``{"image.digest": "sha256:..."}``)."""
     version_field_paths: str | None = None
     """Comma-separated fields the template requires with a new version."""
+    version_kustomize_image: str | None = None
+    """The Kustomize image whose ``newTag`` the version is (``version_path`` names it)."""
     action: str = "commit"
     requested_by: str | None = None
     run: str | None = None
@@ -91,9 +107,7 @@ class PromoteRequest:
     def to_json(self) -> str:
         """The resolved request as ``--plan`` prints it (field order of the flags)."""
         data: dict[str, Any] = {name: getattr(self, name) for name in _FIELDS}
-        data["files"] = [
-            {"file": f.file, **({"paths": list(f.paths)} if f.paths else {})} for f in self.files
-        ]
+        data["files"] = [f.as_json() for f in self.files]
         # the step takes user:token@ in --repo (and any flag may hold a pasted secret):
         # what is printed is scrubbed, whatever field it is in (the values, not the JSON
         # text: masking inside an escaped string could break the JSON)
@@ -104,8 +118,8 @@ _REQUIRED = ("product", "environment", "repo", "branch", "target_path")
 _FIELDS = (
     "product", "environment", "source_environment", "source_commit", "version", "repo",
     "branch", "source_branch", "source_path", "target_path", "files", "version_file",
-    "version_path", "version_fields", "version_field_paths", "action", "requested_by", "run",
-    "lock",
+    "version_path", "version_fields", "version_field_paths", "version_kustomize_image",
+    "action", "requested_by", "run", "lock",
 )  # fmt: skip
 
 
@@ -122,18 +136,24 @@ def _inside_repository(name: str, value: str | None) -> None:
         )
 
 
+_FILE_KEYS = ("file", "paths", "create", "kustomizeImage")
+
+
 def file_spec(item: Any, where: str = "--files") -> FileSpec:
     """One ``{"file": ..., "paths": [...]}`` entry (or a FileRule), checked.
 
     As in a PromotionTemplate, only an absent ``paths`` means the whole file: a written one
     that is empty, null or not a list is refused (see ``check_paths_value``)."""
-    if not isinstance(item, dict):  # a FileRule from the configuration: checked on load
-        selected = list(getattr(item, "paths", None) or ())
-        item = {"file": getattr(item, "file", None), **({"paths": selected} if selected else {})}
+    if isinstance(item, FileSpec):
+        item = item.as_json()
+    elif not isinstance(item, dict):  # a FileRule from the configuration: checked on load
+        item = _rule_entry(item)
     raw: dict[str, Any] = item
-    unknown = sorted(set(raw) - {"file", "paths"})
+    unknown = sorted(set(raw) - set(_FILE_KEYS))
     if unknown:
-        raise RequestError(f"{where}: unknown field {unknown[0]!r} (expected file, paths)")
+        raise RequestError(
+            f"{where}: unknown field {unknown[0]!r} (expected {', '.join(_FILE_KEYS)})"
+        )
     name = raw.get("file")
     if not isinstance(name, str):
         raise RequestError(f"{where}: every entry needs a 'file' string")
@@ -145,13 +165,43 @@ def file_spec(item: Any, where: str = "--files") -> FileSpec:
             raise RequestError(f"{where}: 'paths' of {name!r} {problem}")
         if not all(isinstance(p, str) for p in paths):
             raise RequestError(f"{where}: 'paths' of {name!r} must be a list of strings")
+    create = raw.get("create", False)
+    if not isinstance(create, bool) or (create and not paths):
+        raise RequestError(f"{where}: 'create' of {name!r} must be true or false, with 'paths'")
+    image = _kustomize_image(raw.get("kustomizeImage"), name, where)
+    if image is not None and paths:
+        raise RequestError(f"{where}: {name!r} gives both 'paths' and 'kustomizeImage'")
     try:
         check_relative_file(name)
         for path in paths:
             check_yaml_path(path)
     except ValueError as exc:
         raise RequestError(f"{where}: {exc}") from None
-    return FileSpec(name, tuple(paths))
+    return FileSpec(name, tuple(paths), create, image)
+
+
+def _rule_entry(rule: Any) -> dict[str, Any]:
+    """A FileRule from the configuration (checked on load) in the ``--files`` spelling."""
+    entry: dict[str, Any] = {"file": getattr(rule, "file", None)}
+    if getattr(rule, "paths", None):
+        entry["paths"] = list(rule.paths)
+    if getattr(rule, "create", False):
+        entry["create"] = True
+    image = getattr(rule, "kustomize_image", None)
+    if image is not None:
+        entry["kustomizeImage"] = {"name": image.name}
+    return entry
+
+
+def _kustomize_image(value: Any, name: str, where: str) -> str | None:
+    if value is None:
+        return None
+    image = value.get("name") if isinstance(value, dict) else None
+    if not isinstance(value, dict) or set(value) != {"name"} or not isinstance(image, str):
+        raise RequestError(f"{where}: 'kustomizeImage' of {name!r} must be {{\"name\": IMAGE}}")
+    if not image.strip() or any(c.isspace() or c in "[]\"'" for c in image):
+        raise RequestError(f"{where}: {image!r} is not an image name (e.g. ghcr.io/acme/web)")
+    return image
 
 
 def parse_files(text: str) -> tuple[FileSpec, ...]:
@@ -258,7 +308,10 @@ def request_from_config(
         target_path=env.app.path,
         files=plan.template.spec.files,
         version_file=version_source.file if version_source else None,
-        version_path=version_source.path if version_source else None,
+        version_path=version_source.version_path if version_source else None,
+        version_kustomize_image=version_source.kustomize_image.name
+        if version_source and version_source.kustomize_image
+        else None,
         version_fields=json.dumps(version_fields) if version_fields else None,
         version_field_paths=",".join(version_source.fields)
         if version_source and source_name is None

@@ -120,7 +120,7 @@ def run_webhook_demo(config: Config, options: DemoOptions, console: Console) -> 
         source = plan.template.spec.version_source
         assert source is not None  # demo configurations name where the version lives
         path = f"{trigger.app.path}/{source.file}"
-        updates = {source.path: options.version}
+        updates = {source.version_path: options.version}
         updates.update({f: field_value(f, options.version) for f in source.fields})
         branch = trigger.app.branch
         before, after = _ci_commit(str(world.bare), branch, path, updates, options.version)

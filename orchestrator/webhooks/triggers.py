@@ -22,7 +22,7 @@ import yaml
 from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.loading import Config
 from orchestrator.model.product import Product
-from orchestrator.model.yamlpath import parse_yaml_path
+from orchestrator.model.yamlpath import PathNotFound, lookup, parse_yaml_path
 from orchestrator.nesting import yaml_too_deep
 from orchestrator.problems import suggest
 from orchestrator.semverrange import version_of
@@ -118,14 +118,10 @@ NULLS = frozenset({"", "~", "null", "Null", "NULL"})
 
 
 def _at(data: Any, path: str) -> Any:
-    for part in parse_yaml_path(path):
-        if isinstance(data, dict) and isinstance(part, str):
-            data = data.get(part)
-        elif isinstance(data, list) and isinstance(part, int) and -len(data) <= part < len(data):
-            data = data[part]
-        else:
-            return None
-    return data
+    try:
+        return lookup(data, parse_yaml_path(path))
+    except PathNotFound:
+        return None
 
 
 def _version_fields(plan: ProductPlan, text: str, name: str) -> tuple[str, dict[str, str]] | str:
@@ -135,7 +131,7 @@ def _version_fields(plan: ProductPlan, text: str, name: str) -> tuple[str, dict[
     the version "1.10", not the number 1.1."""
     source = plan.template.spec.version_source
     assert source is not None
-    found = _read_paths(text, (source.path, *source.fields))
+    found = _read_paths(text, (source.version_path, *source.fields))
     if isinstance(found, str):
         return f"{name}{found}"
     version, *fields = found

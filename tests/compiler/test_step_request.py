@@ -65,7 +65,8 @@ def test_cli_plan_is_the_same_for_both_forms() -> None:
         "--branch", flags["branch"], "--source-branch", flags["source-branch"],
         "--source-path", flags["source-path"], "--target-path", flags["target-path"],
         "--files", flags["files"], "--version-file", flags["version-file"],
-        "--version-path", flags["version-path"], "--action", flags["action"],
+        "--version-path", flags["version-path"],
+        "--version-kustomize-image", flags["version-kustomize-image"], "--action", flags["action"],
         "--requested-by", "alice", "--lock", flags["lock"],
     ]  # fmt: skip
     configured = [

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
@@ -75,12 +76,18 @@ def open_directly(host: GitHost, remote: Remote, scm: FakeScm) -> PullRequestRes
         client.close()
 
 
-def later(delay: float, action: Callable[[], None]) -> threading.Thread:
-    """Do ``action`` after ``delay`` seconds, as a reviewer in the web UI would."""
-    done = threading.Event()
+def after_first_poll(scm: FakeScm, action: Callable[[], None]) -> threading.Thread:
+    """Do ``action`` once the step has asked about the request (as a reviewer in the web UI
+    would, some time after the step started waiting): however slowly the step starts, it
+    sees the request open first, then changed."""
+    seen = len(scm.requests)
 
     def run() -> None:
-        done.wait(delay)
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            if any(method == "GET" for method, _, _ in scm.requests[seen:]):
+                break
+            time.sleep(0.02)
         action()
 
     thread = threading.Thread(target=run)
@@ -168,7 +175,7 @@ def test_wait_merge_outputs_the_merge_commit(
         # GitLab reports squash merges in squash_commit_sha: cover that one there.
         scm.merge(1, merged[0], squash=scm.kind == "gitlab")
 
-    reviewer = later(0.5, review)
+    reviewer = after_first_poll(scm, review)
     outputs = tmp_path / "out"
     try:
         result = run_step("wait-merge", "--environment", "staging",
@@ -188,7 +195,7 @@ def test_wait_merge_outputs_the_merge_commit(
 
 def test_wait_merge_fails_when_closed_unmerged(host: GitHost, remote: Remote, scm: FakeScm) -> None:
     opened = open_directly(host, remote, scm)
-    reviewer = later(0.3, lambda: scm.close(1))
+    reviewer = after_first_poll(scm, lambda: scm.close(1))
     try:
         result = run_step("wait-merge", "--environment", "staging",
                           "--pull-request", opened.pull_request, "--repo", remote.url,

@@ -204,7 +204,11 @@ def test_template_version_source_and_application_paths_are_checked(ws: Workspace
             "invalid YAML path 'image.' at character 7: expected a key "
             "(letters, digits, '_', '-', '/', or a quoted key)",
         ),
-        ("'x['", "invalid YAML path 'x[' at character 2: expected '.' or '['"),
+        (
+            "'x['",
+            "invalid YAML path 'x[' at character 2: expected an index [0] or a selector "
+            "[field=value]",
+        ),
         ("'a b'", "invalid YAML path 'a b' at character 2: expected '.' or '['"),
         (
             "'[0]'",

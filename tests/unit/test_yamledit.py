@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import pytest
@@ -52,10 +53,24 @@ def test_read_returns_data_and_spelling(path: str, value: Value) -> None:
     assert read(TEXT, path, "values.yaml") == value
 
 
-@pytest.mark.parametrize("path", ["image.nope", "nope.tag", "ports[5]", "containers[0].x"])
-def test_read_names_file_and_path_when_absent(path: str) -> None:
-    with pytest.raises(YamlEditError, match=r"^values\.yaml: YAML path '.*' not found$"):
+@pytest.mark.parametrize(
+    ("path", "message"),
+    [
+        ("image.nope", "image has no key 'nope'"),
+        ("nope.tag", "the document has no key 'nope'"),
+        ("ports[5]", "ports has no item [5] (it has 2)"),
+        ("containers[0].x", "containers[0] has no key 'x'"),
+        ("image.tg", "image has no key 'tg'; did you mean image.tag?"),
+        ("imag.tag", "the document has no key 'imag'; did you mean image.tag?"),
+        ("containers[name=ap].image", "containers has no item with name='ap'; "
+         "did you mean containers[name=app].image?"),
+        ("replicas.max", "replicas is the value '2', not a mapping"),
+    ],
+)  # fmt: skip
+def test_read_names_file_path_and_the_nearest_path_when_absent(path: str, message: str) -> None:
+    with pytest.raises(YamlEditError) as exc:
         read(TEXT, path, "values.yaml")
+    assert str(exc.value) == f"values.yaml: YAML path {path!r} not found: {message}"
 
 
 def test_invalid_yaml_is_an_error_naming_the_file() -> None:
@@ -123,7 +138,7 @@ def test_structural_edits_round_trip_with_the_intended_data() -> None:
         "labels": Value({"team": "shop"}),  # a whole mapping
         "script": Value("echo bye\n"),  # a block scalar
     }
-    result = edit(TEXT, updates, "values.yaml")
+    result = edit(TEXT, updates, "values.yaml", create={"image.pullPolicy", "image.limits"})
     data = yaml.safe_load(result)
     assert data["image"]["pullPolicy"] == "Always"
     assert data["image"]["limits"] == {"memory": "512Mi"}
@@ -136,8 +151,11 @@ def test_structural_edits_round_trip_with_the_intended_data() -> None:
 
 
 def test_a_scalar_parent_cannot_be_extended() -> None:
-    with pytest.raises(YamlEditError, match="replicas is not a mapping"):
-        edit(TEXT, {"replicas.max.value": Value(3)}, "values.yaml")
+    with pytest.raises(YamlEditError) as exc:
+        edit(TEXT, {"replicas.max.value": Value(3)}, "values.yaml", create={"replicas.max.value"})
+    assert str(exc.value) == (
+        "values.yaml: cannot set 'replicas.max.value': replicas is the value '2', not a mapping"
+    )
 
 
 @pytest.mark.parametrize(
@@ -201,16 +219,17 @@ def test_edit_means_exactly_the_update(doc: dict[str, Any], new: Any, data: st.D
 @pytest.mark.parametrize(
     ("text", "path", "message"),
     [
-        ('image: "x"\n', "image.tag", "image is not a mapping"),
-        ("image: [a]\n", "image.tag", "image is not a mapping"),
-        ("images: [a]\n", "images[3]", "images is not a list with that entry"),
+        ('image: "x"\n', "image.tag", "image is the value 'x', not a mapping"),
+        ("image: [a]\n", "image.tag", "image is a list, not a mapping"),
+        ("images: [a]\n", "images[3]", "images has no item [3] (it has 1)"),
     ],
 )
 def test_a_path_through_a_scalar_or_a_missing_entry_is_refused(
     text: str, path: str, message: str
 ) -> None:
-    with pytest.raises(YamlEditError, match=message):
-        edit(text, {path: Value("1.2.3")}, "f.yaml")
+    for create in ((), {path}):  # nothing a rule may create makes these paths exist
+        with pytest.raises(YamlEditError, match=re.escape(message)):
+            edit(text, {path: Value("1.2.3")}, "f.yaml", create=create)
 
 
 @pytest.mark.parametrize(
@@ -219,11 +238,25 @@ def test_a_path_through_a_scalar_or_a_missing_entry_is_refused(
         ("a: 1\nkey:\nb: 2\n", "key", "a: 1\nkey: 1.2.3\nb: 2\n"),
         ("m: {x: , y: 1}\n", "m.x", "m: {x: 1.2.3, y: 1}\n"),
         ("a: 1\nkey: null # kept\n", "key", "a: 1\nkey: 1.2.3 # kept\n"),
-        ("a: 1\n", "resources.limits.memory", "a: 1\nresources:\n  limits:\n    memory: 1.2.3\n"),
-        ("a:\n  b:\nc: 1\n", "a.b.c", "a:\n  b:\n    c: 1.2.3\nc: 1\n"),
     ],
 )
-def test_empty_values_and_missing_parents_are_filled_in(
+def test_empty_values_are_filled_in(text: str, path: str, expected: str) -> None:
+    assert edit(text, {path: Value("1.2.3")}, "f.yaml") == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "path", "expected"),
+    [
+        ("a: 1\n", "resources.limits.memory", "a: 1\nresources:\n  limits:\n    memory: 1.2.3\n"),
+        ("a:\n  b:\nc: 1\n", "a.b.c", "a:\n  b:\n    c: 1.2.3\nc: 1\n"),
+        ("a: 1\n", "images[name=web].newTag", "a: 1\nimages:\n- name: web\n  newTag: 1.2.3\n"),
+        ("images:\n- name: db\n", "images[name=web].newTag",
+         "images:\n- name: db\n- name: web\n  newTag: 1.2.3\n"),
+    ],
+)  # fmt: skip
+def test_missing_parents_are_created_only_where_a_rule_allows(
     text: str, path: str, expected: str
 ) -> None:
-    assert edit(text, {path: Value("1.2.3")}, "f.yaml") == expected
+    with pytest.raises(YamlEditError, match=r"not found|is null, not a mapping"):
+        edit(text, {path: Value("1.2.3")}, "f.yaml")
+    assert edit(text, {path: Value("1.2.3")}, "f.yaml", create={path}) == expected

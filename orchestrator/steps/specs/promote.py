@@ -156,6 +156,11 @@ SPEC = register(
                 "",
                 help="Comma-separated fields a new version must come with (from the template).",
             ),
+            Input(
+                "version-kustomize-image",
+                "",
+                help="The Kustomize image (name) whose newTag the version is.",
+            ),
             Input("action", "commit", help="commit or pull-request."),
             Input("requested-by", "", help="Who asked for the promotion."),
             Input("run", cli_only=True, help="Promotion run (workflow) name, for the message."),
