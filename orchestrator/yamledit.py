@@ -6,23 +6,37 @@ comments, key order, indentation and every other byte stay as they were. Only ed
 text replacement cannot express (a missing key, a whole mapping or list) go through a
 ruamel.yaml round trip. Every result is re-parsed and compared with the intended data
 before it is returned, so a promotion never writes a file that means something else.
+
+A string is written plain only when every reader of the file reads that same string back:
+YAML 1.1 (PyYAML), YAML 1.2 (ruamel.yaml) and Go's YAML as Helm, Argo CD and kustomize read
+it (:mod:`orchestrator.yamlscalars`). ``6063e25``, ``1e3``, ``0o17`` or ``y`` are strings
+to YAML 1.1 and a float, an int or a boolean to Go, so they are quoted.
 """
 
 from __future__ import annotations
 
 import copy
 import difflib
+import functools
 import io
 import json
-from collections.abc import Callable, Collection, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
 import yaml
 from ruamel.yaml import YAML
 from ruamel.yaml.comments import CommentedMap, CommentedSeq
+from ruamel.yaml.constructor import RoundTripConstructor
 from ruamel.yaml.error import YAMLError as RuamelError
+from ruamel.yaml.scalarstring import (
+    DoubleQuotedScalarString,
+    FoldedScalarString,
+    LiteralScalarString,
+    SingleQuotedScalarString,
+)
 
+from orchestrator import yamlscalars
 from orchestrator.model.yamlpath import (
     PathNotFound,
     PathPart,
@@ -61,8 +75,42 @@ class _Span:
     style: Style
 
 
+_TIMESTAMP = "tag:yaml.org,2002:timestamp"
+
+
+class _SafeLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, except that a date that does not exist (``2024-02-30``)
+    stays the text it is, as Go's YAML reads it (Helm and kustomize take such files),
+    instead of raising ValueError."""
+
+
+def _timestamp(loader: yaml.SafeLoader, node: yaml.ScalarNode) -> Any:
+    try:
+        return yaml.SafeLoader.construct_yaml_timestamp(loader, node)
+    except (ValueError, OverflowError):
+        return loader.construct_scalar(node)
+
+
+_SafeLoader.add_constructor(_TIMESTAMP, _timestamp)
+
+
+class _RoundTrip(RoundTripConstructor):
+    """ruamel.yaml's round trip, with the same tolerance of dates that do not exist."""
+
+
+def _rt_timestamp(constructor: RoundTripConstructor, node: Any) -> Any:
+    try:
+        return RoundTripConstructor.construct_yaml_timestamp(constructor, node)
+    except (ValueError, OverflowError):
+        return constructor.construct_scalar(node)
+
+
+_RoundTrip.add_constructor(_TIMESTAMP, _rt_timestamp)
+
+
 def _rt() -> YAML:
     rt = YAML(typ="rt")
+    rt.Constructor = _RoundTrip
     rt.preserve_quotes = True
     return rt
 
@@ -86,7 +134,7 @@ def _load_rt(text: str, name: str) -> Any:
 def _safe(text: str, name: str) -> Any:
     _not_too_deep(text, name)
     try:
-        return yaml.safe_load(text)
+        return yaml.load(text, Loader=_SafeLoader)
     except yaml.YAMLError as exc:
         raise YamlEditError(f"{name}: invalid YAML ({exc})") from None
 
@@ -253,7 +301,7 @@ def nearest(data: Any, parts: Path, depth: int) -> str | None:
 
 def _scalar_yaml(token: str) -> Any:
     try:
-        return yaml.safe_load(f"k: {token}\n")["k"]
+        return yaml.load(f"k: {token}\n", Loader=_SafeLoader)["k"]
     except (yaml.YAMLError, TypeError, KeyError):
         return _Invalid
 
@@ -263,22 +311,99 @@ class _Invalid:
 
 
 def render(value: Value, style: Style) -> str | None:
-    """``value`` written in ``style`` if that style can hold it exactly, else ``None``."""
+    """``value`` written in ``style`` if that style can hold it exactly, else ``None``.
+
+    A string is held only when every reader reads it back as that string: YAML 1.1, YAML
+    1.2 and Go's yaml.v2 and yaml.v3 (``6063e25`` plain is a float to all but YAML 1.1).
+    Other scalars keep the token they were read with.
+    """
     data = value.data
     if isinstance(data, dict | list):
         return None
     if not isinstance(data, str):
         token = value.token if value.token is not None else json.dumps(data)
         return token if _same(_scalar_yaml(token), data) else None
-    candidates = {
-        "plain": data,
-        "single": "'" + data.replace("'", "''") + "'",
-        "double": json.dumps(data, ensure_ascii=False),
-    }
-    text = candidates.get(style)
-    if text is not None and "\n" not in text and _same(_scalar_yaml(text), data):
+    text = _spelled(data, style)
+    if text is not None and yamlscalars.misread(text, data) is None:
         return text
     return None
+
+
+def _spelled(data: str, style: Style) -> str | None:
+    if style == "plain":
+        return data if "\n" not in data else None
+    if style == "single":  # line breaks would fold: only double quotes escape them
+        return "'" + data.replace("'", "''") + "'" if "\n" not in data else None
+    if style == "double":
+        return _double_quoted(data)
+    return None
+
+
+_ESCAPES = {'"': '\\"', "\\": "\\\\", "\t": "\\t", "\n": "\\n", "\r": "\\r"}
+
+
+def _double_quoted(data: str) -> str:
+    """``data`` in double quotes on one line: what YAML does not allow raw (control
+    characters, line and paragraph separators, a byte order mark) is escaped."""
+    out = []
+    for ch in data:
+        code = ord(ch)
+        if ch in _ESCAPES:
+            out.append(_ESCAPES[ch])
+        elif (
+            0x20 <= code <= 0x7E
+            or code >= 0x10000
+            or (
+                0xA0 <= code <= 0xFFFD
+                and code not in (0x2028, 0x2029, 0xFEFF)
+                and not 0xD800 <= code <= 0xDFFF
+            )
+        ):
+            out.append(ch)
+        else:
+            out.append(f"\\x{code:02x}" if code <= 0xFF else f"\\u{code:04x}")
+    return '"' + "".join(out) + '"'
+
+
+@functools.lru_cache(maxsize=8)
+def _quote_style(text: str) -> Literal["single", "double"]:
+    """The quotes a file uses most for its scalars (double when it uses none, or as many of
+    each): a value that must become quoted is quoted as its neighbours are."""
+    counts = {"'": 0, '"': 0}
+    try:
+        for event in yaml.parse(text, Loader=yaml.SafeLoader):
+            if isinstance(event, yaml.ScalarEvent) and event.style in counts:
+                counts[event.style] += 1
+    except yaml.YAMLError:
+        pass
+    return "single" if counts["'"] > counts['"'] else "double"
+
+
+def _quoted(value: Value, text: str) -> str | None:
+    """A string that its token's style cannot hold, in the file's quotes or else the other."""
+    if not isinstance(value.data, str):
+        return None
+    first = _quote_style(text)
+    second: Style = "double" if first == "single" else "single"
+    return render(value, first) or render(value, second)
+
+
+def _quotes_marked(data: Any, text: str) -> Any:
+    """``data`` for ruamel.yaml's round trip, with every string that a reader would misread
+    plain marked to be written in the file's quotes (ruamel.yaml alone would write ``y``
+    plain, a boolean to Go's yaml.v2). Text over several lines is left to ruamel.yaml,
+    which keeps a block scalar a block scalar and never writes such text plain."""
+    if isinstance(data, str):
+        if "\n" in data or yamlscalars.misread(data, data) is None:
+            return data
+        if _quote_style(text) == "single" and render(Value(data), "single") is not None:
+            return SingleQuotedScalarString(data)
+        return DoubleQuotedScalarString(data)
+    if isinstance(data, dict):
+        return {_quotes_marked(k, text): _quotes_marked(v, text) for k, v in data.items()}
+    if isinstance(data, list):
+        return [_quotes_marked(v, text) for v in data]
+    return data
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -327,9 +452,9 @@ def edit(
         span = None if made else _locate(text, root, concrete)
         token = render(value, span.style) if span else None
         if token is None and span is not None:
-            token = render(value, "double") if isinstance(value.data, str) else None
+            token = _quoted(value, text)
         if span is None or token is None:
-            structural[path] = value
+            structural[path] = Value(_quotes_marked(value.data, text), value.token, value.style)
         else:
             replacements.append((span, token))
     for span, token in sorted(replacements, key=lambda r: r[0].start, reverse=True):
@@ -338,6 +463,7 @@ def edit(
         text = _round_trip(text, {parsed[p]: (v, p in create) for p, v in structural.items()}, name)
     if _safe(text, name) != expected:
         raise YamlEditError(f"{name}: the edit did not produce the intended values")
+    _read_back(text, {parsed[p]: v for p, v in updates.items() if v is not None}, name)
     return text
 
 
@@ -347,6 +473,69 @@ def _refused(name: str, path: str, data: Any, problem: PathNotFound) -> str:
     if problem.blocked:
         return f"{name}: cannot set {path!r}: {problem.reason}"
     return not_found(name, path, data, problem)
+
+
+def _read_back(text: str, updates: dict[Path, Value], name: str) -> None:
+    """Every string just written reads back as that string in every reader, not only in
+    the YAML 1.1 the check above parses with: YAML 1.2 and Go's yaml.v2 and yaml.v3 too.
+    The error names the file, the path and the reader that reads something else."""
+    root = _load_rt(text, name)
+    data = _safe(text, name)
+    for parts, value in updates.items():
+        concrete, _ = resolve(data, parts)  # it exists: the data was just compared
+        for leaf, wanted in _strings(concrete, value.data):
+            wrong = _misread_at(text, root, leaf, wanted)
+            if wrong is not None:
+                reader, got = wrong
+                raise YamlEditError(
+                    f"{name}: {format_yaml_path(leaf)} would not read back as {wanted!r}: "
+                    f"{yamlscalars.WHO[reader]} reads {yamlscalars.describe(got)}"
+                )
+
+
+def _strings(path: Concrete, data: Any) -> Iterator[tuple[Concrete, str]]:
+    if isinstance(data, str):
+        yield path, data
+    elif isinstance(data, dict):
+        for key, item in data.items():
+            yield from _strings((*path, key), item)
+    elif isinstance(data, list):
+        for index, item in enumerate(data):
+            yield from _strings((*path, index), item)
+
+
+_QUOTED_OR_BLOCK = (
+    SingleQuotedScalarString,
+    DoubleQuotedScalarString,
+    LiteralScalarString,
+    FoldedScalarString,
+)
+
+
+def _misread_at(
+    text: str, root: Any, path: Concrete, wanted: str
+) -> tuple[yamlscalars.Reader, Any] | None:
+    span = _locate(text, root, path)
+    if span is not None:
+        return yamlscalars.misread(text[span.start : span.end], wanted)
+    # no one-line token: a block scalar, or a scalar over several lines. ruamel.yaml's
+    # round-trip reading is YAML 1.2's; quoted and block scalars are strings to Go, and a
+    # plain one is resolved as it reads.
+    found = _walk(root, path)
+    try:
+        node = found[0][found[1]] if found else None
+    except (KeyError, IndexError, TypeError):
+        node = None
+    if not isinstance(node, str) or str(node) != wanted:
+        return "YAML 1.2", node
+    if isinstance(node, _QUOTED_OR_BLOCK):
+        return None
+    go: tuple[tuple[yamlscalars.Reader, bool], ...] = (("Go yaml.v2", False), ("Go yaml.v3", True))
+    for reader, v3 in go:
+        got = yamlscalars.resolve_plain(wanted, v3=v3)
+        if not got.is_string(wanted):
+            return reader, got
+    return None
 
 
 Place = tuple[Any, str | int, Concrete, bool]

@@ -260,3 +260,110 @@ def test_missing_parents_are_created_only_where_a_rule_allows(
     with pytest.raises(YamlEditError, match=r"not found|is null, not a mapping"):
         edit(text, {path: Value("1.2.3")}, "f.yaml")
     assert edit(text, {path: Value("1.2.3")}, "f.yaml", create={path}) == expected
+
+
+STYLED = """\
+image:
+  tag: 1.0.0
+  plain: 1.0.0
+  single: '1.0.0'
+  double: "1.0.0"
+"""
+
+
+@pytest.mark.parametrize(
+    ("path", "version", "token"),
+    [
+        # a plain token stays plain where every reader reads the string back...
+        ("image.tag", "1.2.3", "1.2.3"),
+        ("image.tag", "6063e25a", "6063e25a"),
+        # ...and is quoted in the file's most used quotes (here: as many of each, so
+        # double) where one reader would read something else
+        ("image.tag", "6063e25", '"6063e25"'),  # a float in YAML 1.2 and Go
+        ("image.tag", "1e3", '"1e3"'),
+        ("image.tag", "0o17", '"0o17"'),  # 15 in YAML 1.2 and Go
+        ("image.tag", "y", '"y"'),  # true in Go's yaml.v2
+        ("image.tag", "089", '"089"'),  # 89 in YAML 1.2, 89.0 in Go
+        ("image.tag", "2024-1-2", '"2024-1-2"'),  # a time.Time in Go's yaml.v3
+        ("image.tag", "1:30", '"1:30"'),  # 90 in YAML 1.1
+        ("image.tag", "1.10", '"1.10"'),
+        ("image.tag", "0123", '"0123"'),
+        ("image.tag", "on", '"on"'),
+        ("image.tag", "null", '"null"'),
+        ("image.tag", "a\tb\u2028", '"a\\tb\\u2028"'),
+        # a quoted token keeps its quotes
+        ("image.single", "6063e25", "'6063e25'"),
+        ("image.single", "1.2.3", "'1.2.3'"),
+        ("image.double", "y", '"y"'),
+        ("image.double", "1.2.3", '"1.2.3"'),
+        ("image.single", "a\nb", '"a\\nb"'),  # single quotes would fold the line break
+    ],
+)
+def test_a_value_is_quoted_where_a_reader_would_misread_it(
+    path: str, version: str, token: str
+) -> None:
+    old = read(STYLED, path).token
+    result = edit(STYLED, {path: Value(version)}, "values.yaml")
+    assert result == STYLED.replace(
+        f"{path.split('.')[1]}: {old}", f"{path.split('.')[1]}: {token}"
+    )
+    assert read(result, path).data == version
+
+
+def test_a_value_becomes_quoted_as_the_file_quotes() -> None:
+    singles = "a: 'x'\nb: 'y'\nc: \"z\"\ntag: 1.0.0\n"
+    assert edit(singles, {"tag": Value("6063e25")}) == singles.replace("1.0.0", "'6063e25'")
+    doubles = 'a: "x"\ntag: 1.0.0\n'
+    assert edit(doubles, {"tag": Value("6063e25")}) == doubles.replace("1.0.0", '"6063e25"')
+    bare = "tag: 1.0.0\n"
+    assert edit(bare, {"tag": Value("6063e25")}) == 'tag: "6063e25"\n'
+
+
+def test_new_keys_and_mappings_are_quoted_too() -> None:
+    result = edit(
+        "a: 'x'\n",
+        {"image.tag": Value("y"), "image.more": Value({"n": "1e3", "l": ["on", "ok"]})},
+        "values.yaml",
+        create={"image.tag", "image.more"},
+    )
+    assert result == (  # a key n is false to Go's yaml.v2, as a value would be
+        "a: 'x'\nimage:\n  tag: 'y'\n  more:\n    'n': '1e3'\n    l:\n    - 'on'\n    - ok\n"
+    )
+
+
+@pytest.mark.parametrize(
+    ("version", "message"),
+    [
+        ("6063e25", r"Go yaml.v2 \(sigs.k8s.io/yaml: Helm, .*\) reads 6.063e\+28 \(float64\)"),
+        ("y", r"Go yaml.v2 .* reads true \(bool\)"),
+        ("2024-1-2", r"Go yaml.v3 \(kustomize's kyaml\) reads 2024-01-02T00:00:00Z \(time.Time\)"),
+        ("1e400", r"YAML 1.2 \(ruamel.yaml\) reads inf \(float\)"),
+    ],
+)
+def test_the_self_check_names_the_reader_that_disagrees(
+    monkeypatch: pytest.MonkeyPatch, version: str, message: str
+) -> None:
+    """Were a value written plain where a reader misreads it, the edit refuses, naming the
+    file, the path and the reader: YAML 1.1 alone (the check before) sees the string."""
+    from orchestrator import yamledit
+
+    monkeypatch.setattr(yamledit, "render", lambda value, style: value.data)
+    with pytest.raises(
+        YamlEditError,
+        match=rf"^values\.yaml: image\.tag would not read back as '{version}': {message}$",
+    ):
+        edit(STYLED, {"image.tag": Value(version)}, "values.yaml")
+
+
+def test_block_scalars_pass_the_self_check() -> None:
+    assert edit(TEXT, {"script": Value("echo hi\n")}) == TEXT
+    result = edit(TEXT, {"script": Value("echo 1e3\nyes\n")})
+    assert "script: |\n  echo 1e3\n  yes\n" in result
+
+
+def test_a_date_that_does_not_exist_is_text_as_go_reads_it() -> None:
+    """``2024-02-30`` is no date: Go's YAML (Helm, kustomize) reads it as text, so a file
+    holding one is edited, not refused with a traceback."""
+    text = "released: 2024-02-30\ntag: 1.0.0\n"
+    assert edit(text, {"tag": Value("2.0.0")}, "values.yaml") == text.replace("1.0.0", "2.0.0")
+    assert read(text, "released").data == "2024-02-30"
