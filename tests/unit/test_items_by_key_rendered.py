@@ -158,3 +158,16 @@ def test_a_selector_promotes_the_named_container_in_a_helm_chart(tmp_path: Path)
         "web": "ghcr.io/acme/web:2.0.0",
     }
     assert text.startswith("containers:\n  # the worker was listed first here\n")
+
+
+def test_an_entry_is_added_in_the_style_kustomize_edit_writes(tmp_path: Path) -> None:
+    """``kustomize edit`` writes list items at the key's indentation (``- name:`` under
+    ``images:``), as Kargo's example repositories hold them: the added entry follows."""
+    overlay = (
+        "apiVersion: kustomize.config.k8s.io/v1beta1\nkind: Kustomization\nresources:\n"
+        "- ../../base\nnamespace: guestbook-staging\nimages:\n- name: ghcr.io/acme/worker\n"
+        "  newTag: v0.0.1\n"
+    )
+    text = promoted(DEV, overlay)
+    assert text == overlay + "- name: ghcr.io/acme/web\n  newTag: 2.0.0\n"
+    assert kustomize(tmp_path, text)["web"] == "ghcr.io/acme/web:2.0.0"
