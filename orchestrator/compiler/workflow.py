@@ -23,6 +23,7 @@ from orchestrator.compiler import names
 from orchestrator.compiler.library import template_name
 from orchestrator.goduration import format_go
 from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
+from orchestrator.model.actions import placeholders, substitute
 from orchestrator.model.policy import WorkflowRef
 from orchestrator.settings import StepSettings
 
@@ -98,6 +99,28 @@ class _Chain:
         return task
 
 
+def _action_args(
+    ref: WorkflowRef, plan: ProductPlan, env: EnvironmentPlan, revision: str
+) -> dict[str, str]:
+    """A pre/post action's parameters with their placeholders filled in: names as text,
+    the version and the commit as the run's Argo expressions (orchestrator.model.actions)."""
+    values = {
+        "product": plan.product.name,
+        "environment": env.environment,
+        "version": "{{workflow.parameters.version}}",
+        "revision": revision,
+    }
+    arguments: dict[str, str] = {}
+    for key, text in ref.parameters.items():
+        if not revision and "revision" in placeholders(text):
+            raise CompileError(
+                f"{ref.workflow_template} in {env.environment!r}: parameter {key!r} uses "
+                "{revision}, but no commit is made before it runs"
+            )
+        arguments[key] = substitute(text, values)
+    return arguments
+
+
 def _output(task: str, name: str) -> str:
     return f"{{{{tasks.{task}.outputs.parameters.{name}}}}}"
 
@@ -151,7 +174,8 @@ def _environment_tasks(
                 },
             )
     if policy.pre_action is not None:
-        chain.add(names.task("pre", n), _user_ref(policy.pre_action), policy.pre_action.parameters)
+        pre = _action_args(policy.pre_action, plan, env, revision="")
+        chain.add(names.task("pre", n), _user_ref(policy.pre_action), pre)
     commit = ""
     if policy.action != "none":
         deploy = names.task("deploy", n)
@@ -196,9 +220,8 @@ def _environment_tasks(
             },
         )
     if policy.post_action is not None:
-        chain.add(
-            names.task("post", n), _user_ref(policy.post_action), policy.post_action.parameters
-        )
+        post = _action_args(policy.post_action, plan, env, revision=commit)
+        chain.add(names.task("post", n), _user_ref(policy.post_action), post)
     if chain.previous is None:
         raise CompileError(f"environment {n!r} has nothing to do (action none and no gates)")
     last[n] = chain.previous

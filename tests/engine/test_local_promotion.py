@@ -182,6 +182,9 @@ def test_promote_local_runs_against_a_remote_repository(
     config_dir, bare, _url = served_config
     templates = tmp_path / "templates"
     templates.mkdir()
+    received = tmp_path / "received.txt"  # what the team's templates were given
+    write = "import sys; open(sys.argv[1], 'a').write(' '.join(sys.argv[2:]) + '\\n')"
+    inputs = {"smoke-tests": ["environment", "version"], "announce": ["text"]}
     (templates / "actions.yaml").write_text(
         "\n---\n".join(
             yaml.safe_dump(
@@ -193,16 +196,21 @@ def test_promote_local_runs_against_a_remote_repository(
                         "templates": [
                             {
                                 "name": "main",
+                                "inputs": {"parameters": [{"name": p} for p in params]},
                                 "container": {
                                     "image": "python",
-                                    "command": [sys.executable, "-c", "print('ok')"],
+                                    "command": [sys.executable, "-c", write, str(received)],
+                                    "args": [
+                                        name,
+                                        *(f"{{{{inputs.parameters.{p}}}}}" for p in params),
+                                    ],
                                 },
                             }
                         ]
                     },
                 }
             )
-            for name in ("smoke-tests", "announce")
+            for name, params in inputs.items()
         )
     )
     result = subprocess.run(
@@ -240,8 +248,20 @@ def test_promote_local_runs_against_a_remote_repository(
         blob = repo[head.tree[f"overlays/{env}/checkout/kustomization.yaml"].id]
         assert yaml.safe_load(blob.data)["images"][0]["newTag"] == "2.1.0"
     records = list((tmp_path / "runs").glob("*.json"))
-    assert json.loads(records[0].read_text())["phase"] == "Succeeded"
+    record = json.loads(records[0].read_text())
+    assert record["phase"] == "Succeeded"
     assert "t0ken-xyz" not in records[0].read_text()
+    # the actions were given the environment, the version and the commit made there
+    commits = {n["name"]: n["outputs"].get("commit") for n in record["nodes"]}
+    assert sorted(received.read_text().splitlines()) == sorted(
+        [
+            *(f"smoke-tests {env} 2.1.0" for env in ("prod-eu", "prod-us")),
+            *(
+                f"announce checkout 2.1.0 runs in {env} ({commits[f'deploy-{env}']})"
+                for env in ("prod-eu", "prod-us")
+            ),
+        ]
+    )
 
 
 def test_promote_local_refuses_missing_templates_clearly(
