@@ -143,13 +143,28 @@ def promote_local(
     answer_as: str = "",
 ) -> None:
     """Run the promotion ``promote`` resolved (see orchestrator.commands.promotion) with the
-    local engine (see orchestrator.local)."""
+    local engine (see orchestrator.local), once the repository has answered."""
+    import os
     import secrets
+
+    from orchestrator.local.preflight import (
+        RepositoryError,
+        check_repository,
+        missing_templates,
+        templates_message,
+    )
 
     plan = asked.plan
     rejections = parse_rejections(reject)
     check_environments(plan, "--reject", list(rejections), gate="approval")
     loaded_templates = load_templates(templates)
+    absent = missing_templates(plan, loaded_templates)
+    if absent and not stand_ins:
+        fail(templates_message(absent))
+    try:  # before the compiler, the engine and the stand-ins start: in about a second
+        check_repository(plan, os.environ)
+    except RepositoryError as exc:
+        fail(str(exc))
     from orchestrator.compiler import CompileError, PromotionRequest
     from orchestrator.engine.errors import EngineError
     from orchestrator.engine.model import Phase

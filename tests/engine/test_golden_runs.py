@@ -111,6 +111,44 @@ def test_transient_failures_are_retried_terminal_ones_are_not(tmp_path: Path) ->
     assert nodes["sync-staging"].phase is Phase.OMITTED
 
 
+@pytest.mark.parametrize(
+    ("node", "codes", "attempts"),
+    [
+        ("deploy-dev", [1], 1),  # a wrong token, a missing file: exit 1
+        ("deploy-dev", [2], 1),  # bad input
+        ("approver-prod-eu", [1], 1),  # someone not listed answered
+        ("deploy-dev", [75], 2),  # transient: the step waited itself, then the retry
+    ],
+)
+def test_no_failure_waits_for_a_backoff(
+    node: str, codes: list[int], attempts: int, tmp_path: Path
+) -> None:
+    """Argo waits a retryStrategy's backoff before it asks whether to retry at all
+    (processNodeRetries), so with one a failure no retry can fix would wait it out (10 s
+    was measured for a wrong token). The templates have none: such a failure ends after
+    its first attempt with its reason, and nothing sleeps."""
+    workflow, templates = golden("example-shop")
+    slept: list[float] = []
+    engine = Engine(
+        workflow,
+        templates,
+        workdir=tmp_path,
+        executor=Scripted(codes={node: list(codes)}),
+        approver=AutoApprover(),
+        options=EngineOptions(soak_scale=0.0),
+        sleep=slept.append,
+    )
+    engine.run()
+    record = engine.record.nodes[node]
+    assert [a.exit_code for a in record.attempts] == [*codes, 0][:attempts]
+    assert [s for s in slept if s] == []  # soaks are scaled to 0; no backoff at all
+    if attempts == 1:
+        assert record.phase is Phase.FAILED
+        assert record.attempts[0].message == f"{node} exited {codes[0]}"  # the reason
+    else:
+        assert record.phase is Phase.SUCCEEDED
+
+
 def test_retries_stop_at_the_limit(tmp_path: Path) -> None:
     executor = Scripted(codes={"deploy-dev": [75] * 10})
     engine, _ = run("no-gates", tmp_path, executor)

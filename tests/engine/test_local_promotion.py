@@ -264,6 +264,60 @@ def test_promote_local_runs_against_a_remote_repository(
     )
 
 
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port  # nothing listens there any more
+
+
+@pytest.mark.parametrize("case", ["wrong token", "server down", "no such branch"])
+def test_promote_local_checks_the_repository_before_anything_runs(
+    served_config: tuple[Path, Path, str], tmp_path: Path, case: str
+) -> None:
+    """A run that could not read its repository would fail at its first deploy, after the
+    stand-ins, the tree and a step process (and a step waits for a server that is down,
+    as it should on a cluster). One request says so first, with the reason: nothing is
+    started, retried or recorded."""
+    config_dir, bare, url = served_config
+    before = pygit2.Repository(str(bare)).references["refs/heads/main"].target
+    env = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
+    expected = ""
+    if case == "wrong token":
+        env["GIT_TOKEN"] = "wrong-token-0123"
+        expected = f"authentication to {url} failed: check GIT_TOKEN (or GIT_SSH_KEY)"
+    elif case == "server down":
+        down = f"http://127.0.0.1:{_closed_port()}/gitops.git"
+        _replace(config_dir, url, down)
+        expected = f"connection to {down} refused (is the server running?)"
+    else:
+        product = config_dir / "products" / "checkout.yaml"
+        text = product.read_text().replace("  repo:\n", "  repo:\n    branch: release\n")
+        product.write_text(text)
+        expected = f"branch 'release' not found in {url} (the branch of dev, staging, prod-eu, "
+    result = subprocess.run(
+        [str(PROMOFLOW), "promote", "--local", "-c", str(config_dir), "-p", "checkout",
+         "-v", "2.1.0", "--auto-approve", "--stand-ins", "--runs-dir", str(tmp_path / "runs")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout == ""  # no run header, no tree: nothing started
+    assert result.stderr.startswith(f"error: cannot promote checkout: {expected}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert "wrong-token-0123" not in result.stderr and "t0ken-xyz" not in result.stderr
+    assert not (tmp_path / "runs").exists()
+    assert pygit2.Repository(str(bare)).references["refs/heads/main"].target == before
+
+
+def _replace(config_dir: Path, old: str, new: str) -> None:
+    for path in config_dir.rglob("*.yaml"):
+        text = path.read_text()
+        if old in text:
+            path.write_text(text.replace(old, new))
+
+
 def test_promote_local_refuses_missing_templates_clearly(
     served_config: tuple[Path, Path, str], tmp_path: Path
 ) -> None:
@@ -299,7 +353,21 @@ def test_promote_local_refuses_missing_templates_clearly(
     [
         (["demo", "--fail", "nope"], "'nope' is not in the flow of shop"),
         (["demo", "--reject", "dev"], "'dev' has no approval gate"),
-        (["promote", "--local", "-p", "shop", "-v", "1.5.0", "--reject", "qa"], "'qa' is not in"),
+        (
+            [
+                "promote",
+                "--local",
+                "-p",
+                "shop",
+                "-v",
+                "1.5.0",
+                "--set",
+                "image.digest=sha256:1",
+                "--reject",
+                "qa",
+            ],
+            "'qa' is not in",
+        ),
     ],
 )
 def test_environments_named_on_the_command_line_are_checked(
@@ -321,7 +389,8 @@ def test_a_broken_template_file_is_reported_with_its_position(tmp_path: Path) ->
     (templates / "actions.yaml").write_text("kind: WorkflowTemplate\nspec: [\n")
     result = subprocess.run(
         [str(PROMOFLOW), "promote", "--local", "-c", str(ROOT / "environments"), "-p", "shop",
-         "-v", "1.5.0", "--auto-approve", "--templates", str(templates)],
+         "-v", "1.5.0", "--set", "image.digest=sha256:1", "--auto-approve",
+         "--templates", str(templates)],
         capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=60,
     )  # fmt: skip
     assert result.returncode == 1

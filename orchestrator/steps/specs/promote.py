@@ -81,16 +81,20 @@ def run(**values: Any) -> None:
     from orchestrator.steps.promote import PromoteError, promote
 
     template = os.environ.get("PROMOFLOW_COMMIT_TEMPLATE") or None
-    result: PromoteResult
-    try:
+
+    def once() -> tuple[PromoteResult, str]:
         with GitRemote(request.repo, Credentials.from_env(), values["cache_dir"]) as remote:
+            result: PromoteResult
             if request.action == "pull-request":
                 from orchestrator.steps.pull_request import open_pull_request
 
                 result = open_pull_request(remote, request, template=template)
             else:
                 result = promote(remote, request, template=template)
-            how = remote.transport()  # asked once during the run: no request now
+            return result, remote.transport()  # asked once during the run: no request now
+
+    try:
+        result, how = support.retry_transient(once)
     except (PromoteError, MessageError) as exc:
         support.fail(str(exc))
     except GitError as exc:
