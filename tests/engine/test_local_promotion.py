@@ -16,7 +16,8 @@ import pytest
 import yaml
 from rich.console import Console
 
-from orchestrator.engine.model import NodeRecord, Phase
+from orchestrator.engine.model import NodeRecord, Phase, RunRecord
+from orchestrator.engine.suspend import Answer, AutoApprover, Question
 from orchestrator.loading import load_config
 from orchestrator.local.demo import SEED_VERSION, DemoOptions, promotion_log, run_demo
 from orchestrator.local.status_page import StatusPage, serve_status_page
@@ -457,3 +458,83 @@ def test_the_demo_promotes_what_a_careful_team_would(tmp_path: Path) -> None:
     )
     assert "Promoted-From" not in trigger.message
     assert "Set image.tag in values.yaml to 1.5.0 (with image.digest)." in trigger.message
+
+
+class Asked(AutoApprover):
+    """Approves as a listed approver would, and remembers which environments it was asked."""
+
+    def __init__(self) -> None:
+        super().__init__(who="sre-oncall@example.com", actor="sre-oncall@example.com")
+        self.asked: list[str] = []
+
+    def answer(self, question: Question) -> Answer:
+        self.asked.append(question.environment)
+        return super().answer(question)
+
+
+def promote_in_process(
+    config_dir: Path, version: str, tmp_path: Path, approver: Asked
+) -> tuple[RunRecord, str]:
+    """``promote --local`` of checkout in this process, with stand-ins for the actions."""
+    from orchestrator.compiler import PromotionRequest
+    from orchestrator.graph.plan import plan_product
+    from orchestrator.local.session import LocalOptions, run_local
+
+    config, problems = load_config(config_dir)
+    assert problems == []
+    plan = plan_product(config, "checkout")
+    request = PromotionRequest("checkout", version, "", "alice", f"req-{len(approver.asked)}")
+    options = LocalOptions(
+        use_stand_ins=True, soak_scale=0.0005, runs_dir=tmp_path / "runs", approver=approver
+    )
+    buffer = io.StringIO()
+    record, _ = run_local(config, plan, request, options, Console(file=buffer, width=200))
+    return record, buffer.getvalue()
+
+
+def test_an_environment_that_holds_the_version_asks_no_approval_again(
+    served_config: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Promoting a version again: every environment is unchanged, so no commit is made and
+    no approval is asked again, but each still waits for Argo CD to run its commit. A new
+    version asks again."""
+    config_dir, bare, _ = served_config
+    wanted = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
+    for key in set(os.environ) - set(wanted):
+        monkeypatch.delenv(key)
+    for key, value in wanted.items():
+        monkeypatch.setenv(key, value)  # the steps' and the Argo CD stand-in's credentials
+    approver = Asked()
+    first, _ = promote_in_process(config_dir, "2.1.0", tmp_path, approver)
+    assert first.phase is Phase.SUCCEEDED, first.message
+    assert sorted(approver.asked) == ["prod-eu", "prod-us"]
+    head = pygit2.Repository(str(bare)).references["refs/heads/main"].target
+
+    again = Asked()
+    second, output = promote_in_process(config_dir, "2.1.0", tmp_path, again)
+
+    assert second.phase is Phase.SUCCEEDED, second.message
+    assert again.asked == []  # nothing to approve
+    assert pygit2.Repository(str(bare)).references["refs/heads/main"].target == head
+    nodes = second.nodes
+    for env in ("prod-eu", "prod-us"):
+        assert nodes[f"plan-{env}"].outputs["changed"] == "false"
+        assert nodes[f"approve-{env}"].phase is Phase.SKIPPED
+        assert nodes[f"approver-{env}"].phase is Phase.OMITTED
+    for env in ("dev", "staging", "prod-eu", "prod-us"):
+        deploy = nodes[f"deploy-{env}"]
+        assert deploy.phase is Phase.SUCCEEDED and deploy.outputs["changed"] == "false"
+        assert deploy.outputs["commit"] == str(head)
+        assert deploy.message == f"unchanged: {env} already holds the promoted values " + (
+            f"({str(head)[:12]})"
+        )
+        assert nodes[f"sync-{env}"].phase is Phase.SUCCEEDED  # verification still runs
+        assert nodes[f"sync-{env}"].outputs["revision"] == str(head)
+    summary = [line for line in output.splitlines() if line.startswith("│ prod-eu")]
+    assert summary and "unchanged" in summary[0] and "approve" not in summary[0]
+
+    third = Asked()
+    changed, _ = promote_in_process(config_dir, "2.2.0", tmp_path, third)
+    assert changed.phase is Phase.SUCCEEDED, changed.message
+    assert sorted(third.asked) == ["prod-eu", "prod-us"]
+    assert changed.nodes["deploy-prod-eu"].outputs["changed"] == "true"
