@@ -71,7 +71,8 @@ def validate_cmd(
 ) -> None:
     """Check the configuration; print FILE:LINE:COL: error: ... for each problem.
 
-    Exit 0 when it is valid, 1 when it has problems (all of them are printed).
+    Exit 0 when it is valid, 1 when it has problems (all of them are printed) or holds no
+    promoflow resource at all.
     """
     from orchestrator.model import RESOURCE_KINDS
 
@@ -88,7 +89,7 @@ def validate_cmd(
     counts = ", ".join(
         f"{len(loaded.of(cls))} {cls.KIND}" for cls in RESOURCE_KINDS.values() if loaded.of(cls)
     )
-    out.print(f"valid: {counts or 'no resources'}", markup=False)
+    out.print(f"valid: {counts}", markup=False)
 
 
 @app.command("graph")

@@ -244,6 +244,21 @@ class GitRemote:
         with contextlib.suppress(GitError):
             self._wire_fetch_branch(branch, f"refs/remotes/{REMOTE}/{branch}", depth=depth)
 
+    def heads(self) -> dict[str, str]:
+        """Every branch of the remote and its tip, in one request: also what shows that
+        the server is reachable and takes the credentials (``promote --local`` asks this
+        before a run starts)."""
+        if self.wire is not None:
+            refs = self._wire(lambda w: w.ls_refs("refs/heads/"))
+        else:
+            listed = self._git("ls-remote", "--heads", REMOTE)
+            refs = {
+                name: oid
+                for oid, _, name in (line.partition("\t") for line in listed.splitlines())
+                if name
+            }
+        return {name.removeprefix("refs/heads/"): oid for name, oid in refs.items()}
+
     def has_commit(self, sha: str) -> bool:
         return self._lookup_commit(sha) is not None
 

@@ -17,13 +17,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orchestrator.commands.choices import (
-    check_product,
-    check_version_fields,
-    completer,
-    output_format,
-    version_fields,
-)
+from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import (
     RUNS_DIR,
     ConfigOption,
@@ -31,15 +25,16 @@ from orchestrator.commands.common import (
     RunsDirOption,
     StandInsOption,
     fail,
+    finite,
     load_valid,
     out,
     settings,
 )
+from orchestrator.commands.promotion import resolve_promotion
 
 if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
     from orchestrator.graph.plan import ProductPlan
-    from orchestrator.loading import Config
     from orchestrator.settings import ArgoSettings, StepSettings
 
 Manifest = dict[str, Any]
@@ -244,16 +239,17 @@ def compile_cmd(
             "--version (leave --version out, or compile the two separately)",
             param_hint="--events",
         )
-    loaded = load_valid(config)
-    if product is not None:
-        check_product(loaded, product)
     if version is not None and product is None:
         raise typer.BadParameter("--version needs --product", param_hint="--version")
-    fields = version_fields(set_fields)
-    if fields and version is None:
-        raise typer.BadParameter("--set comes with --version", param_hint="--set")
-    if version is not None and product is not None:
-        _check_fields(loaded, product, fields)
+    if product is not None and version is not None:
+        asked = resolve_promotion(config, product, version, set_fields)
+        loaded, fields = asked.config, asked.fields
+    else:
+        if set_fields:
+            raise typer.BadParameter("--set comes with --version", param_hint="--set")
+        loaded, fields = load_valid(config), {}
+        if product is not None:
+            check_product(loaded, product)
     step = step_settings()
     manifests = library_templates(step) if library else []
     try:
@@ -331,11 +327,6 @@ def apply_cmd(
         fail(str(exc))
 
 
-def _check_fields(loaded: Config, product: str, fields: dict[str, str]) -> None:
-    source = loaded.templates[loaded.products[product].spec.template].spec.version_source
-    check_version_fields(source.fields if source else [], fields, product)
-
-
 def promote_cmd(
     product: ProductOption,
     version: Annotated[str, typer.Option("--version", "-v", help="Version to promote.")],
@@ -381,31 +372,27 @@ def promote_cmd(
       $ promoflow promote -c environments -p shop -v 1.4.2 --dry-run
       $ promoflow promote --local -c environments -p shop -v 1.4.2 --templates ./argo-templates
     """
+    if local:
+        from orchestrator.commands.local import MAX_SOAK_SCALE, promote_local
+
+        asked = resolve_promotion(config, product, version, set_fields)
+        finite(soak_scale, "--soak-scale", 0, MAX_SOAK_SCALE)
+        promote_local(
+            asked, source_commit, _requester(requested_by), request_id,
+            auto_approve=auto_approve, reject=reject or [], soak_scale=soak_scale,
+            templates=templates, stand_ins=stand_ins, runs_dir=runs_dir, answer_as=answer_as,
+        )  # fmt: skip
+        return
+    asked = resolve_promotion(config, product, version, set_fields)
     from orchestrator.adapters.argo import AlreadyRunning, ArgoError
     from orchestrator.compiler import CompileError, PromotionRequest, compile_product
     from orchestrator.compiler.compile import to_yaml
 
-    if not version.strip():
-        raise typer.BadParameter("the version cannot be empty", param_hint="--version")
-    fields = version_fields(set_fields)
-    if local:
-        from orchestrator.commands.local import promote_local
-
-        promote_local(
-            config, product, version, source_commit, _requester(requested_by), request_id,
-            auto_approve=auto_approve, reject=reject or [], soak_scale=soak_scale,
-            templates=templates, stand_ins=stand_ins, runs_dir=runs_dir, answer_as=answer_as,
-            version_fields=fields,
-        )  # fmt: skip
-        return
-    loaded = load_valid(config)
-    check_product(loaded, product)
-    _check_fields(loaded, product, fields)
     request = PromotionRequest(
-        product, version, source_commit, _requester(requested_by), request_id, fields
+        product, version, source_commit, _requester(requested_by), request_id, asked.fields
     )
     try:
-        workflow = compile_product(loaded, product, step_settings(), request=request).workflow
+        workflow = compile_product(asked.config, product, step_settings(), request).workflow
     except CompileError as exc:
         fail(str(exc))
     assert workflow is not None

@@ -88,7 +88,12 @@ def settings(cls: type[S], **values: Any) -> S:
 
 
 def load_valid(config: Path) -> Config:
-    """Load and validate; print problems (warnings too) and exit 1 if there are errors."""
+    """Load and validate; print problems (warnings too) and exit 1 if there are errors.
+
+    A configuration without a single promoflow resource is an error too: promoflow reads
+    only files that hold its documents, so a mistyped ``--config`` (the repository root
+    instead of its ``promoflow/`` folder, an empty checkout) would otherwise be "valid"
+    and every command would go on with nothing to promote."""
     from orchestrator.graph import validate
     from orchestrator.loading import load_config
     from orchestrator.problems import sort_problems
@@ -101,6 +106,8 @@ def load_valid(config: Path) -> Config:
         err.print(str(problem), markup=False)
     if any(problem.severity == "error" for problem in problems):
         raise typer.Exit(1)
+    if not loaded.resources:
+        fail(f"no promoflow resources {'in' if config.is_file() else 'under'} {config}")
     return loaded
 
 

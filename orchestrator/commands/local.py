@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orchestrator.commands.choices import check_product, check_version_fields
+from orchestrator.commands.choices import check_product
 from orchestrator.commands.common import (
     err,
     fail,
@@ -18,6 +18,7 @@ from orchestrator.commands.common import (
 if TYPE_CHECKING:
     from rich.console import Console
 
+    from orchestrator.commands.promotion import Promotion
     from orchestrator.graph.plan import ProductPlan
 
 
@@ -128,9 +129,7 @@ def load_templates(directory: Path | None) -> list[dict[str, Any]]:
 
 
 def promote_local(
-    config_dir: Path,
-    product: str,
-    version: str,
+    asked: Promotion,
     source_commit: str,
     requested_by: str,
     request_id: str,
@@ -142,47 +141,57 @@ def promote_local(
     stand_ins: bool,
     runs_dir: Path,
     answer_as: str = "",
-    version_fields: dict[str, str] | None = None,
 ) -> None:
-    """Compile the promotion and run it with the local engine (see orchestrator.local)."""
+    """Run the promotion ``promote`` resolved (see orchestrator.commands.promotion) with the
+    local engine (see orchestrator.local), once the repository has answered."""
+    import os
     import secrets
 
+    from orchestrator.local.preflight import (
+        RepositoryError,
+        check_repository,
+        missing_templates,
+        templates_message,
+    )
+
+    plan = asked.plan
+    rejections = parse_rejections(reject)
+    check_environments(plan, "--reject", list(rejections), gate="approval")
+    loaded_templates = load_templates(templates)
+    absent = missing_templates(plan, loaded_templates)
+    if absent and not stand_ins:
+        fail(templates_message(absent))
+    try:  # before the compiler, the engine and the stand-ins start: in about a second
+        check_repository(plan, os.environ)
+    except RepositoryError as exc:
+        fail(str(exc))
     from orchestrator.compiler import CompileError, PromotionRequest
     from orchestrator.engine.errors import EngineError
     from orchestrator.engine.model import Phase
-    from orchestrator.graph.plan import plan_product
     from orchestrator.local.session import LocalOptions, run_local
     from orchestrator.settings import SettingsError
 
-    finite(soak_scale, "--soak-scale", 0, MAX_SOAK_SCALE)
-    config = load_valid(config_dir)
-    check_product(config, product)
-    plan = plan_product(config, product)
-    rejections = parse_rejections(reject)
-    check_environments(plan, "--reject", list(rejections), gate="approval")
     options = LocalOptions(
         auto_approve=auto_approve,
         reject=rejections,
         soak_scale=soak_scale,
-        templates=load_templates(templates),
+        templates=loaded_templates,
         use_stand_ins=stand_ins,
         runs_dir=runs_dir,
         answer_as=answer_as,
     )
-    fields = version_fields or {}
-    source = plan.template.spec.version_source
-    check_version_fields(source.fields if source else [], fields, product)
+    assert asked.version is not None
     request = PromotionRequest(
-        product,
-        version,
+        asked.product,
+        asked.version,
         source_commit,
         requested_by,
         request_id or secrets.token_hex(4),
-        fields,
+        asked.fields,
     )
     console = _console()
     try:
-        record, path = run_local(config, plan, request, options, console)
+        record, path = run_local(asked.config, plan, request, options, console)
     except SettingsError as exc:
         fail(str(exc), 2)
     except (CompileError, EngineError) as exc:

@@ -9,8 +9,13 @@ environment a container gets all come from the step's ``StepSpec``, so a new ste
 edit here. ``workflow_templates/`` keeps the YAML these make with the default settings.
 
 Exit codes of step containers: 0 done, 75 (EX_TEMPFAIL) transient, anything else terminal.
-Only Argo-level errors and exit 75 are retried, with backoff, so a rejected push is retried
-but a missing file is not.
+Only Argo-level errors and exit 75 are retried, so a rejected push is retried but a missing
+file is not, and the retry starts at once: the controller waits out a retryStrategy's
+``backoff`` *before* it asks the policy and the expression whether to retry at all
+(``processNodeRetries``), so any backoff here would hold every failure (a wrong token, a
+missing file, a refused approver) for its first wait before failing it. The wait for a
+server to come back belongs to the steps instead: they try a transient failure again
+themselves, with backoff, before they exit 75 (``steps/support.py``, ``retry_transient``).
 """
 
 from __future__ import annotations
@@ -26,7 +31,7 @@ from hera.workflows import (
     Suspend,
     WorkflowTemplate,
 )
-from hera.workflows.models import Backoff, Mutex, Synchronization, ValueFrom
+from hera.workflows.models import Mutex, Synchronization, ValueFrom
 
 from orchestrator.settings import StepSettings
 from orchestrator.steps import registry
@@ -98,12 +103,9 @@ def _env(settings: StepSettings, needs: frozenset[registry.Need]) -> list[Env | 
 
 
 def _retry() -> RetryStrategy:
-    return RetryStrategy(
-        limit="3",
-        retry_policy="Always",
-        expression=RETRY_EXPRESSION,
-        backoff=Backoff(duration="10s", factor="2", max_duration="5m"),
-    )
+    """Three more attempts after an Argo error or exit 75, and no ``backoff`` (see the
+    module docstring: Argo would wait it out before failing a permanent failure too)."""
+    return RetryStrategy(limit="3", retry_policy="Always", expression=RETRY_EXPRESSION)
 
 
 def _output(name: str) -> Parameter:

@@ -4,10 +4,18 @@ One WorkflowTemplate per product holds the DAG (installed by ``promoflow apply``
 promotion is a small Workflow that references it with the run's parameters. Per target
 environment the DAG runs, where the merged policy asks for them:
 
-    approve -> pre -> deploy -> [merge] -> sync -> soak -> check... -> post
+    [plan -> approve -> approver] -> pre -> deploy -> [merge] -> sync -> soak -> check... -> post
 
 Every link uses ``.Succeeded`` so a failed, rejected or skipped step stops its own chain and
 its dependants only (``failFast: false`` keeps independent environments going).
+
+An approval is asked only for a change: ``plan`` says whether the environment already
+holds the promoted values, ``approve`` runs ``when`` it does not, ``approver`` runs ``when``
+the answer is YES (it also checks who answered, where approvers are listed), and the rest
+of the chain depends on ``approver.Succeeded || approve.Skipped``: an unchanged environment
+skips its approval and still deploys (nothing to commit) and verifies. No ``when`` reads
+the outputs of a task that may have been skipped: Argo versions differ on what such a
+reference resolves to (an empty string, or a requeue for ever).
 """
 
 from __future__ import annotations
@@ -23,6 +31,7 @@ from orchestrator.compiler import names
 from orchestrator.compiler.library import template_name
 from orchestrator.goduration import format_go
 from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
+from orchestrator.model.actions import placeholders, substitute
 from orchestrator.model.policy import WorkflowRef
 from orchestrator.settings import StepSettings
 from orchestrator.steps.request import file_spec
@@ -82,10 +91,13 @@ class _Chain:
         self.previous: str | None = None
         self.entry = entry
         self.when: str | None = None
+        self.after: str | None = None
+        """The next task's ``depends`` when it is not the previous task's success."""
         self.names: list[str] = []
 
     def add(self, name: str, ref: TemplateRef, arguments: dict[str, str]) -> Task:
-        depends = f"{self.previous}.Succeeded" if self.previous else self.entry
+        depends = self.after or (f"{self.previous}.Succeeded" if self.previous else self.entry)
+        self.after = None
         task = Task(
             name=name,
             template_ref=ref,
@@ -97,6 +109,28 @@ class _Chain:
         self.previous = name
         self.names.append(name)
         return task
+
+
+def _action_args(
+    ref: WorkflowRef, plan: ProductPlan, env: EnvironmentPlan, revision: str
+) -> dict[str, str]:
+    """A pre/post action's parameters with their placeholders filled in: names as text,
+    the version and the commit as the run's Argo expressions (orchestrator.model.actions)."""
+    values = {
+        "product": plan.product.name,
+        "environment": env.environment,
+        "version": "{{workflow.parameters.version}}",
+        "revision": revision,
+    }
+    arguments: dict[str, str] = {}
+    for key, text in ref.parameters.items():
+        if not revision and "revision" in placeholders(text):
+            raise CompileError(
+                f"{ref.workflow_template} in {env.environment!r}: parameter {key!r} uses "
+                "{revision}, but no commit is made before it runs"
+            )
+        arguments[key] = substitute(text, values)
+    return arguments
 
 
 def _output(task: str, name: str) -> str:
@@ -122,38 +156,17 @@ def _environment_tasks(
     """Add ``env``'s tasks to the DAG in context; record its last task and commit output."""
     n, policy = env.environment, env.policy
     chain = _Chain(env, _entry(env.depends_on, last))
-    approval = policy.gate("approval")
-    if approval is not None:
-        approve = names.task("approve", n)
-        timeout = format_go(approval.timeout) if approval.timeout else DEFAULT_APPROVAL_TIMEOUT
-        approvers = ",".join(approval.approvers)
-        chain.add(
-            approve,
-            _ref(settings, "approval"),
-            {"environment": n, "approvers": approvers, "timeout": timeout},
-        )
-        chain.when = f"{_output(approve, 'approve')} == YES"
-        if approval.approvers and approval.enforce == "workflow":
-            # who answered is checked in the workflow itself: the UI and `argo node set`
-            # answer the suspend node directly, so no client can be trusted to check
-            chain.add(
-                names.task("approver", n),
-                _ref(settings, "approver"),
-                {
-                    "environment": n,
-                    "approvers": approvers,
-                    "labels": "{{workflow.labels}}",
-                    "started-at": f"{{{{tasks.{approve}.startedAt}}}}",
-                    "finished-at": f"{{{{tasks.{approve}.finishedAt}}}}",
-                    "timeout": timeout,
-                },
-            )
+    planned = _approval_tasks(chain, plan, env, commits, settings)
     if policy.pre_action is not None:
-        chain.add(names.task("pre", n), _user_ref(policy.pre_action), policy.pre_action.parameters)
+        pre = _action_args(policy.pre_action, plan, env, revision="")
+        chain.add(names.task("pre", n), _user_ref(policy.pre_action), pre)
     commit = ""
     if policy.action != "none":
         deploy = names.task("deploy", n)
-        chain.add(deploy, _ref(settings, "promote"), _promote_args(plan, env, commits))
+        arguments = _promote_args(plan, env, commits)
+        if planned:  # what the approval was asked for (or not): nothing else is committed
+            arguments["planned"] = _output(planned, "changed")
+        chain.add(deploy, _ref(settings, "promote"), arguments)
         commit = _output(deploy, "commit")
         if policy.action == "pull-request":
             merge = names.task("merge", n)
@@ -194,13 +207,63 @@ def _environment_tasks(
             },
         )
     if policy.post_action is not None:
-        chain.add(
-            names.task("post", n), _user_ref(policy.post_action), policy.post_action.parameters
-        )
+        post = _action_args(policy.post_action, plan, env, revision=commit)
+        chain.add(names.task("post", n), _user_ref(policy.post_action), post)
     if chain.previous is None:
         raise CompileError(f"environment {n!r} has nothing to do (action none and no gates)")
     last[n] = chain.previous
     commits[n] = commit
+
+
+def _approval_tasks(
+    chain: _Chain,
+    plan: ProductPlan,
+    env: EnvironmentPlan,
+    commits: dict[str, str],
+    settings: StepSettings,
+) -> str:
+    """``plan`` (where something is committed), ``approve`` and ``approver``, when the
+    policy has an approval gate; the plan task's name, or empty (see the module's
+    docstring for how they are linked)."""
+    approval = env.policy.gate("approval")
+    if approval is None:
+        return ""
+    n = env.environment
+    planned = ""
+    if env.policy.action != "none":
+        planned = names.task("plan", n)
+        arguments = {k: v for k, v in _promote_args(plan, env, commits).items() if k != "lock"}
+        chain.add(planned, _ref(settings, "plan"), arguments)
+        chain.when = f"{_output(planned, 'changed')} == true"
+    approve = names.task("approve", n)
+    timeout = format_go(approval.timeout) if approval.timeout else DEFAULT_APPROVAL_TIMEOUT
+    approvers = ",".join(approval.approvers)
+    chain.add(
+        approve,
+        _ref(settings, "approval"),
+        {"environment": n, "approvers": approvers, "timeout": timeout},
+    )
+    chain.when = f"{_output(approve, 'approve')} == YES"
+    # who answered is checked in the workflow itself: the UI and `argo node set` answer
+    # the suspend node directly, so no client can be trusted to check. With nobody to
+    # check (none listed, or Argo's RBAC decides) the step only lets a timely YES through.
+    checked = approvers if approval.enforce == "workflow" else ""
+    approver = names.task("approver", n)
+    chain.add(
+        approver,
+        _ref(settings, "approver"),
+        {
+            "environment": n,
+            "approvers": checked,
+            "labels": "{{workflow.labels}}",
+            "started-at": f"{{{{tasks.{approve}.startedAt}}}}",
+            "finished-at": f"{{{{tasks.{approve}.finishedAt}}}}",
+            "timeout": timeout,
+        },
+    )
+    if planned:  # approved, or nothing to approve: the environment is unchanged
+        chain.after = f"{approver}.Succeeded || {approve}.Skipped"
+    return planned
 
 
 def _wait_task(chain: _Chain, env: EnvironmentPlan, commit: str, settings: StepSettings) -> None:

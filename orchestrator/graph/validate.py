@@ -45,7 +45,44 @@ def validate(config: Config) -> list[Problem]:
     for resource in config.resources:
         problems.extend(_credentials(resource))
     problems.extend(_unverified_production(config))
+    problems.extend(_revision_without_commit(config))
     return sort_problems(problems)
+
+
+def _revision_without_commit(config: Config) -> Iterator[Problem]:
+    """``{revision}`` in a postAction of an environment that commits nothing (``action:
+    none``): there is no commit to pass, and an empty value would read as one."""
+    from orchestrator.model.actions import placeholders
+
+    reported: set[tuple[str, str]] = set()
+    for product in config.by_name(Product).values():
+        flow = config.flows.get(product.spec.flow)
+        for name in flow.environments if flow else []:
+            env = config.environments.get(name)
+            if env is None or flow is None:
+                continue
+            step = flow.step(name)
+            effective, _ = merge(config.policies, product.name, env, step.policy if step else None)
+            post = effective.post_action
+            if effective.action != "none" or post is None:
+                continue
+            source = effective.sources.get("postAction", "step")
+            for key, value in post.parameters.items():
+                if "revision" not in placeholders(value) or (source, key) in reported:
+                    continue
+                reported.add((source, key))
+                where = ("postAction", "parameters", key)
+                policy = config.by_name(PromotionPolicy).get(source)
+                if policy is not None:
+                    at = policy.where("spec", "policy", *where)
+                else:  # written on the flow step
+                    index = next(i for i, s in enumerate(flow.spec.steps) if s is step)
+                    at = flow.where("spec", "steps", index, "policy", *where)
+                yield Problem(
+                    at,
+                    f"{product.name} commits nothing in {name!r} (action: none), so its "
+                    f"postAction has no {{revision}} to pass in {key!r}",
+                )
 
 
 def _unverified_production(config: Config) -> Iterator[Problem]:

@@ -42,6 +42,7 @@ from orchestrator.engine.templates import Template, Workflow, index_templates, r
 from orchestrator.graph.plan import ProductPlan
 from orchestrator.loading.config import Config
 from orchestrator.local.argocd import LocalArgoCD, local_argocd
+from orchestrator.local.preflight import missing_templates, templates_message
 from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import HostStep, LocalSetup, RunView, show_header, summary
@@ -113,17 +114,6 @@ def step_settings(argocd: LocalArgoCD | None, real: ArgoCDSettings) -> StepSetti
     else:  # only how to connect: an --auth-token in ARGOCD_OPTS stays in this shell
         server, opts = real.server, real.transport_opts
     return load(StepSettings).model_copy(update={"argocd_server": server, "argocd_opts": opts})
-
-
-def _missing_templates(plan: ProductPlan, provided: list[Manifest]) -> list[str]:
-    """The team's WorkflowTemplates (pre/post actions) the flow names and nobody gave."""
-    named = {
-        ref.workflow_template
-        for env in plan.environments
-        for ref in (env.policy.pre_action, env.policy.post_action)
-        if ref is not None
-    }
-    return sorted(named - {str(m["metadata"]["name"]) for m in provided})
 
 
 @contextmanager
@@ -252,13 +242,9 @@ def run_local(
 ) -> tuple[RunRecord, Path]:
     """Run one promotion locally; returns the record and where it was saved.
     ``announce`` receives the stand-ins' addresses once they are up."""
-    absent = _missing_templates(plan, options.templates)
+    absent = missing_templates(plan, options.templates)
     if absent and not options.use_stand_ins:
-        raise EngineError(
-            "the flow uses WorkflowTemplates that are not available locally: "
-            f"{', '.join(absent)} (pass them with --templates DIR, or run stand-ins with "
-            "--stand-ins)"
-        )
+        raise EngineError(templates_message(absent))
     real = load(ArgoCDSettings)
     with ExitStack() as stack:
         argocd = stack.enter_context(_argocd(plan, options, real))

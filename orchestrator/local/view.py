@@ -309,12 +309,23 @@ def summary(
             if kind in nodes and nodes[kind].phase is Phase.SUCCEEDED
         ]
         failed = [n for n in nodes.values() if n.phase.failed_or_error]
+        unchanged = _unchanged(nodes)
+        ran = [
+            n
+            for kind, n in nodes.items()
+            # an unchanged environment asks no approval: those two are skipped on purpose
+            if not (
+                unchanged
+                and kind in ("approve", "approver")
+                and n.phase in (Phase.SKIPPED, Phase.OMITTED)
+            )
+        ]
         if failed:
             mark = setup.mark(failed[0].name)
             why = f"{_reason(failed[0])}" + (f" ({mark})" if mark else "")
             result = Text(f"failed at {label(failed[0].display_name)}: {why}", "red")
-        elif nodes and all(n.phase is Phase.SUCCEEDED for n in nodes.values()):
-            result = Text("promoted", "green")
+        elif ran and all(n.phase is Phase.SUCCEEDED for n in ran):
+            result = Text("unchanged", "cyan") if unchanged else Text("promoted", "green")
         else:
             result = Text("not promoted", "yellow")
         table.add_row(env, sha or "-", ", ".join(gates) or "-", result)
@@ -325,6 +336,18 @@ def summary(
         footer.append(f"  {record.message}", style=style)
     notes = [Text(note, style="magenta") for note in setup.footnotes()]
     return Group(table, footer, *notes)
+
+
+def _unchanged(nodes: dict[str, NodeRecord]) -> bool:
+    """The environment already held the promoted values: its deploy committed nothing
+    (its ``changed`` output is ``false``, and with pull requests its merge passed the
+    commit through)."""
+    deploy = nodes.get("deploy")
+    return (
+        deploy is not None
+        and deploy.phase is Phase.SUCCEEDED
+        and deploy.outputs.get("changed") == "false"
+    )
 
 
 def _gate(kind: str, task: str, setup: LocalSetup) -> str:

@@ -8,10 +8,11 @@ are plain data so the Python DSL, the YAML loader and the compiler share them.
 from __future__ import annotations
 
 from datetime import timedelta
-from typing import Any, ClassVar, Literal
+from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import model_validator
+from pydantic import AfterValidator, model_validator
 
+from orchestrator.model import actions
 from orchestrator.model.base import Model, Resource
 from orchestrator.model.checks import HttpStatus, HttpUrl, Priority, Retries
 from orchestrator.model.duration import Duration
@@ -25,13 +26,31 @@ DEFAULT_SYNC_TIMEOUT = timedelta(minutes=15)
 DEFAULT_HEALTH_TIMEOUT = timedelta(minutes=15)
 
 
+ActionParameter = Annotated[str, AfterValidator(actions.check)]
+"""A parameter of a post-action: text with ``{product}``, ``{environment}``, ``{version}``
+and ``{revision}`` placeholders (see :mod:`orchestrator.model.actions`)."""
+
+PreActionParameter = Annotated[
+    str, AfterValidator(lambda text: actions.check(text, actions.BEFORE_COMMIT))
+]
+"""A parameter of a pre-action: the same, without ``{revision}`` (nothing is committed
+yet when it runs)."""
+
+
 class WorkflowRef(Model):
-    """A user's own WorkflowTemplate run before or after the promote step."""
+    """A user's own WorkflowTemplate run after the promote step (a ``postAction``); its
+    ``parameters`` are passed to the template's entrypoint as Argo parameters."""
 
     workflow_template: Name
     cluster_scope: bool = False
     entrypoint: str | None = None
-    parameters: dict[str, str] = {}
+    parameters: dict[str, ActionParameter] = {}
+
+
+class PreActionRef(WorkflowRef):
+    """A user's own WorkflowTemplate run before the promote step (a ``preAction``)."""
+
+    parameters: dict[str, PreActionParameter] = {}
 
 
 Enforcement = Literal["workflow", "argo-rbac"]
@@ -136,7 +155,7 @@ class PolicySpec(Model):
     timeouts when no ``sync``/``health`` gate is written. "Promoted" means "running"."""
 
     action: Action | None = None
-    pre_action: WorkflowRef | None = None
+    pre_action: PreActionRef | None = None
     post_action: WorkflowRef | None = None
     gates: list[Gate] | None = None
     disable_gates: list[GateKind] = []

@@ -4,8 +4,9 @@ The run's outcome (``workflow.status`` and ``workflow.failures`` as Argo passes 
 turned into one JSON document, printed to the log and, when ``PROMOFLOW_REPORT_URL`` is set,
 posted there (the reporters service fans it out to Slack, GitHub, Jira, ...).
 
-Delivery is tried once: the workflow retries the handler on a transient failure (exit 75:
-the endpoint is down or answers 5xx). What a retry cannot fix fails at once, in one line:
+A transient failure (the endpoint is down or answers 5xx) is tried again for a while
+(``PROMOFLOW_RETRY_WINDOW``), then the step exits 75 and the workflow retries the handler.
+What a retry cannot fix fails at once, in one line:
 a host name that does not resolve, TLS against a plain-HTTP port, a 4xx, an HTML page
 where the reporter's API was expected.
 """

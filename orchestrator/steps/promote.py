@@ -358,14 +358,40 @@ def commit_message(request: PromoteRequest, result: Plan, template: str | None) 
     )
 
 
+def preview(remote: GitRemote, request: PromoteRequest) -> PromoteResult:
+    """What :func:`attempt` would do now, doing nothing: the branch tip it would build on
+    (the ``commit``), whether anything would change and which files."""
+    tip = remote.fetch_branch(request.branch)
+    edit_plan = plan(remote, request, tip)
+    tree = write_tree(remote.repo, tip.tree, edit_plan.changes)
+    changed = tree != tip.tree.id
+    return PromoteResult(
+        str(tip.id), changed, edit_plan.files if changed else [], branch=request.branch
+    )
+
+
+def refuse_unplanned(request: PromoteRequest, files: list[str]) -> PromoteError:
+    """A change the plan did not see: the plan found nothing, so no approval was asked, and
+    no commit may go out without the approval it would have needed."""
+    listed = ", ".join(files[:3]) + (f" and {len(files) - 3} more" if len(files) > 3 else "")
+    return PromoteError(
+        f"{request.environment} held the promoted values when the promotion was planned, so "
+        f"no approval was asked; now {listed} would change (the branch moved since): nothing "
+        "is committed without an approval, promote again"
+    )
+
+
 def attempt(
     remote: GitRemote,
     request: PromoteRequest,
     identity: Identity,
     template: str | None = None,
     branch: str | None = None,
+    *,
+    allow_changes: bool = True,
 ) -> PromoteResult:
-    """One fetch-edit-commit-push round; raises PushRejected if the branch moved."""
+    """One fetch-edit-commit-push round; raises PushRejected if the branch moved.
+    ``allow_changes=False``: the plan said unchanged; a change now is refused."""
     target_branch = branch or request.branch
     tip = remote.fetch_branch(request.branch)
     edit_plan = plan(remote, request, tip)
@@ -373,6 +399,8 @@ def attempt(
     tree = write_tree(repo, tip.tree, edit_plan.changes)
     if tree == tip.tree.id:
         return PromoteResult(str(tip.id), False, [], branch=target_branch)
+    if not allow_changes:
+        raise refuse_unplanned(request, edit_plan.files)
     sig = identity.signature()
     text = commit_message(request, edit_plan, template)
     oid = repo.create_commit(None, sig, sig, text, tree, [tip.id])
@@ -389,8 +417,11 @@ def promote(
     template: str | None = None,
     max_attempts: int = MAX_ATTEMPTS,
     max_wait: float = 5.0,
+    *,
+    allow_changes: bool = True,
 ) -> PromoteResult:
-    """Promote with retries on rejected pushes (fetch the new tip, re-apply, push again)."""
+    """Promote with retries on rejected pushes (fetch the new tip, re-apply, push again).
+    ``allow_changes=False``: only confirm that nothing changes (see :func:`attempt`)."""
     identity = identity or Identity.from_env()
     retrying = Retrying(
         stop=stop_after_attempt(max_attempts),
@@ -401,7 +432,7 @@ def promote(
     try:
         for n, try_ in enumerate(retrying, start=1):
             with try_:
-                result = attempt(remote, request, identity, template)
+                result = attempt(remote, request, identity, template, allow_changes=allow_changes)
                 result.attempts = n
                 return result
     except RetryError:

@@ -26,6 +26,7 @@ from orchestrator.steps.promote import (
     _join,
     commit_message,
     plan,
+    refuse_unplanned,
 )
 from orchestrator.steps.request import PromoteRequest
 
@@ -75,8 +76,11 @@ def open_pull_request(
     identity: Identity | None = None,
     template: str | None = None,
     scm: ScmClient | None = None,
+    *,
+    allow_changes: bool = True,
 ) -> PullRequestResult:
-    """Push the promotion to a new branch and open (or find) its pull request."""
+    """Push the promotion to a new branch and open (or find) its pull request.
+    ``allow_changes=False``: the plan said unchanged; a change now is refused."""
     identity = identity or Identity.from_env()
     tip = remote.fetch_branch(request.branch)
     edit_plan = plan(remote, request, tip)
@@ -84,6 +88,8 @@ def open_pull_request(
     tree = write_tree(repo, tip.tree, edit_plan.changes)
     if tree == tip.tree.id:
         return PullRequestResult(str(tip.id), False, [], branch=request.branch)
+    if not allow_changes:
+        raise refuse_unplanned(request, edit_plan.files)
     branch = head_branch(request, tree)
     try:
         existing = remote.fetch_branch(branch)

@@ -123,6 +123,12 @@ _FIELDS = (
 )  # fmt: skip
 
 
+def field_names() -> tuple[str, ...]:
+    """The request's fields, as keywords (``source_path``): what a step passes on of its
+    inputs to :func:`build_request`."""
+    return _FIELDS
+
+
 def _flag(name: str) -> str:
     return "--" + name.replace("_", "-")
 

@@ -14,6 +14,8 @@ from __future__ import annotations
 import math
 import os
 import sys
+import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn, TypeVar
 
@@ -35,6 +37,7 @@ __all__ = [
     "flag",
     "load_settings",
     "outputs_dir",
+    "retry_transient",
     "say",
     "seconds",
     "usage",
@@ -42,6 +45,11 @@ __all__ = [
 ]
 
 S = TypeVar("S", bound="BaseSettings")
+T = TypeVar("T")
+
+RETRY_WINDOW = 30.0
+"""Seconds a step keeps trying again after a transient failure before it exits 75."""
+RETRY_WINDOW_VARIABLE = "PROMOFLOW_RETRY_WINDOW"
 
 
 class StepFailed(PromoflowError):
@@ -105,6 +113,45 @@ def outputs_dir(outputs: Path | None) -> Path | None:
         return outputs
     env = os.environ.get("PROMOFLOW_OUTPUTS")
     return Path(env) if env else None
+
+
+def retry_window() -> float:
+    """``PROMOFLOW_RETRY_WINDOW``: seconds, at least 0 (no retry) and at most an hour."""
+    text = os.environ.get(RETRY_WINDOW_VARIABLE, "").strip()
+    if not text:
+        return RETRY_WINDOW
+    try:
+        value = float(text)
+    except ValueError:
+        fail(f"{RETRY_WINDOW_VARIABLE}: not a number of seconds", 2)
+    if not math.isfinite(value) or not 0 <= value <= 3600:
+        fail(f"{RETRY_WINDOW_VARIABLE}: must be from 0 to 3600 seconds", 2)
+    return value
+
+
+def retry_transient(
+    call: Callable[[], T],
+    *,
+    window: float | None = None,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> T:
+    """``call()``, tried again after a transient failure (a refused connection, a 5xx, a
+    push that kept losing races) with backoff (1, 2, 4, 8, ... s) until ``window`` seconds
+    (``PROMOFLOW_RETRY_WINDOW``, default 30) have passed; then the last failure is raised,
+    and the step exits 75. A failure no retry can fix is raised at once.
+
+    The workflow starts a new attempt of an exit 75 at once (``compiler/library.py``: Argo
+    would wait out a backoff before failing a permanent failure too), so the wait for a
+    server to come back is here, in the step, one log line per try."""
+    from orchestrator.gates import retrying
+
+    seconds = retry_window() if window is None else window
+    if seconds <= 0:
+        return call()
+    return retrying.until(
+        call, deadline=clock() + seconds, log=say, clock=clock, sleep=sleep, again="trying again"
+    )
 
 
 def env_seconds(name: str, default: float) -> float:

@@ -36,9 +36,17 @@ def test_retries_only_transient_failures() -> None:
     retry = template["retryStrategy"]
     assert retry["expression"] == RETRY_EXPRESSION
     assert "75" in retry["expression"] and retry["limit"] == "3"
-    assert retry["backoff"] == {"duration": "10s", "factor": "2", "maxDuration": "5m"}
+    # Argo waits out a backoff before it evaluates the expression (processNodeRetries):
+    # with one, a wrong token would wait it out before failing. Steps wait themselves.
+    assert "backoff" not in retry
     assert template["synchronization"] == {"mutexes": [{"name": "{{inputs.parameters.lock}}"}]}
     assert template["activeDeadlineSeconds"] == "900"
+
+
+def test_no_step_template_waits_before_failing() -> None:
+    for manifest in library_templates(SETTINGS):
+        for template in manifest["spec"]["templates"]:
+            assert "backoff" not in (template.get("retryStrategy") or {}), template["name"]
 
 
 def test_secrets_are_references_only() -> None:

@@ -10,7 +10,12 @@ import sys
 import pytest
 
 from orchestrator.steps import registry
-from orchestrator.steps.request import build_request, parse_files, request_from_config
+from orchestrator.steps.request import (
+    build_request,
+    field_names,
+    parse_files,
+    request_from_config,
+)
 from tests.compiler.helpers import EXAMPLES, ROOT, compiled, dag_tasks, load
 
 RUN_VALUES = {
@@ -22,10 +27,10 @@ RUN_VALUES = {
 SOURCE_SHA = "0123456789abcdef0123456789abcdef01234567"
 
 
-def resolved_flags(product: str, environment: str) -> dict[str, str]:
-    """The deploy task's arguments as the step container receives them."""
+def resolved_flags(product: str, environment: str, kind: str = "deploy") -> dict[str, str]:
+    """The deploy (or plan) task's arguments as the step container receives them."""
     task = next(
-        t for t in dag_tasks(compiled(EXAMPLES, product)[0]) if t["name"] == f"deploy-{environment}"
+        t for t in dag_tasks(compiled(EXAMPLES, product)[0]) if t["name"] == f"{kind}-{environment}"
     )
     values = {}
     for param in task["arguments"]["parameters"]:
@@ -39,11 +44,15 @@ def resolved_flags(product: str, environment: str) -> dict[str, str]:
 @pytest.mark.parametrize("environment", ["dev", "staging", "prod-eu", "prod-us"])
 def test_resolved_form_equals_config_form(environment: str) -> None:
     flags = resolved_flags("shop", environment)
-    # Template parameter names are the request's field names (flags may differ: --to).
+    # Template parameter names are the request's field names (flags may differ: --to);
+    # ``planned`` says what may be committed, not what is asked
+    fields = set(field_names())
     values = {
-        arg.name.replace("-", "_"): flags[arg.name]
+        arg.key: flags[arg.name]
         for arg in registry.get("promote").template_inputs
+        if arg.key in fields
     }
+    assert {a.name for a in registry.get("promote").template_inputs} - set(flags) <= {"planned"}
     files = values.pop("files")
     from_flags = build_request(**values, files=parse_files(files))
     from_config = request_from_config(
@@ -55,6 +64,18 @@ def test_resolved_form_equals_config_form(environment: str) -> None:
         requested_by="alice",
     )
     assert from_flags == from_config
+
+
+@pytest.mark.parametrize("environment", ["prod-eu", "prod-us"])
+def test_the_plan_reads_the_request_its_deploy_commits(environment: str) -> None:
+    """Where an approval is asked, ``plan-ENV`` decides whether to ask it: it must see the
+    very request ``deploy-ENV`` then commits, flag for flag."""
+    planned = resolved_flags("shop", environment, "plan")
+    deployed = resolved_flags("shop", environment)
+    assert deployed.pop("planned") == SOURCE_SHA  # the plan's output, at run time
+    assert deployed.pop("lock")  # the deploy pushes; the plan does not
+    assert planned == deployed
+    assert {a.name for a in registry.get("plan").template_inputs} == set(planned)
 
 
 def test_cli_plan_is_the_same_for_both_forms() -> None:

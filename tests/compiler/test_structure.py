@@ -38,13 +38,36 @@ def test_dag_depends_equal_flow_edges(scenario: str, path: Path, product: str) -
 
 @pytest.mark.parametrize(("scenario", "path", "product"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
 def test_every_link_requires_success(scenario: str, path: Path, product: str) -> None:
+    """Every link is a success, except the one past an approval that was not asked: an
+    unchanged environment skips it (``approve.Skipped``) and goes on to verify."""
     template = compiled(path, product)[0]
     dag = next(t for t in template["spec"]["templates"] if t["name"] == "promote")["dag"]
     assert dag["failFast"] is False  # one failing environment must not stop the others
     for task in dag["tasks"]:
-        if "depends" in task:
-            terms = task["depends"].split(" && ")
-            assert all(t.endswith(".Succeeded") for t in terms), task["depends"]
+        if "depends" not in task:
+            continue
+        env = _env_of(task["name"])
+        skipped = f"approver-{env}.Succeeded || approve-{env}.Skipped"
+        if task["depends"] == skipped:
+            continue
+        terms = task["depends"].split(" && ")
+        assert all(t.endswith(".Succeeded") for t in terms), task["depends"]
+
+
+@pytest.mark.parametrize(("scenario", "path", "product"), SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_no_when_reads_a_task_that_may_be_skipped(scenario: str, path: Path, product: str) -> None:
+    """A ``when`` may read only tasks its own ``depends`` requires to have Succeeded: Argo
+    versions differ on what a skipped task's outputs resolve to (an empty string, or a
+    requeue for ever), so no ``when`` may depend on that."""
+    tasks = {t["name"]: t for t in dag_tasks(compiled(path, product)[0])}
+    for name, task in tasks.items():
+        read = set(re.findall(r"\{\{tasks\.([\w-]+)\.outputs", task.get("when", "")))
+        required = set(re.findall(r"([\w-]+)\.Succeeded", task.get("depends", "")))
+        if not read:
+            continue
+        assert read <= required and "||" not in task["depends"], (name, task)
+        for above in read:
+            assert "when" not in tasks[above] or above.startswith("approve-"), above
 
 
 def test_approval_nodes_exactly_where_policies_demand() -> None:
@@ -57,13 +80,45 @@ def test_approval_nodes_exactly_where_policies_demand() -> None:
         assert approvals == production == {"prod-eu", "prod-us"}
 
 
-def test_task_after_approval_runs_only_on_yes() -> None:
+def test_an_approval_is_asked_only_for_a_change_and_checked_when_answered() -> None:
+    """plan -> approve (when it changes something) -> approver (when YES) -> the rest of
+    the chain (approved, or nothing to approve); the deploy commits only what was planned."""
     tasks = {t["name"]: t for t in dag_tasks(compiled(CONFIGS / "pull-request", "app")[0])}
-    assert (
-        tasks["deploy-prod"]["when"] == "{{tasks.approve-prod.outputs.parameters.approve}} == YES"
+    names = list(tasks)
+    prod = [n for n in names if n.endswith("-prod") or n.startswith("check-prod")]
+    assert prod[:4] == ["plan-prod", "approve-prod", "approver-prod", "deploy-prod"]
+    assert tasks["plan-prod"]["depends"] == "sync-dev.Succeeded"
+    assert tasks["approve-prod"]["depends"] == "plan-prod.Succeeded"
+    assert tasks["approve-prod"]["when"] == (
+        "{{tasks.plan-prod.outputs.parameters.changed}} == true"
     )
+    assert tasks["approver-prod"]["depends"] == "approve-prod.Succeeded"
+    assert tasks["approver-prod"]["when"] == (
+        "{{tasks.approve-prod.outputs.parameters.approve}} == YES"
+    )
+    assert tasks["deploy-prod"]["depends"] == "approver-prod.Succeeded || approve-prod.Skipped"
+    assert "when" not in tasks["deploy-prod"]
+    deploy = {p["name"]: p["value"] for p in tasks["deploy-prod"]["arguments"]["parameters"]}
+    assert deploy["planned"] == "{{tasks.plan-prod.outputs.parameters.changed}}"
     approve = {p["name"]: p["value"] for p in tasks["approve-prod"]["arguments"]["parameters"]}
     assert approve == {"environment": "prod", "approvers": "group:release", "timeout": "2h"}
+    # group approvers are Argo's RBAC's to check: the approver step only takes a timely YES
+    approver = {p["name"]: p["value"] for p in tasks["approver-prod"]["arguments"]["parameters"]}
+    assert approver["approvers"] == ""
+    assert tasks["plan-prod"]["templateRef"] == {"name": "promoflow-plan", "template": "plan"}
+
+
+def test_an_approval_of_an_environment_that_commits_nothing_has_no_plan(tmp_path: Path) -> None:
+    config = tmp_path / "config"
+    shutil.copytree(CONFIGS / "no-gates", config)
+    (config / "approve.yaml").write_text(
+        "apiVersion: promoflow.dev/v1alpha1\nkind: PromotionPolicy\nmetadata: {name: ask}\n"
+        "spec:\n  policy: {action: none, gates: [{approval: {}}, {soak: {duration: 1m}}]}\n"
+    )
+    tasks = {t["name"]: t for t in dag_tasks(compiled(config, "app")[0])}
+    assert list(tasks)[:3] == ["approve-dev", "approver-dev", "soak-dev"]
+    assert "when" not in tasks["approve-dev"]
+    assert tasks["soak-dev"]["depends"] == "approver-dev.Succeeded"
 
 
 def test_pull_request_waits_for_merge_commit() -> None:

@@ -196,11 +196,38 @@ def test_a_promotion_runs_on_argo_workflows_and_argocd_deploys_it(
                 lambda env=env: served_versions(e2e, flow.app(env)) == ["1.0.0", "1.0.0"],
                 e2e.timeout,
             )
-    for task in ("approve-prod", "soak-prod", "check-prod", "notify"):
+    for task in ("plan-prod", "approve-prod", "approver-prod", "soak-prod", "check-prod", "notify"):
         assert done[task]["phase"] == "Succeeded", summary(workflow)
+    assert node_output(done["plan-prod"], "changed") == "true"
     shown = flow.promoflow("status", name)
     assert shown.code == 0 and "Succeeded" in shown.stdout, shown
     print(f"\npromotion {name}: {took:.1f}s from submit to Succeeded")
+
+    # The same version again: every environment is unchanged. Nothing is committed, prod's
+    # approval is not asked again (on the real controller: approve-prod Skipped by its
+    # ``when``, approver-prod Omitted, the chain going on through approve-prod.Skipped),
+    # and every environment still waits for Argo CD to run its commit.
+    head = repo.head()
+    again = flow.promoflow(
+        "promote", "-c", str(flow.directory), "-p", flow.product, "-v", "1.0.0",
+        "--request-id", short_id(),
+    )  # fmt: skip
+    assert again.code == 0, again
+    rerun = wait_for_end(argo, again.stdout.split()[0], e2e.timeout * 2)
+    assert rerun["status"]["phase"] == "Succeeded", summary(rerun)
+    unchanged = nodes(rerun)
+    assert node_output(unchanged["plan-prod"], "changed") == "false"
+    assert unchanged["approve-prod"]["phase"] == "Skipped", summary(rerun)
+    assert unchanged["approver-prod"]["phase"] == "Omitted", summary(rerun)
+    for env in ENVIRONMENTS:
+        deploy = unchanged[f"deploy-{env}"]
+        assert node_output(deploy, "changed") == "false", summary(rerun)
+        assert node_output(deploy, "commit") == head
+        assert "unchanged" in deploy.get("message", "") or "unchanged" in (
+            unchanged.get(f"deploy-{env}(0)", {}).get("message", "")
+        ), summary(rerun)
+        assert unchanged[f"sync-{env}"]["phase"] == "Succeeded", summary(rerun)
+    assert repo.head() == head
 
 
 def test_the_same_flow_runs_locally_against_the_real_argocd(

@@ -20,11 +20,18 @@ from orchestrator.local.standins import stand_ins
 GOLDEN = Path(__file__).resolve().parents[1] / "golden" / "expected"
 
 
+DEFAULT_OUTPUTS = {"changed": "true"}
+"""Outputs a ``when`` compares (a plan's ``changed``): a value it can read."""
+
+
 @dataclass
 class Scripted:
-    """``codes[node]``: exit codes of successive attempts (0 once they run out)."""
+    """``codes[node]``: exit codes of successive attempts (0 once they run out);
+    ``outputs[node][name]``: what a node outputs (default ``NODE:NAME``, or
+    :data:`DEFAULT_OUTPUTS`)."""
 
     codes: dict[str, list[int]] = field(default_factory=dict)
+    outputs: dict[str, dict[str, str]] = field(default_factory=dict)
     host_env: dict[str, str] = field(default_factory=dict)
     jobs: list[ContainerJob] = field(default_factory=list)
     started: list[str] = field(default_factory=list)
@@ -42,7 +49,8 @@ class Scripted:
         if code == 0:
             for name, path in job.outputs.items():
                 path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(f"{job.node}:{name}\n")
+                value = DEFAULT_OUTPUTS.get(name, f"{job.node}:{name}")
+                path.write_text(self.outputs.get(job.node, {}).get(name, value) + "\n")
         with self._lock:
             self.finished.append(job.node)
         return ContainerResult(code, f"{job.node} exited {code}" if code else "")

@@ -10,7 +10,7 @@ import pytest
 from orchestrator.engine.depends import task_depends
 from orchestrator.engine.model import Phase, ProgressEvent
 from orchestrator.engine.runner import Engine, EngineOptions
-from orchestrator.engine.suspend import AutoApprover
+from orchestrator.engine.suspend import Answer, AutoApprover, Question, answer_values
 from tests.engine.scripted import Scripted, dag_tasks, golden
 
 GOLDEN_RUNS = ["example-shop", "example-checkout", "fan-out", "diamond", "chain-10", "no-gates"]
@@ -111,6 +111,44 @@ def test_transient_failures_are_retried_terminal_ones_are_not(tmp_path: Path) ->
     assert nodes["sync-staging"].phase is Phase.OMITTED
 
 
+@pytest.mark.parametrize(
+    ("node", "codes", "attempts"),
+    [
+        ("deploy-dev", [1], 1),  # a wrong token, a missing file: exit 1
+        ("deploy-dev", [2], 1),  # bad input
+        ("approver-prod-eu", [1], 1),  # someone not listed answered
+        ("deploy-dev", [75], 2),  # transient: the step waited itself, then the retry
+    ],
+)
+def test_no_failure_waits_for_a_backoff(
+    node: str, codes: list[int], attempts: int, tmp_path: Path
+) -> None:
+    """Argo waits a retryStrategy's backoff before it asks whether to retry at all
+    (processNodeRetries), so with one a failure no retry can fix would wait it out (10 s
+    was measured for a wrong token). The templates have none: such a failure ends after
+    its first attempt with its reason, and nothing sleeps."""
+    workflow, templates = golden("example-shop")
+    slept: list[float] = []
+    engine = Engine(
+        workflow,
+        templates,
+        workdir=tmp_path,
+        executor=Scripted(codes={node: list(codes)}),
+        approver=AutoApprover(),
+        options=EngineOptions(soak_scale=0.0),
+        sleep=slept.append,
+    )
+    engine.run()
+    record = engine.record.nodes[node]
+    assert [a.exit_code for a in record.attempts] == [*codes, 0][:attempts]
+    assert [s for s in slept if s] == []  # soaks are scaled to 0; no backoff at all
+    if attempts == 1:
+        assert record.phase is Phase.FAILED
+        assert record.attempts[0].message == f"{node} exited {codes[0]}"  # the reason
+    else:
+        assert record.phase is Phase.SUCCEEDED
+
+
 def test_retries_stop_at_the_limit(tmp_path: Path) -> None:
     executor = Scripted(codes={"deploy-dev": [75] * 10})
     engine, _ = run("no-gates", tmp_path, executor)
@@ -160,3 +198,79 @@ def test_progress_events_follow_each_node(tmp_path: Path) -> None:
     for name, node in engine.record.nodes.items():
         phases = [e.phase for e in events if e.node == name]
         assert phases[0] is Phase.RUNNING and phases[-1] is node.phase is Phase.SUCCEEDED
+
+
+def test_an_unchanged_environment_skips_its_approval_and_still_verifies(tmp_path: Path) -> None:
+    """plan-prod-eu says nothing would change: approve-prod-eu is Skipped (its ``when``),
+    approver-prod-eu Omitted (it depends on the approval's success), and the chain goes on
+    through ``approver.Succeeded || approve.Skipped``: the deploy is told the plan's answer
+    and the wait for Argo CD runs. prod-us, which changes, is asked as before."""
+    executor = Scripted(
+        outputs={"plan-prod-eu": {"changed": "false"}, "deploy-prod-eu": {"changed": "false"}}
+    )
+    asked: list[str] = []
+
+    class Recording(AutoApprover):
+        def answer(self, question: Question) -> Answer:
+            asked.append(question.environment)
+            return super().answer(question)
+
+    engine, _ = run("example-shop", tmp_path, executor, Recording())
+    nodes = engine.record.nodes
+    assert engine.record.phase is Phase.SUCCEEDED, engine.record.message
+    assert asked == ["prod-us"]
+    assert nodes["approve-prod-eu"].phase is Phase.SKIPPED
+    assert nodes["approve-prod-eu"].message == (
+        "when 'false == true' evaluated false"  # Argo's words for a skipped task
+    )
+    assert nodes["approver-prod-eu"].phase is Phase.OMITTED
+    for task in ("pre", "deploy", "sync", "soak", "check", "post"):
+        assert nodes[f"{task}-prod-eu"].phase is Phase.SUCCEEDED, task
+    deploy = executor.argv("deploy-prod-eu")
+    assert deploy[deploy.index("--planned") + 1] == "false"
+    assert "approver-prod-eu" not in executor.started
+    assert nodes["approver-prod-us"].phase is Phase.SUCCEEDED
+    us = executor.argv("deploy-prod-us")
+    assert us[us.index("--planned") + 1] == "true"
+
+
+class TimedOut(AutoApprover):
+    """Nobody answered: the suspend node resumes at its timeout with the default, NO."""
+
+    def answer(self, question: Question) -> Answer:
+        if question.environment == "prod-eu":
+            return Answer(True, "", answer_values(question, False))
+        return super().answer(question)
+
+
+def test_an_approval_answered_no_by_its_timeout_skips_the_environment(tmp_path: Path) -> None:
+    executor = Scripted()
+    engine, _ = run("example-shop", tmp_path, executor, TimedOut())
+    nodes = engine.record.nodes
+    assert nodes["approve-prod-eu"].phase is Phase.SUCCEEDED
+    assert nodes["approve-prod-eu"].outputs == {"approve": "NO"}
+    assert nodes["approver-prod-eu"].phase is Phase.SKIPPED
+    for task in ("pre", "deploy", "sync", "post"):
+        assert nodes[f"{task}-prod-eu"].phase is Phase.OMITTED, task
+    assert "deploy-prod-eu" not in executor.started
+    assert nodes["post-prod-us"].phase is Phase.SUCCEEDED
+    assert engine.record.phase is Phase.SUCCEEDED  # skipped, as with no answer on a cluster
+
+
+def test_a_failed_plan_asks_nothing(tmp_path: Path) -> None:
+    """A plan that cannot be made (a missing file) fails before the approval is asked."""
+    executor = Scripted(codes={"plan-prod-eu": [1]})
+    asked: list[str] = []
+
+    class Recording(AutoApprover):
+        def answer(self, question: Question) -> Answer:
+            asked.append(question.environment)
+            return super().answer(question)
+
+    engine, _ = run("example-shop", tmp_path, executor, Recording())
+    nodes = engine.record.nodes
+    assert asked == ["prod-us"]
+    assert nodes["plan-prod-eu"].phase is Phase.FAILED
+    for task in ("approve", "approver", "deploy"):
+        assert nodes[f"{task}-prod-eu"].phase is Phase.OMITTED, task
+    assert engine.record.phase is Phase.FAILED

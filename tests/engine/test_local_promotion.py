@@ -16,7 +16,8 @@ import pytest
 import yaml
 from rich.console import Console
 
-from orchestrator.engine.model import NodeRecord, Phase
+from orchestrator.engine.model import NodeRecord, Phase, RunRecord
+from orchestrator.engine.suspend import Answer, AutoApprover, Question
 from orchestrator.loading import load_config
 from orchestrator.local.demo import SEED_VERSION, DemoOptions, promotion_log, run_demo
 from orchestrator.local.status_page import StatusPage, serve_status_page
@@ -182,6 +183,9 @@ def test_promote_local_runs_against_a_remote_repository(
     config_dir, bare, _url = served_config
     templates = tmp_path / "templates"
     templates.mkdir()
+    received = tmp_path / "received.txt"  # what the team's templates were given
+    write = "import sys; open(sys.argv[1], 'a').write(' '.join(sys.argv[2:]) + '\\n')"
+    inputs = {"smoke-tests": ["environment", "version"], "announce": ["text"]}
     (templates / "actions.yaml").write_text(
         "\n---\n".join(
             yaml.safe_dump(
@@ -193,16 +197,21 @@ def test_promote_local_runs_against_a_remote_repository(
                         "templates": [
                             {
                                 "name": "main",
+                                "inputs": {"parameters": [{"name": p} for p in params]},
                                 "container": {
                                     "image": "python",
-                                    "command": [sys.executable, "-c", "print('ok')"],
+                                    "command": [sys.executable, "-c", write, str(received)],
+                                    "args": [
+                                        name,
+                                        *(f"{{{{inputs.parameters.{p}}}}}" for p in params),
+                                    ],
                                 },
                             }
                         ]
                     },
                 }
             )
-            for name in ("smoke-tests", "announce")
+            for name, params in inputs.items()
         )
     )
     result = subprocess.run(
@@ -240,8 +249,74 @@ def test_promote_local_runs_against_a_remote_repository(
         blob = repo[head.tree[f"overlays/{env}/checkout/kustomization.yaml"].id]
         assert yaml.safe_load(blob.data)["images"][0]["newTag"] == "2.1.0"
     records = list((tmp_path / "runs").glob("*.json"))
-    assert json.loads(records[0].read_text())["phase"] == "Succeeded"
+    record = json.loads(records[0].read_text())
+    assert record["phase"] == "Succeeded"
     assert "t0ken-xyz" not in records[0].read_text()
+    # the actions were given the environment, the version and the commit made there
+    commits = {n["name"]: n["outputs"].get("commit") for n in record["nodes"]}
+    assert sorted(received.read_text().splitlines()) == sorted(
+        [
+            *(f"smoke-tests {env} 2.1.0" for env in ("prod-eu", "prod-us")),
+            *(
+                f"announce checkout 2.1.0 runs in {env} ({commits[f'deploy-{env}']})"
+                for env in ("prod-eu", "prod-us")
+            ),
+        ]
+    )
+
+
+def _closed_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port  # nothing listens there any more
+
+
+@pytest.mark.parametrize("case", ["wrong token", "server down", "no such branch"])
+def test_promote_local_checks_the_repository_before_anything_runs(
+    served_config: tuple[Path, Path, str], tmp_path: Path, case: str
+) -> None:
+    """A run that could not read its repository would fail at its first deploy, after the
+    stand-ins, the tree and a step process (and a step waits for a server that is down,
+    as it should on a cluster). One request says so first, with the reason: nothing is
+    started, retried or recorded."""
+    config_dir, bare, url = served_config
+    before = pygit2.Repository(str(bare)).references["refs/heads/main"].target
+    env = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
+    expected = ""
+    if case == "wrong token":
+        env["GIT_TOKEN"] = "wrong-token-0123"
+        expected = f"authentication to {url} failed: check GIT_TOKEN (or GIT_SSH_KEY)"
+    elif case == "server down":
+        down = f"http://127.0.0.1:{_closed_port()}/gitops.git"
+        _replace(config_dir, url, down)
+        expected = f"connection to {down} refused (is the server running?)"
+    else:
+        product = config_dir / "products" / "checkout.yaml"
+        text = product.read_text().replace("  repo:\n", "  repo:\n    branch: release\n")
+        product.write_text(text)
+        expected = f"branch 'release' not found in {url} (the branch of dev, staging, prod-eu, "
+    result = subprocess.run(
+        [str(PROMOFLOW), "promote", "--local", "-c", str(config_dir), "-p", "checkout",
+         "-v", "2.1.0", "--auto-approve", "--stand-ins", "--runs-dir", str(tmp_path / "runs")],
+        capture_output=True, text=True, env=env, cwd=tmp_path, timeout=60,
+    )  # fmt: skip
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert result.stdout == ""  # no run header, no tree: nothing started
+    assert result.stderr.startswith(f"error: cannot promote checkout: {expected}"), result.stderr
+    assert len(result.stderr.splitlines()) == 1
+    assert "wrong-token-0123" not in result.stderr and "t0ken-xyz" not in result.stderr
+    assert not (tmp_path / "runs").exists()
+    assert pygit2.Repository(str(bare)).references["refs/heads/main"].target == before
+
+
+def _replace(config_dir: Path, old: str, new: str) -> None:
+    for path in config_dir.rglob("*.yaml"):
+        text = path.read_text()
+        if old in text:
+            path.write_text(text.replace(old, new))
 
 
 def test_promote_local_refuses_missing_templates_clearly(
@@ -279,7 +354,21 @@ def test_promote_local_refuses_missing_templates_clearly(
     [
         (["demo", "--fail", "nope"], "'nope' is not in the flow of shop"),
         (["demo", "--reject", "dev"], "'dev' has no approval gate"),
-        (["promote", "--local", "-p", "shop", "-v", "1.5.0", "--reject", "qa"], "'qa' is not in"),
+        (
+            [
+                "promote",
+                "--local",
+                "-p",
+                "shop",
+                "-v",
+                "1.5.0",
+                "--set",
+                "image.digest=sha256:1",
+                "--reject",
+                "qa",
+            ],
+            "'qa' is not in",
+        ),
     ],
 )
 def test_environments_named_on_the_command_line_are_checked(
@@ -301,7 +390,8 @@ def test_a_broken_template_file_is_reported_with_its_position(tmp_path: Path) ->
     (templates / "actions.yaml").write_text("kind: WorkflowTemplate\nspec: [\n")
     result = subprocess.run(
         [str(PROMOFLOW), "promote", "--local", "-c", str(ROOT / "environments"), "-p", "shop",
-         "-v", "1.5.0", "--auto-approve", "--templates", str(templates)],
+         "-v", "1.5.0", "--set", "image.digest=sha256:1", "--auto-approve",
+         "--templates", str(templates)],
         capture_output=True, text=True, env=clean_env(), cwd=tmp_path, timeout=60,
     )  # fmt: skip
     assert result.returncode == 1
@@ -368,3 +458,83 @@ def test_the_demo_promotes_what_a_careful_team_would(tmp_path: Path) -> None:
     )
     assert "Promoted-From" not in trigger.message
     assert "Set image.tag in values.yaml to 1.5.0 (with image.digest)." in trigger.message
+
+
+class Asked(AutoApprover):
+    """Approves as a listed approver would, and remembers which environments it was asked."""
+
+    def __init__(self) -> None:
+        super().__init__(who="sre-oncall@example.com", actor="sre-oncall@example.com")
+        self.asked: list[str] = []
+
+    def answer(self, question: Question) -> Answer:
+        self.asked.append(question.environment)
+        return super().answer(question)
+
+
+def promote_in_process(
+    config_dir: Path, version: str, tmp_path: Path, approver: Asked
+) -> tuple[RunRecord, str]:
+    """``promote --local`` of checkout in this process, with stand-ins for the actions."""
+    from orchestrator.compiler import PromotionRequest
+    from orchestrator.graph.plan import plan_product
+    from orchestrator.local.session import LocalOptions, run_local
+
+    config, problems = load_config(config_dir)
+    assert problems == []
+    plan = plan_product(config, "checkout")
+    request = PromotionRequest("checkout", version, "", "alice", f"req-{len(approver.asked)}")
+    options = LocalOptions(
+        use_stand_ins=True, soak_scale=0.0005, runs_dir=tmp_path / "runs", approver=approver
+    )
+    buffer = io.StringIO()
+    record, _ = run_local(config, plan, request, options, Console(file=buffer, width=200))
+    return record, buffer.getvalue()
+
+
+def test_an_environment_that_holds_the_version_asks_no_approval_again(
+    served_config: tuple[Path, Path, str], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Promoting a version again: every environment is unchanged, so no commit is made and
+    no approval is asked again, but each still waits for Argo CD to run its commit. A new
+    version asks again."""
+    config_dir, bare, _ = served_config
+    wanted = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
+    for key in set(os.environ) - set(wanted):
+        monkeypatch.delenv(key)
+    for key, value in wanted.items():
+        monkeypatch.setenv(key, value)  # the steps' and the Argo CD stand-in's credentials
+    approver = Asked()
+    first, _ = promote_in_process(config_dir, "2.1.0", tmp_path, approver)
+    assert first.phase is Phase.SUCCEEDED, first.message
+    assert sorted(approver.asked) == ["prod-eu", "prod-us"]
+    head = pygit2.Repository(str(bare)).references["refs/heads/main"].target
+
+    again = Asked()
+    second, output = promote_in_process(config_dir, "2.1.0", tmp_path, again)
+
+    assert second.phase is Phase.SUCCEEDED, second.message
+    assert again.asked == []  # nothing to approve
+    assert pygit2.Repository(str(bare)).references["refs/heads/main"].target == head
+    nodes = second.nodes
+    for env in ("prod-eu", "prod-us"):
+        assert nodes[f"plan-{env}"].outputs["changed"] == "false"
+        assert nodes[f"approve-{env}"].phase is Phase.SKIPPED
+        assert nodes[f"approver-{env}"].phase is Phase.OMITTED
+    for env in ("dev", "staging", "prod-eu", "prod-us"):
+        deploy = nodes[f"deploy-{env}"]
+        assert deploy.phase is Phase.SUCCEEDED and deploy.outputs["changed"] == "false"
+        assert deploy.outputs["commit"] == str(head)
+        assert deploy.message == f"unchanged: {env} already holds the promoted values " + (
+            f"({str(head)[:12]})"
+        )
+        assert nodes[f"sync-{env}"].phase is Phase.SUCCEEDED  # verification still runs
+        assert nodes[f"sync-{env}"].outputs["revision"] == str(head)
+    summary = [line for line in output.splitlines() if line.startswith("│ prod-eu")]
+    assert summary and "unchanged" in summary[0] and "approve" not in summary[0]
+
+    third = Asked()
+    changed, _ = promote_in_process(config_dir, "2.2.0", tmp_path, third)
+    assert changed.phase is Phase.SUCCEEDED, changed.message
+    assert sorted(third.asked) == ["prod-eu", "prod-us"]
+    assert changed.nodes["deploy-prod-eu"].outputs["changed"] == "true"

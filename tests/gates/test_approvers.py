@@ -6,10 +6,13 @@ with a service account token: ``system-serviceaccount-argo-promoflow-e2e-other``
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
+
 import pytest
 
 from orchestrator.actors import ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, dns_friendly
-from orchestrator.approvers import label_forms, parse_approvers, verify
+from orchestrator.approvers import Verdict, label_forms, parse_approvers, verify
 
 STARTED, ANSWERED = "2026-11-23T20:37:54Z", "2026-11-23T20:38:02Z"
 WEEK = 7 * 86400.0
@@ -89,3 +92,39 @@ def test_a_node_resumed_by_its_timeout_is_not_an_approval(answered: str) -> None
 def test_unreadable_times_fail_closed() -> None:
     verdict = verify("prod-eu", ["user:alice"], {ACTOR: "alice"}, "", "{{x}}", WEEK)
     assert not verdict.approved
+
+
+def test_with_no_approvers_to_check_a_timely_yes_goes_on() -> None:
+    """The approver step runs after every YES, so that nothing after it reads the outputs
+    of an approval that may have been skipped; with nobody listed it only names who
+    answered."""
+    labels = {ACTOR: "Cg0xMjM0", ACTOR_EMAIL: "alice.at.example.com"}
+    verdict = verify("prod-eu", [], labels, STARTED, ANSWERED, WEEK)
+    assert verdict == Verdict(
+        True, "approved by alice.at.example.com (no approvers of prod-eu to check)"
+    )
+    unknown = verify("prod-eu", [], {}, STARTED, ANSWERED, WEEK)
+    assert unknown == Verdict(True, "approved (no approvers of prod-eu to check)")
+
+
+def test_with_no_approvers_a_node_resumed_by_its_timeout_still_does_not_promote() -> None:
+    verdict = verify("prod-eu", [], {ACTOR: "alice"}, STARTED, "2026-11-30T20:37:54Z", WEEK)
+    assert not verdict.approved and "before the timeout" in verdict.message
+
+
+def test_the_step_passes_a_yes_with_nobody_to_check(tmp_path: Path) -> None:
+    from tests.unit.invoke import invoke
+
+    result = invoke(
+        "step", "approver", "--environment", "prod", "--approvers", "",
+        "--labels", json.dumps({ACTOR_USERNAME: "alice"}), "--started-at", STARTED,
+        "--finished-at", ANSWERED, "--outputs", str(tmp_path),
+    )  # fmt: skip
+    assert result.code == 0, result.output
+    assert json.loads(result.stdout) == {
+        "approved": True,
+        "reason": "approved by alice (no approvers of prod to check)",
+    }
+    assert (tmp_path / "approved-by").read_text() == (
+        "approved by alice (no approvers of prod to check)"
+    )

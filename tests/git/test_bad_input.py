@@ -122,10 +122,36 @@ def test_server_down_is_transient(host: GitHost, transport: str) -> None:
     head = remote.head()
     url = f"http://127.0.0.1:{closed_port()}/acme/gitops.git"
 
-    result = run_step(*promote_args(remote, "--repo", url), env=host.env())
+    result = run_step(
+        *promote_args(remote, "--repo", url), env=host.env(PROMOFLOW_RETRY_WINDOW="0")
+    )
 
     message = f"error: connection to {url} refused (is the server running?)"
     assert_refused(result, TRANSIENT_EXIT, message, remote, head)
+
+
+def test_server_down_is_waited_for_in_the_step_first(host: GitHost) -> None:
+    """The workflow restarts an exit 75 at once (a backoff there would delay every
+    permanent failure too): the step itself tries again, saying so, within its window."""
+    remote = shop_repo(host)
+    url = f"http://127.0.0.1:{closed_port()}/acme/gitops.git"
+
+    result = run_step(
+        *promote_args(remote, "--repo", url), env=host.env(PROMOFLOW_RETRY_WINDOW="2")
+    )
+
+    assert result.returncode == TRANSIENT_EXIT, result.stderr
+    lines = result.stderr.splitlines()
+    refused = f"connection to {url} refused (is the server running?)"
+    assert lines[0].startswith(f"{refused}; trying again in 1s (gives up at ")
+    assert lines[-1] == f"error: {refused}"
+
+
+def test_permanent_failures_are_not_tried_again(host: GitHost) -> None:
+    remote = shop_repo(host)
+    result = run_step(*promote_args(remote), env=host.env(GIT_TOKEN=WRONG_TOKEN))
+    assert result.returncode == 1
+    assert "trying again" not in result.stderr
 
 
 def test_unresolvable_host_is_permanent(host: GitHost, transport: str) -> None:

@@ -139,7 +139,7 @@ def test_diff_shows_the_exact_change_and_commits_nothing(host: GitHost) -> None:
 
     result = run_cli(*diff, "--to", "staging", env=host.env())
 
-    assert result.returncode == 0, result.stderr
+    assert result.returncode == 1, result.stderr  # changes: kubectl diff's exit code
     assert result.stdout == EXPECTED_DIFF
     assert result.stderr.strip() == f"2 file(s) would change on main (at {head[:12]})"
     assert remote.head() == head and remote.count() == 1
@@ -147,7 +147,7 @@ def test_diff_shows_the_exact_change_and_commits_nothing(host: GitHost) -> None:
 
     version = ["--version", "1.5.0", "--set", "image.digest=sha256:cccc"]
     trigger = run_cli(*diff, "--to", "dev", *version, env=host.env())
-    assert trigger.returncode == 0, trigger.stderr
+    assert trigger.returncode == 1, trigger.stderr
     assert trigger.stdout == EXPECTED_VERSION_DIFF
     assert remote.head() == head
 
@@ -157,7 +157,7 @@ def test_diff_shows_the_exact_change_and_commits_nothing(host: GitHost) -> None:
     after = run_cli(*diff, "--to", "staging", env=host.env())
     assert after.returncode == 0, after.stderr
     assert after.stdout.strip() == (
-        f"shop: staging already holds the promoted values (at {promoted.commit[:12]})"
+        f"shop: staging unchanged: it already holds the promoted values (at {promoted.commit[:12]})"
     )
     assert remote.head() == promoted.commit
     remote.assert_fast_forwards_only()
@@ -167,8 +167,111 @@ def test_diff_reports_errors_without_traceback(host: GitHost) -> None:
     remote = shop_repo(host)
     result = run_cli("diff", "--config", str(EXAMPLES), "--product", "shop", "--to", "staging",
                      "--repo", remote.url, env=host.env(GIT_TOKEN="nope"))  # fmt: skip
-    assert result.returncode == 1
+    assert result.returncode == 2  # an error, not "changes" (kubectl diff's 1)
     assert "Traceback" not in result.stderr
     assert result.stderr.strip() == f"error: authentication to {remote.url} failed: " + (
         "check GIT_TOKEN (or GIT_SSH_KEY)"
     )
+
+
+SET_CASES = {
+    "unknown field": (
+        ["--set", "image.digest=sha256:cccc", "--set", "image.sha=1"],
+        "'image.sha' is not a field of shop's version (fields: image.digest)",
+    ),
+    "missing field": ([], "a version of shop comes with image.digest: add --set image.digest="),
+    "given twice": (
+        ["--set", "image.digest=sha256:cccc", "--set", "image.digest=sha256:dddd"],
+        "image.digest is given twice, with different values",
+    ),
+    "empty value": (["--set", "image.digest="], "'image.digest=' is not PATH=VALUE"),
+    "no value": (["--set", "image.digest"], "'image.digest' is not PATH=VALUE"),
+    "empty version": (
+        ["--set", "image.digest=sha256:cccc", "-v", ""],
+        "the version cannot be empty",
+    ),
+}
+
+
+def one_line(stderr: str) -> str:
+    return " ".join(stderr.split())
+
+
+def error_line(stderr: str) -> str:
+    """The ``error: ...`` line (a usage error starts with the command's own usage line)."""
+    errors = [line for line in stderr.splitlines() if line.startswith("error: ")]
+    assert len(errors) == 1, stderr
+    return errors[0]
+
+
+@pytest.mark.parametrize("case", list(SET_CASES))
+def test_diff_and_promote_refuse_the_same_requests(host: GitHost, case: str) -> None:
+    """What ``promote`` (on a cluster or --local) and ``compile`` refuse, ``diff`` refuses
+    too, in the same words: a diff of a request that cannot be promoted shows nothing real.
+    The remote is not even read."""
+    remote = shop_repo(host)
+    head = remote.head()
+    extra, message = SET_CASES[case]
+    common = ["--config", str(EXAMPLES), "--product", "shop", "-v", "1.5.0", *extra]
+    commands = {
+        "diff": ["diff", *common, "--to", "dev", "--repo", remote.url],
+        "promote": ["promote", *common, "--dry-run"],
+        "promote --local": ["promote", "--local", *common, "--runs-dir", str(host.root / "r")],
+        "compile": ["compile", *common],
+    }
+    said = {}
+    for name, args in commands.items():
+        result = run_cli(*args, env=host.env())
+        assert result.returncode == 2, (name, result.stderr)
+        assert result.stdout == "" and "Traceback" not in result.stderr, name
+        said[name] = error_line(result.stderr)
+    assert message in said["diff"], said["diff"]
+    assert len(set(said.values())) == 1, said
+    assert remote.head() == head and remote.count() == 1
+    assert not (host.root / "r").exists()
+
+
+def test_diff_and_promote_accept_the_same_valid_request(host: GitHost) -> None:
+    """The valid request: ``diff`` shows the version and its digest going into dev, and
+    the Workflow ``promote`` would submit carries the very same values."""
+    remote = shop_repo(host)
+    head = remote.head()
+    common = ["--config", str(EXAMPLES), "--product", "shop", "-v", "1.5.0",
+              "--set", "image.digest=sha256:cccc"]  # fmt: skip
+
+    shown = run_cli("diff", *common, "--to", "dev", "--repo", remote.url, env=host.env())
+    submitted = run_cli("promote", *common, "--dry-run", env=host.env())
+
+    assert shown.returncode == 1, shown.stderr
+    assert shown.stdout == EXPECTED_VERSION_DIFF
+    assert submitted.returncode == 0, submitted.stderr
+    import yaml
+
+    workflow = yaml.safe_load(submitted.stdout)
+    parameters = {p["name"]: p["value"] for p in workflow["spec"]["arguments"]["parameters"]}
+    assert parameters["version"] == "1.5.0"
+    assert json.loads(parameters["version-fields"]) == {"image.digest": "sha256:cccc"}
+    assert remote.head() == head
+
+
+def test_diff_of_the_trigger_needs_the_version(host: GitHost) -> None:
+    remote = shop_repo(host)
+    result = run_cli("diff", "--config", str(EXAMPLES), "--product", "shop", "--to", "dev",
+                     "--repo", remote.url, env=host.env())  # fmt: skip
+    assert result.returncode == 2
+    assert "dev is where a new version enters the flow" in one_line(result.stderr)
+    sets = run_cli("diff", "--config", str(EXAMPLES), "--product", "shop", "--to", "staging",
+                   "--set", "image.digest=sha256:cccc", env=host.env())  # fmt: skip
+    assert sets.returncode == 2
+    assert "--set comes with --version" in one_line(sets.stderr)
+
+
+def test_diff_of_a_configuration_with_problems_is_an_error(tmp_path: object) -> None:
+    """Exit 2, not 1: 1 would read as "changes" to a script."""
+    from pathlib import Path
+
+    empty = Path(str(tmp_path))
+    result = run_cli("diff", "--config", str(empty), "--product", "shop", "--to", "dev",
+                     env=plain_env())  # fmt: skip
+    assert result.returncode == 2
+    assert result.stderr == f"error: no promoflow resources under {empty}\n"

@@ -138,7 +138,12 @@ def test_promote_over_http(
     result = step_json(run_step(*args, env=env))
 
     files = ["envs/staging/shop/annotated.yaml", "envs/staging/shop/values.yaml"]
-    assert result == {"commit": remote.head(), "changed": True, "files": files}
+    assert result == {
+        "commit": remote.head(),
+        "changed": True,
+        "files": files,
+        "state": "committed",
+    }
     commit = result["commit"]
     assert remote.git("rev-parse", f"{commit}^").strip() == before  # built on the tip
     assert remote.count() == 3
@@ -168,7 +173,7 @@ def test_promote_over_http(
 
     # Idempotent: the target already holds the values, so nothing is committed.
     again = step_json(run_step(*args, env=env))
-    assert again == {"commit": commit, "changed": False, "files": []}
+    assert again == {"commit": commit, "changed": False, "files": [], "state": "unchanged"}
     assert remote.head() == commit and remote.count() == 3
     assert (outputs / "changed").read_text() == "false"
     assert (outputs / "commit").read_text() == commit
@@ -200,6 +205,7 @@ def test_version_is_set_in_the_trigger_environment(host: GitHost) -> None:
         "commit": remote.head(),
         "changed": True,
         "files": ["envs/dev/shop/values.yaml"],
+        "state": "committed",
     }
     assert remote.show("envs/dev/shop/values.yaml") == VALUES_DEV.replace("1.4.2", "1.5.0")
     assert changed_paths(remote, before, result["commit"]) == ["envs/dev/shop/values.yaml"]

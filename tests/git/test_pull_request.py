@@ -114,6 +114,7 @@ def test_pull_request_is_opened_once(
         "changed": True,
         "files": ["envs/staging/shop/values.yaml"],
         "pull_request": pr_url(scm, 1),
+        "state": "pull-request",
     }
     assert (outputs / "pull-request").read_text() == pr_url(scm, 1)
     assert (outputs / "commit").read_text() == first["commit"]

@@ -47,7 +47,12 @@ def test_promote_then_rerun_on_every_server(
         "digest": "sha256:aaaa",
     }
     assert staging["replicas"] == 2
-    assert step_json(again) == {"commit": out["commit"], "changed": False, "files": []}
+    assert step_json(again) == {
+        "commit": out["commit"],
+        "changed": False,
+        "files": [],
+        "state": "unchanged",
+    }
     assert remote.count() == 2
     remote.assert_fsck()
     remote.assert_fast_forwards_only()

@@ -109,9 +109,39 @@ def test_validate_one_file() -> None:
     assert (result.returncode, result.stdout) == (0, "valid: 4 Environment\n")
 
 
-def test_validate_an_empty_directory(ws: Workspace) -> None:
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["validate"],
+        ["graph"],
+        ["compile"],
+        ["promote", "-p", "shop", "-v", "1.0.0", "--dry-run"],
+        ["promote", "--local", "-p", "shop", "-v", "1.0.0"],
+    ],
+    ids=lambda args: " ".join(args[:2]),
+)
+def test_a_folder_without_promoflow_resources_is_an_error(ws: Workspace, args: list[str]) -> None:
+    """A mistyped --config (a repository root, a folder of Helm values) must not read as a
+    valid, empty configuration: every command that reads one says there is nothing."""
+    ws.write("values.yaml", "image:\n  tag: 1.4.2\n")
+    ws.write("deploy.yaml", "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n")
+    result = promoflow(*args, "-c", str(ws.root), cwd=ws.root)
+    _no_traceback(result)
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == f"error: no promoflow resources under {ws.root}\n"
+
+
+def test_an_empty_directory_is_no_configuration(ws: Workspace) -> None:
     result = promoflow("validate", cwd=ws.root)
-    assert (result.returncode, result.stdout) == (0, "valid: no resources\n")
+    assert (result.returncode, result.stdout) == (1, "")
+    assert result.stderr == "error: no promoflow resources under .\n"
+
+
+def test_a_file_without_promoflow_resources_is_named_as_a_file(ws: Workspace) -> None:
+    ws.write("values.yaml", "image:\n  tag: 1.4.2\n")
+    result = promoflow("validate", "-c", "values.yaml", cwd=ws.root)
+    assert result.returncode == 1
+    assert result.stderr == "error: no promoflow resources in values.yaml\n"
 
 
 def test_graph_of_an_invalid_configuration_prints_problems(ws: Workspace) -> None:

@@ -96,7 +96,8 @@ def test_deep_workflow_templates_are_refused(tmp_path: Path) -> None:
     (templates / "deep.yaml").write_text("kind: WorkflowTemplate\nspec: " + "[" * 5000)
     result = invoke(
         "promote", "--local", "-c", str(EXAMPLES), "-p", "shop", "-v", "1.5.0",
-        "--templates", str(templates), "--runs-dir", str(tmp_path / "runs"),
+        "--set", "image.digest=sha256:1", "--templates", str(templates),
+        "--runs-dir", str(tmp_path / "runs"),
     )  # fmt: skip
     assert_clean_failure(result, 1)
     assert result.lines == [f"{templates / 'deep.yaml'}:2:106: error: {LIMIT}"]

@@ -1,7 +1,10 @@
-"""``approver``: runs after an approval; the promotion goes on only if Argo recorded a
-listed approver as the author of the answer (the ``workflows.argoproj.io/actor`` labels).
-Answers given in the Argo UI, with ``promoflow approve`` or with ``argo node set`` are all
-checked here. It reads only the workflow's own labels: no credentials.
+"""``approver``: runs after every approval answered YES; the promotion goes on only if the
+answer came in time and, when the policy lists approvers, Argo recorded a listed approver
+as its author (the ``workflows.argoproj.io/actor`` labels). Answers given in the Argo UI,
+with ``promoflow approve`` or with ``argo node set`` are all checked here. With nobody to
+check (no approvers listed, or ``enforce: argo-rbac``) it lets a timely answer through:
+it is there so that the environment's chain depends on it alone. It reads only the
+workflow's own labels: no credentials.
 """
 
 from __future__ import annotations
@@ -31,8 +34,6 @@ def run(**values: Any) -> None:
     if not isinstance(recorded, dict):
         support.usage("--labels must be a JSON object of label names to values")
     listed = parse_approvers(values["approvers"])
-    if not listed:
-        support.usage("--approvers is empty: nothing to check")
     verdict = verify(
         values["environment"],
         listed,
@@ -56,7 +57,10 @@ SPEC = register(
         doc=__doc__ or "",
         inputs=(
             Input("environment", help="Environment whose approval is checked."),
-            Input("approvers", help="Comma-separated approvers (user:NAME or NAME)."),
+            Input(
+                "approvers",
+                help="Comma-separated approvers to check (user:NAME or NAME); empty: none.",
+            ),
             Input("labels", help="The Workflow's labels as JSON ({{workflow.labels}})."),
             Input("started-at", help="When the approval node started (RFC 3339)."),
             Input("finished-at", help="When it was answered (RFC 3339)."),

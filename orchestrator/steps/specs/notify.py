@@ -45,8 +45,9 @@ def run(**values: Any) -> None:
         f"{run_name or product}: {product} {version} {status}" + (f" ({failed})" if failed else "")
     )
     if url:
+        token = os.environ.get("PROMOFLOW_REPORT_TOKEN", "")
         try:
-            deliver(document, url, token=os.environ.get("PROMOFLOW_REPORT_TOKEN", ""))
+            support.retry_transient(lambda: deliver(document, url, token=token))
         except NotifyError as exc:
             support.fail(str(exc), support.TRANSIENT_EXIT)
         except ValueError as exc:

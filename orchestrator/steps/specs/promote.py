@@ -57,13 +57,39 @@ def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteReq
         support.usage(str(exc))
 
 
+def planned_changes(text: str) -> bool:
+    """``--planned``: the ``changed`` output of the environment's plan step. ``false``: it
+    found nothing to change, so no approval was asked, and no change may be committed now;
+    ``true`` or empty (no plan): whatever the promotion changes is committed."""
+    from orchestrator.steps import support
+
+    if text not in ("", "true", "false"):
+        support.usage(f"expected true, false or nothing, got {text!r}", "--planned")
+    return text != "false"
+
+
+def outcome(environment: str, result: PromoteResult) -> tuple[str, str]:
+    """The ``state`` of the step's JSON line and its node message: ``unchanged`` when the
+    environment already held the promoted values (no commit: its current commit is the
+    output, and verification still waits for it), else what was committed or opened."""
+    commit = result.commit[:12]
+    if not result.changed:
+        return "unchanged", f"unchanged: {environment} already holds the promoted values ({commit})"
+    pull_request = getattr(result, "pull_request", "") or ""
+    if pull_request:
+        return "pull-request", f"opened {pull_request} ({len(result.files)} file(s))"
+    return "committed", f"committed {commit} to {result.branch} ({len(result.files)} file(s))"
+
+
 def run(**values: Any) -> None:
     """Resolve the request, then commit (or open a pull request) and write the outputs."""
+    from orchestrator import progress
     from orchestrator.steps import support
     from orchestrator.steps.support import TRANSIENT_EXIT, outputs_dir, write_outputs
 
-    params = {k: v for k, v in values.items() if k not in _CLI_ONLY}
+    params = {k: v for k, v in values.items() if k not in (*_CLI_ONLY, "planned")}
     request = resolve_promote(params, values["config"])
+    allow_changes = planned_changes(values["planned"])
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
@@ -81,16 +107,22 @@ def run(**values: Any) -> None:
     from orchestrator.steps.promote import PromoteError, promote
 
     template = os.environ.get("PROMOFLOW_COMMIT_TEMPLATE") or None
-    result: PromoteResult
-    try:
+
+    def once() -> tuple[PromoteResult, str]:
         with GitRemote(request.repo, Credentials.from_env(), values["cache_dir"]) as remote:
+            result: PromoteResult
             if request.action == "pull-request":
                 from orchestrator.steps.pull_request import open_pull_request
 
-                result = open_pull_request(remote, request, template=template)
+                result = open_pull_request(
+                    remote, request, template=template, allow_changes=allow_changes
+                )
             else:
-                result = promote(remote, request, template=template)
-            how = remote.transport()  # asked once during the run: no request now
+                result = promote(remote, request, template=template, allow_changes=allow_changes)
+            return result, remote.transport()  # asked once during the run: no request now
+
+    try:
+        result, how = support.retry_transient(once)
     except (PromoteError, MessageError) as exc:
         support.fail(str(exc))
     except GitError as exc:
@@ -107,7 +139,9 @@ def run(**values: Any) -> None:
             "pull-request": getattr(result, "pull_request", "") or "",
         },
     )
-    sys.stdout.write(json.dumps(result.as_json()) + "\n")
+    state, said = outcome(request.environment, result)
+    progress.node_message(said)
+    sys.stdout.write(json.dumps({**result.as_json(), "state": state}) + "\n")
     support.say(f"git: {how}")
     if result.attempts > 1:
         support.say(f"pushed after {result.attempts} attempts (the branch moved meanwhile)")
@@ -165,6 +199,12 @@ SPEC = register(
             Input("requested-by", "", help="Who asked for the promotion."),
             Input("run", cli_only=True, help="Promotion run (workflow) name, for the message."),
             Input("lock", cli_required=False, help="Mutex name (read by Argo; ignored here)."),
+            Input(
+                "planned",
+                "",
+                help="The plan step's 'changed' (true/false): false refuses to commit a change "
+                "(no approval was asked for it). Empty: no plan.",
+            ),
             Input(
                 "cache-dir",
                 cli_only=True,
