@@ -147,10 +147,12 @@ def promote_local(
     import os
     import secrets
 
+    from orchestrator.adapters.git import GitError
     from orchestrator.local.preflight import (
         RepositoryError,
         check_repository,
         missing_templates,
+        template_problems,
         templates_message,
     )
 
@@ -163,8 +165,15 @@ def promote_local(
         fail(templates_message(absent))
     try:  # before the compiler, the engine and the stand-ins start: in about a second
         check_repository(plan, os.environ)
+        problems = template_problems(plan, os.environ)
     except RepositoryError as exc:
         fail(str(exc))
+    except GitError as exc:
+        fail(f"cannot promote {plan.product.name}: {exc}")
+    if problems:  # a typo in the template: refused before any environment is promoted
+        for problem in problems:
+            err.print(str(problem), markup=False)
+        fail(f"{plan.product.name}: the template's paths do not match the repository's files")
     from orchestrator.compiler import CompileError, PromotionRequest
     from orchestrator.engine.errors import EngineError
     from orchestrator.engine.model import Phase

@@ -15,8 +15,11 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from orchestrator.adapters.branchfiles import BranchFiles
 from orchestrator.adapters.git import Credentials, GitError, GitRemote
-from orchestrator.graph.plan import ProductPlan
+from orchestrator.graph.plan import EnvironmentPlan, ProductPlan
+from orchestrator.graph.repocheck import check_product
+from orchestrator.problems import Problem
 
 TIMEOUT = 10.0
 """Seconds to wait for the server's answer (a host that drops packets)."""
@@ -68,3 +71,24 @@ def check_repository(
                 f"(the branch of {', '.join(environments)})"
             )
     return {branch: heads[branch] for branch in wanted}
+
+
+def template_problems(
+    plan: ProductPlan, env: Mapping[str, str] | None = None, timeout: float = TIMEOUT
+) -> list[Problem]:
+    """The paths of ``plan``'s template that an environment's files lack, read at each
+    branch tip (:mod:`orchestrator.graph.repocheck`): a typo found before the run starts
+    leaves every environment as it was, where the promotion itself would find it only in
+    the environment it reaches, after the ones before were promoted."""
+    template = plan.template.spec
+    names = {rule.file for rule in template.files}
+    if template.version_source is not None:
+        names.add(template.version_source.file)
+    credentials = Credentials.from_env(dict(env)) if env is not None else Credentials.from_env()
+    with GitRemote(plan.product.spec.repo.url, credentials, timeout=timeout) as remote:
+        files = BranchFiles(remote, names)
+
+        def read(environment: EnvironmentPlan, file: str) -> str | None:
+            return files.read(environment.app.branch, environment.app.path, file)
+
+        return check_product(plan, read)
