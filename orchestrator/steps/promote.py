@@ -28,6 +28,7 @@ from orchestrator import globs
 from orchestrator.adapters.git import GitRemote, PushRejected
 from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
 from orchestrator.errors import PromoflowError
+from orchestrator.imagespec import ImageSpecError, PromotedImage, read_image
 from orchestrator.model.paths import is_glob
 from orchestrator.steps import message
 from orchestrator.steps.request import PromoteRequest
@@ -65,9 +66,14 @@ class PromoteResult:
     files: list[str] = field(default_factory=list)
     attempts: int = 1
     branch: str = ""
+    image: PromotedImage | None = None
+    """The image the promoted file names (where the template says which one)."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "changed": self.changed, "files": self.files}
+        out: dict[str, Any] = {"commit": self.commit, "changed": self.changed, "files": self.files}
+        if self.image is not None:
+            out |= {"image": self.image.reference, "image_source": self.image.source}
+        return out
 
 
 @dataclass
@@ -79,6 +85,8 @@ class Plan:
     source_commit: pygit2.Commit | None
     values: list[tuple[str, str, str, str]] = field(default_factory=list)
     """(file, YAML path, old value, new value) of every edited value, for reviewers."""
+    image: PromotedImage | None = None
+    """The image the target file names once edited (or as it is, when nothing changed)."""
 
 
 def _blob(remote: GitRemote, oid: pygit2.Oid) -> str:
@@ -166,7 +174,54 @@ def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan
             else:
                 _copy_values(remote, work, rule.file, rule.paths, source)
     files = sorted({p for p in work.changes})
-    return Plan(work.changes, files, source_commit, work.values)
+    return Plan(work.changes, files, source_commit, work.values, _image(work))
+
+
+def _image(work: _Edit) -> PromotedImage | None:
+    """The image the template names, read from its file as the promotion leaves it."""
+    spec = work.request.image_spec()
+    if spec is None:
+        return None
+    text = _final_text(work, spec.file)
+    name = work.target_path(spec.file)
+    if text is None:
+        raise PromoteError(
+            f"{name} does not exist on {work.request.branch}: the template reads its image "
+            f"from {spec.file}"
+        )
+    try:
+        return read_image(spec, _lookup(text, name))
+    except ImageSpecError as exc:
+        raise PromoteError(str(exc)) from None
+
+
+def _final_text(work: _Edit, rel: str) -> str | None:
+    """A target file as this promotion leaves it: edited, copied, deleted or untouched."""
+    if rel in work.texts:
+        return work.texts[rel]
+    path = work.target_path(rel)
+    if path in work.changes:
+        entry = work.changes[path]
+        return None if entry is None else _blob(work.remote, entry.oid)
+    current = work.target.get(rel)
+    return None if current is None else _blob(work.remote, current.oid)
+
+
+def _lookup(text: str, name: str) -> Any:
+    """The scalar at a YAML path as the image's text, ``None`` when absent (or not a
+    scalar). A number keeps its written form (``1.10``) rather than Python's (``1.1``)."""
+
+    def get(path: str) -> str | None:
+        try:
+            value = read(text, path, name)
+        except YamlEditError:
+            return None
+        data = value.data
+        if data is None or isinstance(data, dict | list | bool):
+            return None
+        return data if isinstance(data, str) else (value.token or str(data))
+
+    return get
 
 
 def _needed_blobs(
@@ -181,6 +236,9 @@ def _needed_blobs(
             names.add(rule.file)
     if request.version_file:
         names.add(request.version_file)
+    spec = request.image_spec()
+    if spec is not None:
+        names.add(spec.file)
     wanted = [source[n].oid for n in names if n in source]
     wanted += [target[n].oid for n in names if n in target and not _whole(request, n)]
     return wanted
@@ -321,14 +379,16 @@ def attempt(
     repo = remote.repo
     tree = write_tree(repo, tip.tree, edit_plan.changes)
     if tree == tip.tree.id:
-        return PromoteResult(str(tip.id), False, [], branch=target_branch)
+        return PromoteResult(str(tip.id), False, [], branch=target_branch, image=edit_plan.image)
     sig = identity.signature()
     text = commit_message(request, edit_plan, template)
     oid = repo.create_commit(None, sig, sig, text, tree, [tip.id])
     remote.push(oid, target_branch, tip.id)
     if target_branch == request.branch:
         repo.references.create(f"refs/remotes/origin/{target_branch}", oid, force=True)
-    return PromoteResult(str(oid), True, edit_plan.files, branch=target_branch)
+    return PromoteResult(
+        str(oid), True, edit_plan.files, branch=target_branch, image=edit_plan.image
+    )
 
 
 def promote(
