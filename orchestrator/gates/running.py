@@ -111,7 +111,7 @@ def judge(
     read = list(workloads.images) if workloads is not None else []
     found = _matching(summary, expected.ref) or _matching(read, expected.ref)
     if found:
-        return replace(verdict, reason=f"{verdict.reason}, runs {sorted(set(found))[0]}")
+        return replace(verdict, reason=f"{verdict.reason}, runs {_short(sorted(set(found))[0])}")
     reason = mismatch(verdict.app, expected, summary, workloads)
     return Verdict(verdict.app, "failed", reason, whole=True)
 
@@ -132,6 +132,13 @@ def mismatch(app: str, expected: Expected, summary: list[str], workloads: Worklo
     if workloads is not None and workloads.unread:
         reason += f"; its workloads could not be read: {workloads.unread}"
     return reason
+
+
+def _short(image: str) -> str:
+    """An image with its digest cut to 12 hex characters, for a line that says it runs."""
+    name, at, digest = image.partition("@")
+    algorithm, _, hex_part = digest.partition(":")
+    return f"{name}@{algorithm}:{hex_part[:12]}" if at and len(hex_part) > 12 else image
 
 
 def _shown(images: list[str]) -> str:

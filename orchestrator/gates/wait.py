@@ -147,10 +147,13 @@ class Waiter:
         self.state: dict[str, App | None] = {}
         self.reconnects = 0
         self._last: list[Verdict] = []
+        self._reported: list[tuple[str, str]] = []
+        """What progress said last (state and reason per app)."""
         self._raw: list[Verdict] = []
         """The last verdicts as :func:`assess` gave them, before any explanation."""
         self._events: Iterator[App] | None = None
         self._opened = 0.0
+        self._stream_deadline = 0.0
         self._seen = 0
         self.equivalence = equivalence
         self._same: dict[tuple[str, str], bool] = {}
@@ -188,10 +191,19 @@ class Waiter:
         ]
         self._raw = verdicts
         verdicts = [self._explained(v) for v in verdicts]
-        if [(v.state, v.reason) for v in verdicts] != [(v.state, v.reason) for v in self._last]:
-            self.progress(verdicts)
+        # deployed, with an image to check: reported once checked (by ``_images``)
+        checking = self.options.image is not None and overall(verdicts) == "deployed"
+        if not checking:
+            self._report(verdicts)
         self._last = verdicts
         return verdicts
+
+    def _report(self, verdicts: list[Verdict]) -> None:
+        """Progress, when it says something new."""
+        said: list[tuple[str, str]] = [(v.state, v.reason) for v in verdicts]
+        if said != self._reported:
+            self.progress(verdicts)
+        self._reported = said
 
     def _explained(self, verdict: Verdict, *, final: bool = False) -> Verdict:
         """A verdict whose health carried no message gets its resources' reasons (Argo CD 3
@@ -254,12 +266,12 @@ class Waiter:
                 read = functools.partial(self.source.workloads, verdict.app, app)
                 workloads = self._call(read, deadline)
             checked.append(judge(verdict, expected, summary, workloads))
+        self._report(checked)
         if all(v.state == "deployed" for v in checked):
             self._other_image_since = None
             return checked, "deployed"
         if self._other_image_since is None:
             self._other_image_since = now
-            self.log("; ".join(str(v) for v in checked if v.state != "deployed"))
         if now - self._other_image_since >= self.options.image_settle:
             return checked, "failed"
         return checked, "waiting"
@@ -323,8 +335,11 @@ class Waiter:
         and reconnect) or ``failed`` (it ended at once: poll instead, so a server that
         closes every stream cannot make this spin).
         """
+        if self._events is not None and deadline < self._stream_deadline:
+            self._close()  # open for longer than this wait may take (an image settling)
         if self._events is None:
             self._opened, self._seen = self.clock(), 0
+            self._stream_deadline = deadline
             remaining = max(deadline - self._opened, 0.0)
             self._events = iter(self.source.changes(self.apps, timeout=remaining))
         try:
@@ -336,6 +351,8 @@ class Waiter:
                     before = [(v.state, v.reason) for v in self._last]
                     if [(v.state, v.reason) for v in self._assess()] != before:
                         return "changed"
+                    if self._other_image_since is not None:
+                        return "changed"  # its pods may show the promoted image now
                 if self.clock() >= deadline:
                     return "changed"  # back to the loop, which reports the timeout
         except BaseException:

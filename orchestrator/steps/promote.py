@@ -28,7 +28,8 @@ from orchestrator import globs
 from orchestrator.adapters.git import GitRemote, PushRejected
 from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
 from orchestrator.errors import PromoflowError
-from orchestrator.imagespec import ImageSpecError, PromotedImage, read_image
+from orchestrator.imagefile import image_in
+from orchestrator.imagespec import ImageSpecError, PromotedImage
 from orchestrator.model.paths import is_glob
 from orchestrator.steps import message
 from orchestrator.steps.request import PromoteRequest
@@ -190,7 +191,7 @@ def _image(work: _Edit) -> PromotedImage | None:
             f"from {spec.file}"
         )
     try:
-        return read_image(spec, _lookup(text, name))
+        return image_in(spec, text, name)
     except ImageSpecError as exc:
         raise PromoteError(str(exc)) from None
 
@@ -205,23 +206,6 @@ def _final_text(work: _Edit, rel: str) -> str | None:
         return None if entry is None else _blob(work.remote, entry.oid)
     current = work.target.get(rel)
     return None if current is None else _blob(work.remote, current.oid)
-
-
-def _lookup(text: str, name: str) -> Any:
-    """The scalar at a YAML path as the image's text, ``None`` when absent (or not a
-    scalar). A number keeps its written form (``1.10``) rather than Python's (``1.1``)."""
-
-    def get(path: str) -> str | None:
-        try:
-            value = read(text, path, name)
-        except YamlEditError:
-            return None
-        data = value.data
-        if data is None or isinstance(data, dict | list | bool):
-            return None
-        return data if isinstance(data, str) else (value.token or str(data))
-
-    return get
 
 
 def _needed_blobs(

@@ -8,6 +8,7 @@ image may show before the gate fails, when the workloads are read, what is retri
 from __future__ import annotations
 
 import copy
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -21,9 +22,10 @@ from orchestrator.gates.running import (
     summary_images,
     template_images,
 )
-from orchestrator.gates.wait import SourceError
-from tests.gates.test_wait_loop import ScriptedSource, wait
+from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
+from tests.gates.test_wait_loop import Clock, ScriptedSource, wait
 from tests.unit.test_deployed import OLD, app
+from tests.unit.test_deployed import SHA as SHA_A
 
 DEPLOYED = Verdict("shop-prod", "deployed", "Synced at aaaaaaaaaaaa and Healthy")
 WANT = Expected.parse("ghcr.io/acme/web:2.0", "values.yaml image.tag")
@@ -183,12 +185,13 @@ def test_the_wait_fails_when_another_image_keeps_running() -> None:
 
 
 def test_a_previous_pod_shown_for_a_moment_does_not_fail_the_wait() -> None:
-    """Healthy with the old pods listed, then the rollout shows: the wait follows it."""
+    """Healthy with the old pods listed, then the rollout shows: the wait follows it (on
+    a stream reopened for the settle time, which sends the app's changes from then on)."""
     stale = running(["ghcr.io/acme/web:1.9"])
     source = ImageSource(
         app(revision=OLD),
-        [[stale, running(["ghcr.io/acme/web:1.9"], health="Progressing"),
-          running(["ghcr.io/acme/web:2.0"])]],
+        [[stale], [running(["ghcr.io/acme/web:1.9"], health="Progressing"),
+                   running(["ghcr.io/acme/web:2.0"])]],
         workload_images=["ghcr.io/acme/web:1.9"],
     )  # fmt: skip
     result, _ = wait(source, image=WANT)
@@ -231,3 +234,38 @@ def test_images_are_checked_once_every_app_is_deployed() -> None:
     )
     result, _ = wait(source, image=WANT)
     assert result.state == "deployed" and source.workload_reads == 0
+
+
+class QuietStreams(ImageSource):
+    """Streams that stay open once their events are sent: nothing more comes until the
+    timeout they were opened with (the clock jumps there, as a read timeout would)."""
+
+    def __init__(self, *args: Any, clock: Clock, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.clock = clock
+        self.timeouts: list[float] = []
+
+    def changes(self, names: list[str], timeout: float) -> Iterator[dict[str, Any]]:
+        self.timeouts.append(timeout)
+        opened = self.clock.now
+        for state in self.streams.pop(0) if self.streams else []:
+            self.current = state
+            yield copy.deepcopy(state)
+        self.clock.now = max(self.clock.now, opened + timeout)
+
+
+def test_a_quiet_stream_does_not_hold_the_failure_past_the_settle_time() -> None:
+    """The stream opened for the whole wait is reopened for the settle time: a server
+    that sends nothing more cannot keep a wrong image waiting for the health timeout."""
+    clock = Clock()
+    source = QuietStreams(
+        app(revision=OLD),
+        [[running(["ghcr.io/acme/web:1.9"])]],
+        workload_images=["ghcr.io/acme/web:1.9"],
+        clock=clock,
+    )
+    options = WaitOptions(image=WANT, image_settle=5.0, sync_timeout=900, health_timeout=900)
+    result = Waiter(source, ["shop-dev"], SHA_A, options, clock=clock, sleep=clock.sleep).run()
+    assert result.state == "failed"
+    assert source.timeouts[0] == 900 and source.timeouts[1] <= 5.0
+    assert clock.now == pytest.approx(5.0)

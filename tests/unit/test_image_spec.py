@@ -290,3 +290,12 @@ def test_no_image_in_the_template_checks_nowhere(ws: Workspace) -> None:
 )
 def test_a_policy_turns_the_check_off_where_it_applies(ws: Workspace, policy: str) -> None:
     assert _plan_checks(ws, policy) == {"dev": True, "staging": True, "prod": False}
+
+
+def test_the_demo_shows_a_stale_image_only_where_the_image_is_checked(ws: Workspace) -> None:
+    unknown = invoke("demo", "--stale-image", "qa")
+    assert unknown.code == 2 and "'qa' is not in the flow of shop" in unknown.stderr
+    _plan_checks(ws, "{verify: {images: false}}")
+    unchecked = invoke("demo", "-c", ".", "--stale-image", "prod")
+    assert unchecked.code == 2
+    assert "'prod' does not check its image" in unchecked.stderr
