@@ -189,7 +189,8 @@ def test_images_reach_summary_and_resources_as_argocd_writes_them(sim: FaultyArg
     assert app["status"]["summary"]["images"] == ["a.io/y:1", "b.io/x:2"]
     [ref] = [r for r in app["status"]["resources"] if r["kind"] == "Deployment"]
     assert ref == {"group": "apps", "version": "v1", "kind": "Deployment",
-                   "namespace": "shop-dev", "name": "shop-dev", "status": "Synced"}  # fmt: skip
+                   "namespace": "shop-dev", "name": "shop-dev", "status": "Synced",
+                   "health": {"status": "Healthy"}}  # fmt: skip
     assert app_problems(app) == []
 
 

@@ -125,9 +125,11 @@ def test_a_chart_that_ignores_the_promoted_value_fails_verification(
     assert node_output(done["deploy-dev"], "image") == f"{repository}:{second}"
     assert node_output(done["deploy-dev"], "image-source") == "values.yaml image.tag"
     assert done["sync-dev"]["phase"] == "Failed", summary(workflow)
-    assert attempt_message(workflow, "sync-dev") == (
+    expected = (
         f"{name} reports Healthy but runs {e2e.app_image}, not :{second} (values.yaml image.tag)"
-    ), summary(workflow)
+    )
+    # Argo puts the container before the step's own message ("main: Error (exit code 1): ")
+    assert attempt_message(workflow, "sync-dev").endswith(f": {expected}"), summary(workflow)
     # Argo CD did deploy the promotion: Synced at its commit and Healthy, the old image
     promoted = node_output(done["deploy-dev"], "commit") or ""
     status = apps.status(name)
@@ -184,9 +186,11 @@ def test_a_kustomize_app_promoted_by_image_name_runs_the_new_image(
     for env in ("dev", "staging"):
         name = flow.app(env)
         assert node_output(done[f"deploy-{env}"], "image") == e2e.app_image_next
-        assert f"runs {e2e.app_image_next}" in done[f"sync-{env}"].get("message", ""), summary(
-            workflow
-        )
+        # the wait was given the image to check, and passed
+        waited = {p["name"]: p.get("value") for p in done[f"sync-{env}"]["inputs"]["parameters"]}
+        assert waited["image"] == e2e.app_image_next, waited
+        assert waited["image-source"] == "kustomization.yaml images[0].newTag", waited
+        assert done[f"sync-{env}"]["phase"] == "Succeeded", summary(workflow)
         now = running_images(e2e, name, name)
         assert [image for image, _ in now] == [e2e.app_image_next], now
         # another image, not another name for the same one

@@ -52,6 +52,15 @@ def _ref_key(ref: dict[str, Any]) -> tuple[str, str, str, str]:
     return (ref.get("group", ""), ref["kind"], ref.get("namespace", ""), ref["name"])
 
 
+def _workload_health(app: App) -> None:
+    """The simulated Deployment's entry in ``status.resources`` has the app's health (its
+    message, in Argo CD 3, only in the resource tree)."""
+    status = app.get("status") or {}
+    for ref in status.get("resources") or []:
+        if ref.get("group") == "apps" and ref.get("kind") == "Deployment" and "health" in ref:
+            ref["health"] = {"status": (status.get("health") or {}).get("status", "Healthy")}
+
+
 def _destination_namespace(app: App, name: str) -> str:
     return str(((app.get("spec") or {}).get("destination") or {}).get("namespace") or name)
 
@@ -220,6 +229,7 @@ class SimulatorState:
             app = copy.deepcopy(current)
             fn(app)
             self._place_health_message(name, app)
+            _workload_health(app)
             if app.get("spec") != current.get("spec"):
                 meta = app["metadata"]
                 meta["generation"] = int(meta.get("generation") or 0) + 1
@@ -329,7 +339,8 @@ class SimulatorState:
         ref = {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": namespace,
                "name": name}  # fmt: skip
         resources = [r for r in status.get("resources") or [] if _ref_key(r) != _ref_key(ref)]
-        status["resources"] = [*resources, {**ref, "status": "Synced"}]
+        health = {"status": (status.get("health") or {}).get("status", "Healthy")}
+        status["resources"] = [*resources, {**ref, "status": "Synced", "health": health}]
         with self._lock:
             self._workloads[name] = list(images)
             # the tree lists the pods with their images (what the summary is made of); the
