@@ -299,3 +299,33 @@ def test_the_demo_shows_a_stale_image_only_where_the_image_is_checked(ws: Worksp
     unchecked = invoke("demo", "-c", ".", "--stale-image", "prod")
     assert unchecked.code == 2
     assert "'prod' does not check its image" in unchecked.stderr
+
+
+def test_a_kustomize_image_rule_names_the_image_unless_image_is_written() -> None:
+    """Which rule names the image: an explicit ``image:`` wins; else the versionSource's
+    Kustomize image rule; else the only file rule that is one (two: not known). Rules are
+    read by their ``kustomize_image`` attribute, as the template model carries them."""
+    from types import SimpleNamespace
+
+    from orchestrator.model.template import kustomize_image_name
+
+    def rule(file: str, name: str | None) -> SimpleNamespace:
+        image = SimpleNamespace(name=name) if name else None
+        return SimpleNamespace(file=file, kustomize_image=image)
+
+    web, api = "ghcr.io/acme/web", "ghcr.io/acme/api"
+    source = SimpleNamespace(
+        file="kustomization.yaml", path=None, kustomize_image=SimpleNamespace(name=web)
+    )
+    ns = SimpleNamespace
+    cases = [
+        (ns(version_source=source, files=[rule("k.yaml", api)]), ("kustomization.yaml", web)),
+        (ns(version_source=None, files=[rule("k.yaml", api), rule("v.yaml", None)]),
+         ("k.yaml", api)),
+        (ns(version_source=None, files=[rule("k.yaml", api), rule("o.yaml", web)]), None),
+        (ns(version_source=None, files=[rule("v.yaml", None)]), None),
+    ]  # fmt: skip
+    for spec, expected in cases:
+        assert kustomize_image_name(spec) == expected  # type: ignore[arg-type]
+    explicit = SimpleNamespace(image=None, version_source=source, files=[])
+    assert image_spec(explicit) == kustomize_image_spec(web)  # type: ignore[arg-type]
