@@ -11,6 +11,12 @@ mode, medians printed. Modes: ``stream`` (the event stream, the default) and ``p
 
 Targets: stream median < 1 s, and polling/stream >= 10. Without a configured cluster it
 says so and measures nothing (exit 0): ``make bench`` runs on machines without one.
+
+The image check: in the same run, on an app with a Deployment whose image tag moves every
+round (pods on the kwok node), the stream gate with and without ``--image`` alternately,
+5 rounds each; the difference of the medians (Healthy -> return) must stay under 50 ms.
+Beside it, what one read of the workloads costs (the fallback when Argo CD's summary lacks
+the image: one managed-resources request), for information.
 """
 
 from __future__ import annotations
@@ -36,18 +42,28 @@ def main() -> None:
         console.print(f"e2e_wait_latency: not measured, no cluster configured ({exc})")
         return
     from tests.e2e.gitops import GitopsRepo
-    from tests.e2e.k8s import Apps, configmap, short_id
-    from tests.e2e.latency import measure
+    from tests.e2e.k8s import Apps, configmap, deployment, short_id
+    from tests.e2e.latency import measure, measure_image_check, workloads_read
 
     apps = Apps.connect(e2e)
     with tempfile.TemporaryDirectory() as work:
         repo = GitopsRepo(e2e, Path(work) / "repo")
         name = f"pfbench-{short_id()}"
+        workload = f"pfbench-{short_id()}"
         try:
-            first = repo.commit({"app/configmap.yaml": configmap(name, "0")})
+            first = repo.commit(
+                {
+                    "app/configmap.yaml": configmap(name, "0"),
+                    "images/deployment.yaml": deployment(workload, "0"),
+                }
+            )
             apps.create(name, repo.url, "app", repo.branch, name)
+            apps.create(workload, repo.url, "images", repo.branch, workload)
             apps.wait_deployed(name, first, e2e.timeout)
+            apps.wait_deployed(workload, first, e2e.timeout)
             rounds = measure(e2e, name, "app", repo, ROUNDS)
+            checked = measure_image_check(e2e, workload, "images", repo, ROUNDS)
+            reads = workloads_read(e2e, workload, ROUNDS * 4)
         finally:
             apps.delete_all()
             repo.remove()
@@ -58,6 +74,10 @@ def main() -> None:
         for mode in ("stream", "polling")
     }
     ratio = polling / stream if stream > 0 else float("inf")
+    with_image = statistics.median(r.latency for r in checked if r.mode == "stream+image")
+    without = statistics.median(r.latency for r in checked if r.mode == "stream")
+    more = with_image - without
+    read = statistics.median(reads)
     finish(
         f"deploy gate on a real Argo CD ({e2e.argocd_server}), {ROUNDS} rounds per mode",
         [
@@ -79,6 +99,21 @@ def main() -> None:
                 f"{polling:.2f} s / {stream * 1000:.1f} ms",
                 ">= 10",
                 at_least(10),
+            ),
+            Row(
+                "image check: Healthy -> gate returns, with - without (medians)",
+                more,
+                f"{more * 1000:+.1f} ms ({with_image * 1000:.1f} ms with, "
+                f"{without * 1000:.1f} ms without; ratio {with_image / without:.2f})"
+                if without > 0
+                else f"{more * 1000:+.1f} ms",
+                "< 50 ms more",
+                below(0.050),
+            ),
+            Row(
+                "image check fallback: one read of the workloads (median)",
+                read,
+                f"{read * 1000:.1f} ms (managed resources, {len(reads)} reads)",
             ),
         ],
         console,

@@ -19,6 +19,8 @@ GROUP, VERSION, PLURAL = "argoproj.io", "v1alpha1", "applications"
 """The Application custom resource (``applications.argoproj.io/v1alpha1``)."""
 API_VERSION = f"{GROUP}/{VERSION}"
 REFRESH_ANNOTATION = "argocd.argoproj.io/refresh"
+IN_CLUSTER_SERVER = "https://kubernetes.default.svc"
+IN_CLUSTER_NAME = "in-cluster"
 """Set to ``normal`` or ``hard`` on an Application to ask the controller for a refresh."""
 
 _TIME_FORMAT = "%Y-%m-%dT%H:%M:%SZ"
@@ -38,6 +40,22 @@ def is_multi_source(app: dict[str, Any]) -> bool:
     """Whether status fields come in the plural form (``revisions``, ``sources``), as
     Argo CD's ``HasMultipleSources``: a non-empty ``spec.sources``."""
     return bool((app.get("spec") or {}).get("sources"))
+
+
+def deploys_in_cluster(app: dict[str, Any]) -> bool:
+    """The app's destination is the cluster Argo CD itself runs in (``server:
+    https://kubernetes.default.svc`` or ``name: in-cluster``, Argo CD's built-in names)."""
+    destination = (app.get("spec") or {}).get("destination") or {}
+    server = str(destination.get("server") or "").rstrip("/")
+    return server == IN_CLUSTER_SERVER or (
+        not server and destination.get("name") == IN_CLUSTER_NAME
+    )
+
+
+def destination_of(app: dict[str, Any]) -> str:
+    """The app's destination cluster as written (its server, else its name)."""
+    destination = (app.get("spec") or {}).get("destination") or {}
+    return str(destination.get("server") or destination.get("name") or "")
 
 
 def is_automated(app: dict[str, Any]) -> bool:

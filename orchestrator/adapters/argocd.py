@@ -147,6 +147,16 @@ class ArgoCDClient:
         data = self._json(response, what)
         return data if isinstance(data, dict) else {}
 
+    def managed_resources(self, name: str) -> list[dict[str, Any]]:
+        """The app's managed resources (``ResourceDiff`` items): each one's ``liveState``
+        is the live object as JSON text (``"null"`` when it does not exist)."""
+        what = f"managed resources of {name}"
+        response = self._get(f"/api/v1/applications/{name}/managed-resources", what)
+        self._check(response, what)
+        data = self._json(response, what)
+        items = data.get("items") if isinstance(data, dict) else None
+        return [item for item in items or [] if isinstance(item, dict)]
+
     def list_apps(self, selector: str) -> list[App]:
         response = self._get("/api/v1/applications", "list applications", selector=selector)
         self._check(response, "list applications")

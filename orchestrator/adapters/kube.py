@@ -174,6 +174,27 @@ class KubeApplications:
                 raise self._error("watch applications", exc) from None
         raise KubeError("watch applications: resourceVersion keeps expiring", transient=True)
 
+    def workload(
+        self, group: str, version: str, namespace: str, plural: str, name: str
+    ) -> dict[str, Any] | None:
+        """One object of an API group (``apps/v1`` ``deployments``), as the API serves it;
+        ``None`` when it does not exist. Where Argo CD deploys to this same cluster, its
+        apps' workloads say what they run."""
+        from kubernetes.client.exceptions import ApiException
+
+        what = f"{plural}.{group} {namespace}/{name}"
+        try:
+            found: dict[str, Any] = self.api.get_namespaced_custom_object(
+                group, version, namespace, plural, name
+            )
+        except ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise self._error(what, exc) from None
+        except Exception as exc:  # urllib3 connection errors
+            raise self._error(what, exc) from None
+        return found
+
     def names(self, selector: str) -> list[str]:
         try:
             listing = self.api.list_namespaced_custom_object(

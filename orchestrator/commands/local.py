@@ -224,6 +224,14 @@ def demo_cmd(
     reject: Annotated[
         str | None, typer.Option(help="Reject the approval of this environment.")
     ] = None,
+    stale_image: Annotated[
+        str | None,
+        typer.Option(
+            "--stale-image",
+            help="Keep this environment's pods on their image in the Argo CD simulator, as "
+            "a chart that ignores the promoted value would: the image check fails the gate.",
+        ),
+    ] = None,
     soak: Annotated[float, typer.Option(help="Seconds the longest soak is shortened to.")] = 2.0,
     answer_as: Annotated[
         str | None,
@@ -250,6 +258,7 @@ def demo_cmd(
       $ promoflow demo
       $ promoflow demo --keep /tmp/pf-demo    # then: git --git-dir /tmp/pf-demo/gitops.git log
       $ promoflow demo --fail prod-us         # a failed gate, with the reason
+      $ promoflow demo --stale-image staging  # Healthy, but not the promoted image
       $ promoflow demo --reject prod-eu       # a rejected approval
       $ promoflow demo --webhook              # a signed push starts it, exactly once
     """
@@ -268,7 +277,17 @@ def demo_cmd(
     plan = plan_product(loaded, product)
     check_environments(plan, "--fail", [fail_env] if fail_env else [])
     check_environments(plan, "--reject", [reject] if reject else [], gate="approval")
-    options = DemoOptions(product, version, keep, fail_env, reject, soak, answer_as)
+    if stale_image:
+        check_environments(plan, "--stale-image", [stale_image])
+        if not plan.environment(stale_image).checks_image:
+            raise typer.BadParameter(
+                f"{stale_image!r} does not check its image (its template names none, or a "
+                "policy turns the check off)",
+                param_hint="--stale-image",
+            )
+    options = DemoOptions(
+        product, version, keep, fail_env, reject, soak, answer_as, stale_image=stale_image
+    )
     console = _console()
     if config is None:
         console.print(

@@ -181,7 +181,7 @@ def _environment_tasks(
                 },
             )
             commit = _output(merge, "commit")
-        _wait_task(chain, env, commit, settings)
+        _wait_task(chain, env, commit, settings, deploy)
     soak = policy.gate("soak")
     if soak is not None:
         chain.add(
@@ -266,7 +266,11 @@ def _approval_tasks(
     return planned
 
 
-def _wait_task(chain: _Chain, env: EnvironmentPlan, commit: str, settings: StepSettings) -> None:
+def _wait_task(
+    chain: _Chain, env: EnvironmentPlan, commit: str, settings: StepSettings, deploy: str
+) -> None:
+    """Wait for Argo CD to run ``commit``; where the plan checks the image, the image the
+    ``deploy`` task read from the promoted file must be running too."""
     sync, health = env.policy.gate("sync"), env.policy.gate("health")
     if sync is None and health is None:
         return
@@ -284,6 +288,11 @@ def _wait_task(chain: _Chain, env: EnvironmentPlan, commit: str, settings: StepS
             "health-timeout": format_go(health_timeout) if health else "0s",
             "health": "true" if health else "false",
             "deadline-seconds": str(int(deadline.total_seconds())),
+            **(
+                {"image": _output(deploy, "image"), "image-source": _output(deploy, "image-source")}
+                if env.checks_image
+                else {}
+            ),
         },
     )
 
@@ -318,6 +327,8 @@ def _promote_args(
         "action": env.policy.action,
         "requested-by": "{{workflow.parameters.requested-by}}",
         "lock": names.repo_lock(repo.url, env.app.branch),
+        # which image the version is: the step reads it from the promoted file
+        **({"image": plan.image.to_json()} if plan.image is not None else {}),
     }
 
 

@@ -39,9 +39,12 @@ class Verdict:
     unexplained: str = ""
     """The app's health (``Degraded``, ``Suspended``...) when it carries no message: Argo CD
     3 keeps the reason on the resources, which the gate asks for before it reports."""
+    whole: bool = False
+    """The reason is a sentence that names the app itself (``shop-prod reports Healthy
+    but runs ...``): shown as it is, without the ``app:`` prefix."""
 
     def __str__(self) -> str:
-        return f"{self.app}: {self.reason}"
+        return self.reason if self.whole else f"{self.app}: {self.reason}"
 
 
 def synced_revisions(app: dict[str, Any], repo: str | None) -> list[str]:

@@ -5,17 +5,22 @@
 - :class:`KubeSource`: the Kubernetes API, for clusters where the Argo CD API server is not
   reachable from the workflow's namespace (:mod:`orchestrator.adapters.kube`).
 
+Each also reads what an app's workloads run, for the image check
+(:mod:`orchestrator.gates.running`) when Argo CD's summary lacks the promoted image.
+
 Both translate their errors to :class:`SourceError`, so the wait loop treats them alike.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.adapters.kube import KubeApplications, KubeError
-from orchestrator.argocd_shapes import health_details
+from orchestrator.argocd_shapes import deploys_in_cluster, destination_of, health_details
+from orchestrator.gates.running import WORKLOAD_KINDS, Workloads, is_workload, template_images
 from orchestrator.gates.wait import App, SourceError
 
 if TYPE_CHECKING:
@@ -59,6 +64,27 @@ class ApiSource:
         except ArgoCDError:
             return ""  # the verdict stands without the detail
         return health_details(list(tree.get("nodes") or []), status)
+
+    def workloads(self, name: str, app: App) -> Workloads:
+        """The pod templates of the app's workloads, from its managed resources (the
+        resource tree names workloads but lists images of Pods only, as the summary)."""
+        try:
+            items = self.client.managed_resources(name)
+        except ArgoCDError as exc:
+            if exc.transient:
+                raise SourceError(str(exc), transient=True) from None
+            return Workloads(unread=str(exc))
+        images: list[str] = []
+        for item in items:
+            if not is_workload(str(item.get("group") or ""), str(item.get("kind") or "")):
+                continue
+            try:
+                live = json.loads(str(item.get("liveState") or "null"))
+            except ValueError:
+                continue
+            if isinstance(live, dict):
+                images += template_images(live)
+        return Workloads(tuple(images))
 
     def names(self, selector: str) -> list[str]:
         try:
@@ -117,11 +143,44 @@ class KubeSource:
             "serve (see the app in Argo CD, or give the gate ARGOCD_SERVER)"
         )
 
+    def workloads(self, name: str, app: App) -> Workloads:
+        """The pod templates of the workloads the app lists (``status.resources``), read
+        from the Kubernetes API: only where Argo CD deploys to this same cluster."""
+        if not deploys_in_cluster(app):
+            return Workloads(
+                unread=f"{name} deploys to {destination_of(app) or 'another cluster'}, and "
+                "the gate reads this cluster's Kubernetes API (give it ARGOCD_SERVER)"
+            )
+        images: list[str] = []
+        for ref in (app.get("status") or {}).get("resources") or []:
+            group, kind = str(ref.get("group") or ""), str(ref.get("kind") or "")
+            if not is_workload(group, kind):
+                continue
+            try:
+                found = self.apps.workload(
+                    group,
+                    str(ref.get("version") or ""),
+                    str(ref.get("namespace") or _destination_namespace(app)),
+                    WORKLOAD_KINDS[(group, kind)],
+                    str(ref.get("name") or ""),
+                )
+            except KubeError as exc:
+                if exc.transient:
+                    raise SourceError(str(exc), transient=True) from None
+                return Workloads(tuple(images), unread=str(exc))
+            if found is not None:
+                images += template_images(found)
+        return Workloads(tuple(images))
+
     def names(self, selector: str) -> list[str]:
         try:
             return self.apps.names(selector)
         except KubeError as exc:
             raise SourceError(str(exc), transient=exc.transient) from None
+
+
+def _destination_namespace(app: App) -> str:
+    return str(((app.get("spec") or {}).get("destination") or {}).get("namespace") or "")
 
 
 def open_source(argocd: ArgoCDSettings, gate: GateSettings) -> ApiSource | KubeSource:

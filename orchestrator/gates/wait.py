@@ -7,7 +7,9 @@ with backoff when the stream is unavailable or drops; after every reconnect it r
 state, so a dropped stream loses nothing.
 
 Two deadlines, as the policy states them: ``sync_timeout`` for the apps to be Synced at the
-commit, then ``health_timeout`` from that moment for them to turn Healthy. Argo CD being
+commit, then ``health_timeout`` from that moment for them to turn Healthy. Where the
+promoted image is known, a deployed app must then run it (:mod:`orchestrator.gates.running`);
+an app that keeps showing another image for ``image_settle`` seconds fails the gate. Argo CD being
 unreachable (a transient :class:`SourceError`) is retried until the deadline in force, one
 log line per retry (:mod:`orchestrator.gates.retrying`), and then reported as what it was;
 a permanent error (a host name that does not resolve, a refused token) ends the wait at once.
@@ -15,6 +17,7 @@ a permanent error (a host name that does not resolve, a refused token) ends the 
 
 from __future__ import annotations
 
+import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
@@ -25,14 +28,20 @@ from orchestrator.errors import PromoflowError
 from orchestrator.gates import retrying
 from orchestrator.gates.deployed import (
     NO_MESSAGE,
+    State,
     Verdict,
     assess,
     overall,
     sync_revisions,
     synced_revisions,
 )
+from orchestrator.gates.running import Expected, Workloads, judge, shown_running, summary_images
 
 App = dict[str, Any]
+
+IMAGE_SETTLE = 5.0
+"""Seconds a deployed app may show another image than the promoted one before the gate
+fails: the status of one reconcile may still list the pods of the previous one."""
 
 
 class SourceError(PromoflowError):
@@ -60,6 +69,11 @@ class AppSource(Protocol):
     def changes(self, names: list[str], timeout: float) -> Iterator[App]:
         """Changed applications as they happen; ends after ``timeout`` s or on a drop."""
 
+    def workloads(self, name: str, app: App) -> Workloads:
+        """The images of the app's Deployments, StatefulSets, DaemonSets and Rollouts
+        (their pod templates), or why they cannot be read."""
+        ...
+
 
 @dataclass(frozen=True)
 class WaitOptions:
@@ -72,6 +86,9 @@ class WaitOptions:
     max_poll_interval: float = 30.0
     stream: bool = True
     sync_if_manual: bool = True
+    image: Expected | None = None
+    """The promoted image every deployed app must run (``None``: not checked)."""
+    image_settle: float = IMAGE_SETTLE
 
 
 @dataclass
@@ -130,16 +147,21 @@ class Waiter:
         self.state: dict[str, App | None] = {}
         self.reconnects = 0
         self._last: list[Verdict] = []
+        self._reported: list[tuple[str, str]] = []
+        """What progress said last (state and reason per app)."""
         self._raw: list[Verdict] = []
         """The last verdicts as :func:`assess` gave them, before any explanation."""
         self._events: Iterator[App] | None = None
         self._opened = 0.0
+        self._stream_deadline = 0.0
         self._seen = 0
         self.equivalence = equivalence
         self._same: dict[tuple[str, str], bool] = {}
         self._explanations: dict[str, tuple[Verdict, Verdict]] = {}
         """Per app: the last verdict explained from its resources, and its explanation."""
         self.log = log or _step_log
+        self._other_image_since: float | None = None
+        """When every app was first deployed but one showed another image than promoted."""
 
     def _same_as_sha(self, name: str) -> Callable[[str], bool] | None:
         """The app's answer to "does this later commit deploy what SHA holds?" (cached)."""
@@ -169,10 +191,19 @@ class Waiter:
         ]
         self._raw = verdicts
         verdicts = [self._explained(v) for v in verdicts]
-        if [(v.state, v.reason) for v in verdicts] != [(v.state, v.reason) for v in self._last]:
-            self.progress(verdicts)
+        # deployed, with an image to check: reported once checked (by ``_images``)
+        checking = self.options.image is not None and overall(verdicts) == "deployed"
+        if not checking:
+            self._report(verdicts)
         self._last = verdicts
         return verdicts
+
+    def _report(self, verdicts: list[Verdict]) -> None:
+        """Progress, when it says something new."""
+        said: list[tuple[str, str]] = [(v.state, v.reason) for v in verdicts]
+        if said != self._reported:
+            self.progress(verdicts)
+        self._reported = said
 
     def _explained(self, verdict: Verdict, *, final: bool = False) -> Verdict:
         """A verdict whose health carried no message gets its resources' reasons (Argo CD 3
@@ -220,6 +251,31 @@ class Waiter:
                 self.state[name] = self.source.get(name)
         return synced
 
+    def _images(
+        self, verdicts: list[Verdict], expected: Expected, now: float, deadline: float
+    ) -> tuple[list[Verdict], State]:
+        """Every app deployed: does each run the promoted image? ``deployed`` when they
+        all do; ``failed`` when one has shown another for ``image_settle`` seconds;
+        ``waiting`` (for the app to change) until then."""
+        checked = []
+        for verdict in verdicts:
+            app = self.state.get(verdict.app) or {}
+            summary = summary_images(app)
+            workloads: Workloads | None = None
+            if not shown_running(expected, summary):  # no pod listed runs it: ask the workloads
+                read = functools.partial(self.source.workloads, verdict.app, app)
+                workloads = self._call(read, deadline)
+            checked.append(judge(verdict, expected, summary, workloads))
+        self._report(checked)
+        if all(v.state == "deployed" for v in checked):
+            self._other_image_since = None
+            return checked, "deployed"
+        if self._other_image_since is None:
+            self._other_image_since = now
+        if now - self._other_image_since >= self.options.image_settle:
+            return checked, "failed"
+        return checked, "waiting"
+
     def run(self) -> WaitResult:
         try:
             return self._run()
@@ -237,14 +293,20 @@ class Waiter:
             verdicts = self._assess()
             state = overall(verdicts)
             now = self.clock()
-            if state != "waiting":
-                return WaitResult(state, verdicts, now - started, self.reconnects, synced)
             if health_deadline is None and all(_synced(v) for v in verdicts):
                 health_deadline = now + self.options.health_timeout
             deadline = health_deadline if health_deadline is not None else sync_deadline
+            settled = deadline
+            if state == "deployed" and self.options.image is not None:
+                verdicts, state = self._images(verdicts, self.options.image, now, deadline)
+                if state == "waiting" and self._other_image_since is not None:
+                    settled = min(deadline, self._other_image_since + self.options.image_settle)
+            if state != "waiting":
+                return WaitResult(state, verdicts, now - started, self.reconnects, synced)
             if now >= deadline:
                 verdicts = [self._explained(v, final=True) for v in self._raw]
                 return WaitResult("timeout", verdicts, now - started, self.reconnects, synced)
+            deadline = settled
             if use_stream:
                 try:
                     outcome = self._follow(deadline)
@@ -273,8 +335,11 @@ class Waiter:
         and reconnect) or ``failed`` (it ended at once: poll instead, so a server that
         closes every stream cannot make this spin).
         """
+        if self._events is not None and deadline < self._stream_deadline:
+            self._close()  # open for longer than this wait may take (an image settling)
         if self._events is None:
             self._opened, self._seen = self.clock(), 0
+            self._stream_deadline = deadline
             remaining = max(deadline - self._opened, 0.0)
             self._events = iter(self.source.changes(self.apps, timeout=remaining))
         try:
@@ -286,6 +351,8 @@ class Waiter:
                     before = [(v.state, v.reason) for v in self._last]
                     if [(v.state, v.reason) for v in self._assess()] != before:
                         return "changed"
+                    if self._other_image_since is not None:
+                        return "changed"  # its pods may show the promoted image now
                 if self.clock() >= deadline:
                     return "changed"  # back to the loop, which reports the timeout
         except BaseException:

@@ -10,10 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from orchestrator.graph.build import EnvironmentGraph
+from orchestrator.imagespec import ImageSpec
 from orchestrator.loading.config import Config
 from orchestrator.model import Product, PromotionFlow, PromotionTemplate
 from orchestrator.model.merge import EffectivePolicy, merge
 from orchestrator.model.product import ResolvedApp
+from orchestrator.model.template import image_spec
 
 
 class CompileError(Exception):
@@ -32,6 +34,9 @@ class EnvironmentPlan:
     source_app: ResolvedApp | None
     policy: EffectivePolicy
     production: bool
+    checks_image: bool = False
+    """After Synced and Healthy, the wait checks that the app runs the promoted image:
+    the template names it, the policy waits for health and does not turn it off."""
 
     @property
     def is_trigger(self) -> bool:
@@ -45,6 +50,8 @@ class ProductPlan:
     template: PromotionTemplate
     environments: tuple[EnvironmentPlan, ...]
     """In topological order (dependencies first)."""
+    image: ImageSpec | None = None
+    """The image the template's version is (``None``: not known, nothing to check)."""
 
     def environment(self, name: str) -> EnvironmentPlan:
         return next(e for e in self.environments if e.environment == name)
@@ -70,6 +77,7 @@ def plan_product(config: Config, product_name: str) -> ProductPlan:
         raise CompileError(f"flow {flow.name!r} has a dependsOn cycle")
     envs, policies = config.environments, config.policies
     preds = graph.predecessors()
+    image = image_spec(template.spec)
     plans = []
     for name in order:
         env = envs.get(name)
@@ -90,6 +98,13 @@ def plan_product(config: Config, product_name: str) -> ProductPlan:
                 source_app=product.application(source) if source else None,
                 policy=effective,
                 production=env.production,
+                checks_image=image is not None and checks_images(effective),
             )
         )
-    return ProductPlan(product, flow, template, tuple(plans))
+    return ProductPlan(product, flow, template, tuple(plans), image)
+
+
+def checks_images(policy: EffectivePolicy) -> bool:
+    """Whether a wait under ``policy`` checks the running image: it commits, waits for
+    Healthy (an image is only running once the rollout is done) and does not turn it off."""
+    return policy.action != "none" and policy.verify_images and "health" in policy.gates

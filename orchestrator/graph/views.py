@@ -3,6 +3,7 @@ and the gates each environment passes (after policy merging)."""
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 from orchestrator.graph.build import EnvironmentGraph
@@ -12,9 +13,13 @@ from orchestrator.model import Product, PromotionFlow
 from orchestrator.model.duration import format_duration
 from orchestrator.model.merge import EffectivePolicy
 
+if TYPE_CHECKING:
+    from orchestrator.graph.plan import ProductPlan
 
-def describe(policy: EffectivePolicy) -> list[str]:
-    """Short words for what happens in one environment, in execution order."""
+
+def describe(policy: EffectivePolicy, image: str = "") -> list[str]:
+    """Short words for what happens in one environment, in execution order; ``image``:
+    the repository whose promoted tag the wait checks is running."""
     out: list[str] = []
     if policy.action != "commit":
         out.append(policy.action)
@@ -26,6 +31,8 @@ def describe(policy: EffectivePolicy) -> list[str]:
         gate = policy.gate(kind)
         if gate is not None:
             out.append(f"{kind} {format_duration(gate.timeout)}")
+    if image:
+        out.append(f"image {image}")
     soak = policy.gate("soak")
     if soak is not None:
         out.append(f"soak {format_duration(soak.duration)}")
@@ -52,12 +59,19 @@ def product_view(product: Product, flow: PromotionFlow, config: Config) -> Graph
         env.environment: NodeInfo(
             production=env.production,
             app=env.app.argocd_app,
-            details=describe(env.policy),
+            details=describe(env.policy, _checked_image(plan) if env.checks_image else ""),
         )
         for env in plan.environments
     }
     title = f"product {product.name} (flow {flow.name})"
     return GraphView(title, EnvironmentGraph.from_flow(flow), info)
+
+
+def _checked_image(plan: ProductPlan) -> str:
+    image = plan.image
+    if image is None:
+        return ""
+    return image.repository or f"{image.file} {image.repository_field}"
 
 
 def views(config: Config, product: str | None = None) -> list[GraphView]:

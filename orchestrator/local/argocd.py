@@ -5,6 +5,11 @@ commit its path is at now; :class:`GitController` then follows the repository, s
 promotion commit turns its app OutOfSync, Synced at that commit and Healthy, a moment
 apart, as on a cluster. The wait step reaches it over HTTP with the same client and the
 same settings (``ARGOCD_SERVER``, ``ARGOCD_AUTH_TOKEN``) it uses against a real Argo CD.
+
+Where the product's template names its image, each app also shows the image its files
+name at the commit it runs, as its pods would (a simulation: one Deployment per app, its
+image read from the files with the promote step's own reading), so the wait's image
+check has something real to compare.
 """
 
 from __future__ import annotations
@@ -12,18 +17,24 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
+
+import pygit2
 
 from orchestrator.graph.plan import ProductPlan
 from orchestrator.simulator.argocd import (
     ArgoCDSimulator,
     GitController,
+    Reader,
     Resolver,
+    git_reader,
     git_resolver,
 )
+from orchestrator.simulator.argocd.resolver import read_blob
 
 
 @dataclass(frozen=True)
@@ -52,28 +63,55 @@ class LocalArgoCD:
 def mirror_resolver(cache: Path, interval: float = 1.0) -> Resolver:
     """Resolve apps of remote repositories through a blobless mirror in ``cache``, fetched
     at most every ``interval`` seconds (commits and trees are all the answer needs)."""
-    from orchestrator.adapters.git import Credentials, GitError, GitRemote
+    return Mirror(cache, interval).resolve
 
-    remotes: dict[str, tuple[GitRemote, Resolver]] = {}
-    fetched: dict[tuple[str, str], float] = {}
-    lock = threading.Lock()
 
-    def resolve(repo_url: str, revision: str, path: str) -> str | None:
+class Mirror:
+    """Remote repositories mirrored (blobless) into ``cache``: which commit an app should
+    run, fetched at most every ``interval`` seconds, and a file at a commit (its blob
+    fetched when first read)."""
+
+    def __init__(self, cache: Path, interval: float = 1.0) -> None:
+        from orchestrator.adapters.git import GitRemote
+
+        self.cache, self.interval = cache, interval
+        self.remotes: dict[str, tuple[GitRemote, Resolver]] = {}
+        self.fetched: dict[tuple[str, str], float] = {}
+        self.lock = threading.Lock()
+
+    def _remote(self, repo_url: str) -> tuple[Any, Resolver]:
+        from orchestrator.adapters.git import Credentials, GitRemote
+
+        if repo_url not in self.remotes:
+            remote = GitRemote(repo_url, Credentials.from_env(), self.cache)
+            self.remotes[repo_url] = (remote, git_resolver({repo_url: remote.path}))
+        return self.remotes[repo_url]
+
+    def resolve(self, repo_url: str, revision: str, path: str) -> str | None:
+        from orchestrator.adapters.git import GitError
+
         branch = revision or "main"
-        with lock:
-            if repo_url not in remotes:
-                remote = GitRemote(repo_url, Credentials.from_env(), cache)
-                remotes[repo_url] = (remote, git_resolver({repo_url: remote.path}))
-            remote, local = remotes[repo_url]
-            if time.monotonic() - fetched.get((repo_url, branch), 0.0) >= interval:
+        with self.lock:
+            remote, local = self._remote(repo_url)
+            if time.monotonic() - self.fetched.get((repo_url, branch), 0.0) >= self.interval:
                 try:
                     remote.fetch_history(branch)
                 except GitError:  # unreachable for now: the app stays as it is
                     return None
-                fetched[(repo_url, branch)] = time.monotonic()
+                self.fetched[(repo_url, branch)] = time.monotonic()
         return local(repo_url, branch, path)
 
-    return resolve
+    def read(self, repo_url: str, commit: str, path: str) -> str | None:
+        from orchestrator.adapters.git import GitError
+
+        with self.lock:
+            remote, _ = self._remote(repo_url)
+            try:
+                entry = remote.repo.revparse_single(commit).peel(pygit2.Commit).tree[path]
+                remote.ensure_blobs([entry.id])
+            except (KeyError, ValueError, pygit2.GitError, GitError):
+                return None
+            return read_blob(remote.repo, commit, path)
 
 
 def _either(local: Resolver, remote: Resolver | None) -> Resolver:
@@ -86,8 +124,21 @@ def _either(local: Resolver, remote: Resolver | None) -> Resolver:
     return resolve
 
 
-def add_apps(sim: ArgoCDSimulator, plan: ProductPlan, resolve: Resolver) -> list[str]:
-    """One Application per environment of ``plan``, running what its path holds now."""
+def _either_read(local: Reader, remote: Reader | None) -> Reader:
+    def read(repo_url: str, commit: str, path: str) -> str | None:
+        found = local(repo_url, commit, path)
+        if found is None and remote is not None:
+            return remote(repo_url, commit, path)
+        return found
+
+    return read
+
+
+def add_apps(
+    sim: ArgoCDSimulator, plan: ProductPlan, resolve: Resolver, read: Reader | None = None
+) -> list[str]:
+    """One Application per environment of ``plan``, running what its path holds now; with
+    ``read``, and where the template names the image, running the image its files name."""
     names = []
     url = plan.product.spec.repo.url
     for env in plan.environments:
@@ -107,8 +158,30 @@ def add_apps(sim: ArgoCDSimulator, plan: ProductPlan, resolve: Resolver) -> list
             },
             destination_namespace=f"{plan.product.name}-{env.environment}",
         )
+        if plan.image is not None:
+            sim.image_specs[app.argocd_app] = plan.image
+            images = _initial_images(plan, app.path, revision, read)
+            if images:
+                sim.set_images(app.argocd_app, images)
         names.append(app.argocd_app)
     return names
+
+
+def _initial_images(plan: ProductPlan, path: str, revision: str, read: Reader | None) -> list[str]:
+    """The image the app's files name at the commit it runs: its pods' image (simulated)."""
+    from orchestrator.imagefile import image_in
+    from orchestrator.imagespec import ImageSpecError
+
+    spec = plan.image
+    if spec is None or read is None or not revision:
+        return []
+    file = f"{path.strip('/')}/{spec.file}"
+    text = read(plan.product.spec.repo.url, revision, file)
+    try:
+        image = image_in(spec, text, file) if text is not None else None
+    except ImageSpecError:
+        return []
+    return [image.reference] if image is not None else []
 
 
 @contextmanager
@@ -119,18 +192,24 @@ def local_argocd(
     delay: float = 0.3,
     cache: Path | None = None,
     fail: Mapping[str, str] | None = None,
+    stale_images: Iterable[str] = (),
 ) -> Iterator[LocalArgoCD]:
     """Serve the stand-in for ``plans``; ``repos`` maps repository URLs to local bare
     repositories, others are mirrored into ``cache``. ``fail`` (app -> reason) makes the
-    next deployment of those apps end Degraded."""
+    next deployment of those apps end Degraded; the apps in ``stale_images`` keep the
+    image they run whatever is promoted (a chart that ignores the promoted value)."""
     token = secrets.token_urlsafe(24)
     sim = ArgoCDSimulator(token=token)
-    resolve = _either(git_resolver(dict(repos)), mirror_resolver(cache) if cache else None)
+    mirror = Mirror(cache) if cache else None
+    resolve = _either(git_resolver(dict(repos)), mirror.resolve if mirror else None)
+    read = _either_read(git_reader(dict(repos)), mirror.read if mirror else None)
     for plan in plans:
-        add_apps(sim, plan, resolve)
+        add_apps(sim, plan, resolve, read)
     for app, reason in (fail or {}).items():
         sim.fail_app(app, reason)
+    for app in stale_images:
+        sim.stale_image(app)
     with ExitStack() as stack:
-        stack.enter_context(GitController(sim, resolve, delay=delay))
+        stack.enter_context(GitController(sim, resolve, delay=delay, read=read))
         server = stack.enter_context(sim.serve())
         yield LocalArgoCD(sim, server.url, token)

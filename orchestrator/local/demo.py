@@ -50,6 +50,9 @@ class DemoOptions:
     """What the longest soak of the flow is shortened to."""
     answer_as: str | None = None
     """Who answers the approvals (default: an approver the policies list)."""
+    stale_image: str | None = None
+    """Environment whose app keeps running its image whatever is promoted, as a chart that
+    reads another value would (shows the image check failing the gate)."""
 
 
 @dataclass(frozen=True)
@@ -161,6 +164,14 @@ def demo_world(config: Config, options: DemoOptions, console: Console) -> Iterat
                 app = plan.environment(options.fail).app.argocd_app
                 fail[app] = f"simulated failure: {app} pods crash-looping"
                 console.print(f"  [dim]·[/] the Argo CD simulator will fail {app}")
+            stale: tuple[str, ...] = ()
+            if options.stale_image:
+                app = plan.environment(options.stale_image).app.argocd_app
+                stale = (app,)
+                console.print(
+                    f"  [dim]·[/] the Argo CD simulator will keep {app}'s pods on their image "
+                    "(a chart that ignores the promoted value)"
+                )
             run_options = LocalOptions(
                 auto_approve=True,
                 answer_as=options.answer_as or listed_approver(plan),
@@ -171,6 +182,7 @@ def demo_world(config: Config, options: DemoOptions, console: Console) -> Iterat
                 runs_dir=root / ".promoflow" / "runs",
                 repos={url: bare},
                 fail_apps=fail,
+                stale_images=stale,
                 extra_env={"GIT_USERNAME": GIT_USER, "GIT_TOKEN": token},
             )
             yield DemoWorld(root, bare, url, GIT_USER, token, local.config, plan, seed, run_options)

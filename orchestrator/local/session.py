@@ -68,6 +68,8 @@ class LocalOptions:
     """Repository URL -> local bare repository, for the Argo CD stand-in."""
     fail_apps: dict[str, str] = field(default_factory=dict)
     """Argo CD apps whose next deployment the stand-in turns Degraded (reason)."""
+    stale_images: tuple[str, ...] = ()
+    """Argo CD apps whose pods the stand-in keeps on their image, whatever is promoted."""
     argocd_delay: float = 0.3
     extra_env: dict[str, str] = field(default_factory=dict)
     """Variables the steps get besides this process's environment (e.g. GIT_TOKEN)."""
@@ -130,6 +132,7 @@ def _argocd(
         delay=options.argocd_delay,
         cache=cache,
         fail=options.fail_apps,
+        stale_images=options.stale_images,
     ) as argocd:
         yield argocd
 

@@ -19,8 +19,24 @@ from orchestrator.model.policy import (
     PolicySpec,
     PromotionPolicy,
     SyncGate,
+    VerifySpec,
     WorkflowRef,
 )
+
+
+@dataclass(frozen=True)
+class Verification:
+    """What a ``verify`` setting asks for, whichever way it is written (``true`` and
+    ``{images: true}`` are the same setting, so two policies writing them agree)."""
+
+    wait: bool = True
+    images: bool = True
+
+    @classmethod
+    def of(cls, value: bool | VerifySpec) -> Verification:
+        if isinstance(value, bool):
+            return cls(value, value)
+        return cls(True, value.images)
 
 
 @dataclass(frozen=True)
@@ -44,6 +60,10 @@ class EffectivePolicy:
     sources: dict[str, str] = field(default_factory=dict)
     """unit -> name of the policy that decided it (``step`` for the flow step,
     ``(verification)`` for the sync and health gates added by default)."""
+    verify_images: bool = True
+    """After the wait, check that the app runs the promoted image (``verify: {images:
+    false}`` or ``verify: false`` turn it off); only where the template names the image
+    and Argo CD is waited for."""
 
     @property
     def verifies(self) -> bool:
@@ -91,7 +111,7 @@ def units(spec: PolicySpec) -> dict[str, Any]:
     if spec.post_action is not None:
         out["postAction"] = spec.post_action
     if spec.verify is not None:
-        out["verify"] = spec.verify
+        out["verify"] = Verification.of(spec.verify)
     for gate in spec.gates or []:
         out[f"gates.{gate.key}"] = gate
     return out
@@ -160,8 +180,9 @@ def _effective(chosen: dict[str, tuple[Any, PromotionPolicy | None]]) -> Effecti
             continue
         else:
             result.gates[unit.removeprefix("gates.")] = value
-    verify, verify_source = chosen.get("verify", (True, None))
-    if not verify:
+    verify, verify_source = chosen.get("verify", (Verification(), None))
+    result.verify_images = verify.images
+    if not verify.wait:
         # ``verify: false`` drops the waits of equal or lower rank, as disableGates does:
         # a sync gate a higher-priority policy (or the flow step) writes still applies
         for kind in ("sync", "health"):

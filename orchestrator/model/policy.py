@@ -147,19 +147,29 @@ class Gate(Model):
         return f"http:{self.http.url}" if self.http is not None else self.kind
 
 
+class VerifySpec(Model):
+    """``verify: {images: false}``: wait for Argo CD, but do not check which image runs."""
+
+    images: bool = True
+    """After Synced and Healthy, check that the app runs the promoted image (where the
+    template says which image its version is)."""
+
+
 class PolicySpec(Model):
     """The settings a policy (or a flow step) may set; ``None`` means "not set here".
 
     ``verify`` is on unless a policy turns it off: every environment that receives a commit
     waits for Argo CD to sync exactly that commit and report Healthy, with the default
-    timeouts when no ``sync``/``health`` gate is written. "Promoted" means "running"."""
+    timeouts when no ``sync``/``health`` gate is written, and then checks that the app
+    runs the promoted image where the template names one. "Promoted" means "running".
+    ``verify: {images: false}`` keeps the wait and leaves the image alone."""
 
     action: Action | None = None
     pre_action: PreActionRef | None = None
     post_action: WorkflowRef | None = None
     gates: list[Gate] | None = None
     disable_gates: list[GateKind] = []
-    verify: bool | None = None
+    verify: bool | VerifySpec | None = None
 
 
 class EnvironmentSelector(Model):

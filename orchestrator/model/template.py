@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from typing import Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, Field, field_validator, model_validator
+from pydantic import AfterValidator, Field, ValidationInfo, field_validator, model_validator
 
+from orchestrator.imageref import ReferenceError, parse_repository
+from orchestrator.imagespec import ImageSpec, kustomize_image_spec
 from orchestrator.model.base import Model, Resource
 from orchestrator.model.paths import (
     check_paths_value,
@@ -23,6 +25,7 @@ from orchestrator.model.yamlpath import Selector, format_yaml_path
 
 __all__ = [
     "FileRule",
+    "ImageRule",
     "KustomizeImage",
     "PromotionTemplate",
     "PromotionTemplateSpec",
@@ -30,6 +33,7 @@ __all__ = [
     "VersionSource",
     "YamlPath",
     "check_relative_file",
+    "image_spec",
     "is_glob",
 ]
 
@@ -141,9 +145,108 @@ class VersionSource(Model):
         return self.path
 
 
+class ImageRule(Model):
+    """Which container image the version is, so the gate can check that it runs.
+
+    ``repository`` names it (``ghcr.io/acme/web``), or ``repositoryField`` reads it from a
+    YAML path of ``file`` (a chart's ``image.repository``; ``repository``, when also given,
+    is what an absent field means). ``tagField`` and ``digestField`` are the YAML paths of
+    the tag and the digest in ``file``; ``file`` defaults to the versionSource's file and
+    ``tagField`` to its path when the files agree."""
+
+    repository: str | None = None
+    repository_field: YamlPath | None = None
+    file: RelativeFile | None = None
+    tag_field: YamlPath | None = None
+    digest_field: YamlPath | None = None
+
+    @field_validator("repository")
+    @classmethod
+    def _is_repository(cls, value: str | None) -> str | None:
+        if value is not None:
+            try:
+                parse_repository(value)
+            except ReferenceError as exc:
+                raise ValueError(
+                    f"{value!r} is not an image repository (as ghcr.io/acme/web): {exc}"
+                ) from None
+        return value
+
+    @field_validator("file")
+    @classmethod
+    def _one_file(cls, value: str | None) -> str | None:
+        if value is not None and is_glob(value):
+            raise ValueError(f"{value!r}: the image is read from one file, not a pattern")
+        return value
+
+    @model_validator(mode="after")
+    def _named(self) -> ImageRule:
+        if self.repository is None and self.repository_field is None:
+            raise ValueError("give 'repository' (ghcr.io/acme/web) or 'repositoryField'")
+        return self
+
+
 class PromotionTemplateSpec(Model):
     version_source: VersionSource | None = None
     files: list[FileRule]
+    image: ImageRule | None = None
+
+    @field_validator("image")
+    @classmethod
+    def _image_resolves(cls, value: ImageRule | None, info: ValidationInfo) -> ImageRule | None:
+        """Defaults that cannot be taken (no versionSource to take the file or the tag
+        field from) are errors here, at ``image``, not a check that quietly never runs."""
+        if value is not None and "version_source" in info.data:
+            _explicit_spec(value, info.data["version_source"])
+        return value
+
+
+def image_spec(spec: PromotionTemplateSpec) -> ImageSpec | None:
+    """The image a template's version is, normalized (``None``: unknown, nothing to
+    verify). An explicit ``image:`` wins; else a Kustomize image rule
+    (:func:`kustomize_image_name`)."""
+    if spec.image is not None:
+        return _explicit_spec(spec.image, spec.version_source)
+    found = kustomize_image_name(spec)
+    if found is None:
+        return None
+    file, name = found
+    return kustomize_image_spec(name, file)
+
+
+def kustomize_image_name(spec: PromotionTemplateSpec) -> tuple[str, str] | None:
+    """Where a Kustomize image rule (``kustomizeImage: {name: X}``) becomes the image:
+    ``(file, X)`` of the versionSource's rule, else of the only file rule that has one.
+    """
+    source = spec.version_source
+    if source is not None and source.kustomize_image is not None:
+        return source.file, source.kustomize_image.name
+    found = [(r.file, r.kustomize_image.name) for r in spec.files if r.kustomize_image]
+    return found[0] if len(found) == 1 else None
+
+
+def _explicit_spec(rule: ImageRule, source: VersionSource | None) -> ImageSpec:
+    """``image:`` with its defaults taken from the versionSource; ``ValueError`` when one
+    is needed and cannot be taken."""
+    file = rule.file or (source.file if source is not None else None)
+    if file is None:
+        raise ValueError("'file' is required: the template has no versionSource to take it from")
+    tag_field = rule.tag_field
+    agrees = source is not None and source.file == file and source.version_path != rule.digest_field
+    if tag_field is None and agrees and source is not None:
+        tag_field = source.version_path  # the version is the tag
+    if tag_field is None and rule.digest_field is None:
+        where = f" (the version is written to {source.file}, not {file})" if source else ""
+        raise ValueError(f"give tagField or digestField{where}")
+    field = tag_field or rule.digest_field or ""
+    return ImageSpec(
+        file=file,
+        repository=rule.repository or "",
+        repository_field=rule.repository_field or "",
+        tag_field=tag_field or "",
+        digest_field=rule.digest_field or "",
+        source=f"{file} {field}",
+    )
 
 
 class PromotionTemplate(Resource):

@@ -28,6 +28,8 @@ from orchestrator import globs
 from orchestrator.adapters.git import GitRemote, PushRejected
 from orchestrator.adapters.gittree import Changes, Entry, list_files, subtree, write_tree
 from orchestrator.errors import PromoflowError
+from orchestrator.imagefile import image_in
+from orchestrator.imagespec import ImageSpecError, PromotedImage
 from orchestrator.model.paths import is_glob
 from orchestrator.steps import kustomize_image, message
 from orchestrator.steps.request import FileSpec, PromoteRequest
@@ -65,9 +67,14 @@ class PromoteResult:
     files: list[str] = field(default_factory=list)
     attempts: int = 1
     branch: str = ""
+    image: PromotedImage | None = None
+    """The image the promoted file names (where the template says which one)."""
 
     def as_json(self) -> dict[str, Any]:
-        return {"commit": self.commit, "changed": self.changed, "files": self.files}
+        out: dict[str, Any] = {"commit": self.commit, "changed": self.changed, "files": self.files}
+        if self.image is not None:
+            out |= {"image": self.image.reference, "image_source": self.image.source}
+        return out
 
 
 @dataclass
@@ -79,6 +86,8 @@ class Plan:
     source_commit: pygit2.Commit | None
     values: list[tuple[str, str, str, str]] = field(default_factory=list)
     """(file, YAML path, old value, new value) of every edited value, for reviewers."""
+    image: PromotedImage | None = None
+    """The image the target file names once edited (or as it is, when nothing changed)."""
 
 
 def _blob(remote: GitRemote, oid: pygit2.Oid) -> str:
@@ -169,7 +178,37 @@ def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan
             else:
                 _copy_values(remote, work, rule, source)
     files = sorted({p for p in work.changes})
-    return Plan(work.changes, files, source_commit, work.values)
+    return Plan(work.changes, files, source_commit, work.values, _image(work))
+
+
+def _image(work: _Edit) -> PromotedImage | None:
+    """The image the template names, read from its file as the promotion leaves it."""
+    spec = work.request.image_spec()
+    if spec is None:
+        return None
+    text = _final_text(work, spec.file)
+    name = work.target_path(spec.file)
+    if text is None:
+        raise PromoteError(
+            f"{name} does not exist on {work.request.branch}: the template reads its image "
+            f"from {spec.file}"
+        )
+    try:
+        return image_in(spec, text, name)
+    except ImageSpecError as exc:
+        raise PromoteError(str(exc)) from None
+
+
+def _final_text(work: _Edit, rel: str) -> str | None:
+    """A target file as this promotion leaves it: edited, copied, deleted or untouched."""
+    if rel in work.texts:
+        return work.texts[rel]
+    path = work.target_path(rel)
+    if path in work.changes:
+        entry = work.changes[path]
+        return None if entry is None else _blob(work.remote, entry.oid)
+    current = work.target.get(rel)
+    return None if current is None else _blob(work.remote, current.oid)
 
 
 def _needed_blobs(
@@ -184,6 +223,9 @@ def _needed_blobs(
             names.add(rule.file)
     if request.version_file:
         names.add(request.version_file)
+    spec = request.image_spec()
+    if spec is not None:
+        names.add(spec.file)
     wanted = [source[n].oid for n in names if n in source]
     wanted += [target[n].oid for n in names if n in target and not _whole(request, n)]
     return wanted
@@ -398,7 +440,7 @@ def attempt(
     repo = remote.repo
     tree = write_tree(repo, tip.tree, edit_plan.changes)
     if tree == tip.tree.id:
-        return PromoteResult(str(tip.id), False, [], branch=target_branch)
+        return PromoteResult(str(tip.id), False, [], branch=target_branch, image=edit_plan.image)
     if not allow_changes:
         raise refuse_unplanned(request, edit_plan.files)
     sig = identity.signature()
@@ -407,7 +449,9 @@ def attempt(
     remote.push(oid, target_branch, tip.id)
     if target_branch == request.branch:
         repo.references.create(f"refs/remotes/origin/{target_branch}", oid, force=True)
-    return PromoteResult(str(oid), True, edit_plan.files, branch=target_branch)
+    return PromoteResult(
+        str(oid), True, edit_plan.files, branch=target_branch, image=edit_plan.image
+    )
 
 
 def promote(

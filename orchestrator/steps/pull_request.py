@@ -87,7 +87,9 @@ def open_pull_request(
     repo = remote.repo
     tree = write_tree(repo, tip.tree, edit_plan.changes)
     if tree == tip.tree.id:
-        return PullRequestResult(str(tip.id), False, [], branch=request.branch)
+        return PullRequestResult(
+            str(tip.id), False, [], branch=request.branch, image=edit_plan.image
+        )
     if not allow_changes:
         raise refuse_unplanned(request, edit_plan.files)
     branch = head_branch(request, tree)
@@ -113,7 +115,14 @@ def open_pull_request(
     finally:
         if scm is None:
             client.close()
-    return PullRequestResult(str(commit), True, edit_plan.files, branch=branch, pull_request=pr.url)
+    return PullRequestResult(
+        str(commit),
+        True,
+        edit_plan.files,
+        branch=branch,
+        pull_request=pr.url,
+        image=edit_plan.image,  # as the pull request's branch holds it
+    )
 
 
 def poll_interval() -> float:

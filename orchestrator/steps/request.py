@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from orchestrator.errors import UsageError
+from orchestrator.imagespec import ImageSpec, ImageSpecError
 from orchestrator.model.paths import check_paths_value, check_relative_file, check_yaml_path
 from orchestrator.naming import repo_lock
 from orchestrator.nesting import json_too_deep
@@ -87,6 +88,13 @@ class PromoteRequest:
     requested_by: str | None = None
     run: str | None = None
     lock: str | None = None
+    image: str | None = None
+    """JSON: the image the version is (an ``ImageSpec``); the step reads it from the file
+    it promoted and outputs it for the wait step to check."""
+
+    def image_spec(self) -> ImageSpec | None:
+        """The parsed ``--image`` (checked by :func:`build_request`)."""
+        return ImageSpec.from_json(self.image) if self.image else None
 
     def field_values(self) -> dict[str, str]:
         """The version's fields as ``path -> value`` (checked by :func:`build_request`)."""
@@ -119,7 +127,7 @@ _FIELDS = (
     "product", "environment", "source_environment", "source_commit", "version", "repo",
     "branch", "source_branch", "source_path", "target_path", "files", "version_file",
     "version_path", "version_fields", "version_field_paths", "version_kustomize_image",
-    "action", "requested_by", "run", "lock",
+    "action", "requested_by", "run", "lock", "image",
 )  # fmt: skip
 
 
@@ -253,8 +261,22 @@ def build_request(**values: Any) -> PromoteRequest:
     _inside_repository("source_path", cleaned.get("source_path"))
     _inside_repository("target_path", cleaned.get("target_path"))
     _check_version_fields(cleaned.get("version_fields"))
+    _check_image(cleaned.get("image"))
     texts: dict[str, Any] = {k: v for k, v in cleaned.items() if k not in ("files", "action")}
     return PromoteRequest(files=files, action=action, **texts)
+
+
+def _check_image(text: str | None) -> None:
+    if text is None:
+        return
+    try:
+        spec = ImageSpec.from_json(text)
+        check_relative_file(spec.file)
+        for path in (spec.repository_field, spec.tag_field, spec.digest_field):
+            if path:
+                check_yaml_path(path)
+    except (ImageSpecError, ValueError) as exc:
+        raise RequestError(f"--image is not an image spec: {exc}") from None
 
 
 def _check_version_fields(text: str | None) -> None:
@@ -302,6 +324,7 @@ def request_from_config(
     repo = plan.product.spec.repo
     version_source = plan.template.spec.version_source
     return build_request(
+        image=plan.image.to_json() if plan.image is not None else None,
         product=product,
         environment=environment,
         source_environment=source_name,

@@ -88,6 +88,7 @@ def test_cli_plan_is_the_same_for_both_forms() -> None:
         "--files", flags["files"], "--version-file", flags["version-file"],
         "--version-path", flags["version-path"],
         "--version-kustomize-image", flags["version-kustomize-image"], "--action", flags["action"],
+        "--image", flags["image"],
         "--requested-by", "alice", "--lock", flags["lock"],
     ]  # fmt: skip
     configured = [

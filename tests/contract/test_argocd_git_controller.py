@@ -13,7 +13,8 @@ import httpx
 import pygit2
 import pytest
 
-from orchestrator.simulator.argocd import ArgoCDSimulator, GitController, git_resolver
+from orchestrator.imagespec import ImageSpec
+from orchestrator.simulator.argocd import ArgoCDSimulator, GitController, git_reader, git_resolver
 from tests.contract.argocd_support import app_problems
 from tests.fakes.kube import FakeKubeAPI
 
@@ -145,3 +146,54 @@ def test_manual_app_waits_for_a_sync_asked_through_kubernetes(repo: Repo, tmp_pa
     app = sim.app("shop-prod")
     assert app is not None and app["status"]["operationState"]["syncResult"]["revision"] == second
     assert app_problems(app) == []
+
+
+VALUES = "image:\n  repository: registry.example.com/acme/shop\n  tag: {tag}\n"
+
+
+def _image_app(repo: Repo, tmp_path: Path) -> tuple[ArgoCDSimulator, GitController]:
+    first = repo.commit({"envs/dev/shop/values.yaml": VALUES.format(tag="1.0.0")})
+    sim = ArgoCDSimulator()
+    sim.add_app("shop-dev", repo_url=REPO_URL, path="envs/dev/shop", revision=first)
+    sim.image_specs["shop-dev"] = ImageSpec(
+        "values.yaml", "", "image.repository", "image.tag", "", "values.yaml image.tag"
+    )
+    local = {REPO_URL: tmp_path / "deploy.git"}
+    controller = GitController(sim, git_resolver(local), delay=0.1, read=git_reader(local))
+    assert controller.images_at("shop-dev", [first]) == ["registry.example.com/acme/shop:1.0.0"]
+    return sim, controller
+
+
+def _images(sim: ArgoCDSimulator) -> list[str]:
+    return list(((sim.app("shop-dev") or {})["status"].get("summary") or {}).get("images") or [])
+
+
+def test_a_deployment_shows_the_image_its_files_name(repo: Repo, tmp_path: Path) -> None:
+    """What a cluster would run once the commit is applied: read from the same fields the
+    promote step writes (a simulation, one Deployment per app)."""
+    sim, controller = _image_app(repo, tmp_path)
+    with controller:
+        repo.commit({"envs/dev/shop/values.yaml": VALUES.format(tag="2.0.0")})
+        eventually(lambda: _images(sim) == ["registry.example.com/acme/shop:2.0.0"])
+    workload = sim.find_workload("shop-dev", "Deployment", "shop-dev") or {}
+    [container] = workload["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "registry.example.com/acme/shop:2.0.0"
+    for event in sim.history():
+        assert app_problems(event.app) == [], event.resource_version
+
+
+def test_a_stale_image_keeps_running_whatever_is_promoted(repo: Repo, tmp_path: Path) -> None:
+    """The fault the image check exists for: Healthy at the new commit, old image."""
+    sim, controller = _image_app(repo, tmp_path)
+    sim.set_images("shop-dev", ["registry.example.com/acme/shop:1.0.0"])
+    sim.stale_image("shop-dev")
+    with controller:
+        second = repo.commit({"envs/dev/shop/values.yaml": VALUES.format(tag="2.0.0")})
+        eventually(
+            lambda: (
+                (sim.app("shop-dev") or {})["status"]["sync"].get("revision") == second
+                and (sim.app("shop-dev") or {})["status"]["health"]["status"] == "Healthy"
+                and "shop-dev" not in controller._plans
+            )
+        )
+    assert _images(sim) == ["registry.example.com/acme/shop:1.0.0"]

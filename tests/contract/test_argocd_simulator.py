@@ -9,6 +9,7 @@ served simulator over real HTTP.
 
 from __future__ import annotations
 
+import json
 import threading
 import time
 from collections.abc import Callable, Iterator
@@ -149,11 +150,48 @@ def test_resource_tree_validates(sim: FaultyArgoCD, http: httpx.Client) -> None:
     assert {"kind", "namespace", "name"} <= ref
     own = {"nodes": [{k: v for k, v in n.items() if k not in ref} for n in body["nodes"]]}
     assert swagger_unknown_fields("v1alpha1ApplicationTree", own) == []
-    [node] = body["nodes"]
+    [node] = [n for n in body["nodes"] if n["kind"] == "Deployment"]
     assert (node["kind"], node["namespace"], node["name"]) == ("Deployment", "shop", "web")
     assert node["health"] == {"status": "Degraded", "message": "deadline"}
+    # the pods, with the images status.summary.images is made of (Argo CD: GetSummary)
+    [pod] = [n for n in body["nodes"] if n["kind"] == "Pod"]
+    assert pod["images"] == (sim.app("shop-dev") or {})["status"]["summary"]["images"]
     missing = http.get(path.format(applicationName="nope"))
     check_error(path, "GET", missing, 403)
+
+
+def test_managed_resources_validate(sim: FaultyArgoCD, http: httpx.Client) -> None:
+    """Where the gate reads what an app's workloads run when the summary lacks the image:
+    each ResourceDiff's ``liveState`` is the live object as JSON text."""
+    path = "/api/v1/applications/{applicationName}/managed-resources"
+    sim.set_images("shop-dev", ["registry.example.com/shop:2.0.0"], pods=False)
+    response = http.get(path.format(applicationName="shop-dev"))
+    assert response.status_code == 200
+    body = response.json()
+    assert response_errors(path, "GET", 200, body) == []
+    assert swagger_unknown_fields("applicationManagedResourcesResponse", body) == []
+    [item] = body["items"]
+    assert (item["group"], item["kind"], item["name"]) == ("apps", "Deployment", "shop-dev")
+    live = json.loads(item["liveState"])
+    containers = live["spec"]["template"]["spec"]["containers"]
+    assert [c["image"] for c in containers] == ["registry.example.com/shop:2.0.0"]
+    assert "images" not in (sim.app("shop-dev") or {})["status"]["summary"]
+    # an app that runs nothing: Go's empty typed list
+    assert http.get(path.format(applicationName="cart-dev")).json() == {"items": None}
+    check_error(path, "GET", http.get(path.format(applicationName="nope")), 403)
+
+
+def test_images_reach_summary_and_resources_as_argocd_writes_them(sim: FaultyArgoCD) -> None:
+    """``status.summary.images`` sorted and unique, the workload in ``status.resources``;
+    every change one valid Application."""
+    sim.set_images("shop-dev", ["b.io/x:2", "a.io/y:1", "b.io/x:2"])
+    app = sim.app("shop-dev") or {}
+    assert app["status"]["summary"]["images"] == ["a.io/y:1", "b.io/x:2"]
+    [ref] = [r for r in app["status"]["resources"] if r["kind"] == "Deployment"]
+    assert ref == {"group": "apps", "version": "v1", "kind": "Deployment",
+                   "namespace": "shop-dev", "name": "shop-dev", "status": "Synced",
+                   "health": {"status": "Healthy"}}  # fmt: skip
+    assert app_problems(app) == []
 
 
 def test_list_filters(http: httpx.Client) -> None:

@@ -350,3 +350,33 @@ def test_kube_source_changes_relist_after_410(
     # expired: listed again (Progressing), then the watch from there (Healthy)
     assert states == ["Progressing", "Healthy"]
     assert source.apps.resource_version == str(sim.resource_version)
+
+
+def test_workloads_are_served_as_the_api_server_serves_them(sim: ArgoCDSimulator, api: Any) -> None:
+    """The apps' Deployments (``apps/v1``), read by the gate's image check; anything else,
+    or a Deployment of another namespace, is a 404 ``Status`` naming the resource."""
+    deployment = api.get_namespaced_custom_object(
+        "apps", "v1", "shop-dev", "deployments", "shop-dev"
+    )
+    assert (deployment["apiVersion"], deployment["kind"]) == ("apps/v1", "Deployment")
+    [container] = deployment["spec"]["template"]["spec"]["containers"]
+    assert container["image"] == "registry.example.com/shop:1.0.0"
+    for group, version, namespace, plural, name in [
+        ("apps", "v1", "default", "deployments", "shop-dev"),
+        ("apps", "v1", "shop-dev", "statefulsets", "shop-dev"),
+        ("argoproj.io", "v1alpha1", "shop-dev", "rollouts", "shop-dev"),
+    ]:
+        with pytest.raises(ApiException) as missing:
+            api.get_namespaced_custom_object(group, version, namespace, plural, name)
+        body = status_of(missing.value)
+        assert missing.value.status == 404 and body["reason"] == "NotFound"
+        assert body["message"] == f'{plural}.{group} "{name}" not found'
+        assert body["details"] == {"name": name, "group": group, "kind": plural}
+
+
+def test_kube_source_reads_the_workloads_an_app_lists(sim: ArgoCDSimulator, api: Any) -> None:
+    source = KubeSource(api, NS)
+    sim.set_images("shop-dev", ["registry.example.com/shop:2.0.0"], pods=False)
+    app = source.get("shop-dev") or {}
+    assert source.workloads("shop-dev", app).images == ("registry.example.com/shop:2.0.0",)
+    assert source.workloads("cart-dev", source.get("cart-dev") or {}).images == ()

@@ -222,7 +222,9 @@ def flows(
     """Write configurations; afterwards delete their workflows and templates."""
     made: list[Flow] = []
 
-    def make(policies: list[dict[str, Any]], repo: GitopsRepo | None = None) -> Flow:
+    def make(
+        policies: list[dict[str, Any]], repo: GitopsRepo | None = None, **options: Any
+    ) -> Flow:
         from tests.e2e.flows import write_flow
 
         flow = write_flow(
@@ -231,6 +233,7 @@ def flows(
             repo=repo.url if repo else "https://git.example.com/acme/gitops.git",
             branch=repo.branch if repo else "main",
             policies=policies,
+            **options,
         )
         flow.secrets = dict(workflow_identity)
         made.append(flow)

@@ -10,6 +10,7 @@ never collide with another test's or a person's ``promoflow-*`` templates.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from itertools import pairwise
 from pathlib import Path
 from typing import Any
 
@@ -73,14 +74,18 @@ def write_flow(
     branch: str,
     policies: list[dict[str, Any]],
     product: str | None = None,
+    environments: tuple[str, ...] = ENVIRONMENTS,
+    template: dict[str, Any] | None = None,
 ) -> Flow:
     """dev -> staging -> prod for one product whose files are ``configmap.yaml`` (the
     version in ``data.version``) and ``deployment.yaml`` (the version in a pod template
     annotation, so a promotion rolls the Deployment); ``policies`` are PromotionPolicy
-    specs (``{"priority": ..., "selector": ..., "policy": ...}``)."""
+    specs (``{"priority": ..., "selector": ..., "policy": ...}``). ``environments``: the
+    chain's environments instead (the first is the trigger); ``template``: the
+    PromotionTemplate's spec instead."""
     product = product or f"e2e{short_id()}"
     documents: list[dict[str, Any]] = []
-    for name in ENVIRONMENTS:
+    for name in environments:
         documents.append(
             {
                 "apiVersion": "promoflow.dev/v1alpha1",
@@ -104,7 +109,8 @@ def write_flow(
             "apiVersion": "promoflow.dev/v1alpha1",
             "kind": "PromotionTemplate",
             "metadata": {"name": f"{product}-files"},
-            "spec": {
+            "spec": template
+            or {
                 "versionSource": {"file": "configmap.yaml", "path": "data.version"},
                 "files": [
                     {"file": "configmap.yaml", "paths": ["data.version"]},
@@ -120,10 +126,10 @@ def write_flow(
             "kind": "PromotionFlow",
             "metadata": {"name": f"{product}-flow"},
             "spec": {
-                "trigger": "dev",
+                "trigger": environments[0],
                 "steps": [
-                    {"environment": "staging", "dependsOn": ["dev"]},
-                    {"environment": "prod", "dependsOn": ["staging"]},
+                    {"environment": env, "dependsOn": [before]}
+                    for before, env in pairwise(environments)
                 ],
             },
         },

@@ -162,7 +162,9 @@ class Apps:
         *,
         automated: bool = True,
         labels: dict[str, str] | None = None,
+        source: dict[str, Any] | None = None,
     ) -> dict[str, Any]:
+        """``source``: more fields of the app's source (``directory``, ``kustomize``)."""
         body: dict[str, Any] = {
             "apiVersion": f"{GROUP}/{VERSION}",
             "kind": "Application",
@@ -174,7 +176,12 @@ class Apps:
             },
             "spec": {
                 "project": self.settings.argocd_project,
-                "source": {"repoURL": repo, "path": path, "targetRevision": revision},
+                "source": {
+                    "repoURL": repo,
+                    "path": path,
+                    "targetRevision": revision,
+                    **(source or {}),
+                },
                 "destination": {"server": self.settings.destination_server, "namespace": namespace},
                 "syncPolicy": {
                     **({"automated": {"prune": True}} if automated else {}),

@@ -7,7 +7,9 @@ interval of ``GateSettings``). Beside it, a watch on the Application object thro
 Kubernetes API applies the gate's own decision (:func:`~orchestrator.gates.deployed.assess`)
 to every change it sees: the first change that makes the app deployed at the commit is the
 moment Argo CD reported it. The latency is the time from that moment to ``run()`` returning.
-Used by tests/e2e/test_wait_latency.py and bench/e2e_wait_latency.py.
+With an image to check (``image``), the gate also requires the app to run it, as
+``wait-argocd --image`` does: :func:`measure_image_check` times that against the same wait
+without it. Used by tests/e2e/test_wait_latency.py and bench/e2e_wait_latency.py.
 """
 
 from __future__ import annotations
@@ -21,11 +23,12 @@ from kubernetes import client, watch
 
 from orchestrator.adapters.argocd import ArgoCDClient
 from orchestrator.gates.deployed import assess
+from orchestrator.gates.running import Expected
 from orchestrator.gates.sources import ApiSource
 from orchestrator.gates.wait import Waiter, WaitOptions
 from orchestrator.settings import ArgoCDSettings, GateSettings
 from tests.e2e.gitops import GitopsRepo
-from tests.e2e.k8s import GROUP, VERSION, api_client, configmap
+from tests.e2e.k8s import GROUP, VERSION, api_client, configmap, deployment
 from tests.e2e.settings import E2ESettings
 
 
@@ -82,13 +85,26 @@ class DeployedAt:
                 raise
 
 
-def one_round(e2e: E2ESettings, app: str, commit: Callable[[], str], stream: bool) -> Round:
-    """Push (``commit()`` returns the new sha), wait, and time it."""
+def one_round(
+    e2e: E2ESettings,
+    app: str,
+    commit: Callable[[], str],
+    stream: bool,
+    image: str = "",
+) -> Round:
+    """Push (``commit()`` returns the new sha), wait, and time it; with ``image``, the
+    gate also checks that the app runs it (as ``--image`` does)."""
     settings = ArgoCDSettings(
         server=e2e.argocd_server, auth_token=e2e.argocd_token, opts=e2e.argocd_opts
     )
     poll = float(GateSettings.model_fields["poll_interval"].default)
-    options = WaitOptions(sync_timeout=180, health_timeout=180, poll_interval=poll, stream=stream)
+    options = WaitOptions(
+        sync_timeout=180,
+        health_timeout=180,
+        poll_interval=poll,
+        stream=stream,
+        image=Expected.parse(image, "deployment.yaml") if image else None,
+    )
     pushed = time.monotonic()
     sha = commit()
     with DeployedAt(e2e, app, sha) as seen, ArgoCDClient(settings) as argocd:
@@ -98,8 +114,11 @@ def one_round(e2e: E2ESettings, app: str, commit: Callable[[], str], stream: boo
         while seen.at is None and time.monotonic() < deadline:  # the watch may lag
             time.sleep(0.05)
     assert result.ok, result.reason
+    if image:
+        assert result.reason.endswith(f"runs {image}"), result.reason
     assert seen.at is not None, "the watch never saw the app deployed"
-    return Round("stream" if stream else "polling", returned - seen.at, returned - pushed)
+    mode = "stream" if stream else "polling"
+    return Round(f"{mode}+image" if image else mode, returned - seen.at, returned - pushed)
 
 
 def measure(e2e: E2ESettings, app: str, path: str, repo: GitopsRepo, rounds: int) -> list[Round]:
@@ -113,4 +132,41 @@ def measure(e2e: E2ESettings, app: str, path: str, repo: GitopsRepo, rounds: int
                 return repo.commit({f"{path}/configmap.yaml": configmap(app, v)})
 
             out.append(one_round(e2e, app, push, stream))
+    return out
+
+
+def measure_image_check(
+    e2e: E2ESettings, app: str, path: str, repo: GitopsRepo, rounds: int
+) -> list[Round]:
+    """``rounds`` rounds with and without the image check, alternating, on an automated
+    app whose Deployment (pods on the kwok node, never pulled) moves to a new image tag
+    every round: the check finds it in Argo CD's summary, as it does after a rollout."""
+    out: list[Round] = []
+    for i in range(rounds):
+        for check in (True, False):
+            version = f"{i}-{int(check)}-{time.monotonic_ns()}"
+
+            def push(v: str = version) -> str:
+                return repo.commit({f"{path}/deployment.yaml": deployment(app, v)})
+
+            image = f"registry.invalid/{app}:{version}" if check else ""
+            out.append(one_round(e2e, app, push, stream=True, image=image))
+    return out
+
+
+def workloads_read(e2e: E2ESettings, app: str, reads: int) -> list[float]:
+    """Seconds each read of the app's workloads takes through the Argo CD API (what the
+    check costs when the summary lacks the image: one managed-resources request)."""
+    settings = ArgoCDSettings(
+        server=e2e.argocd_server, auth_token=e2e.argocd_token, opts=e2e.argocd_opts
+    )
+    out = []
+    with ArgoCDClient(settings) as argocd:
+        source = ApiSource(argocd)
+        state = argocd.get_app(app) or {}
+        for _ in range(reads):
+            started = time.monotonic()
+            found = source.workloads(app, state)
+            out.append(time.monotonic() - started)
+            assert found.images, found
     return out

@@ -65,6 +65,9 @@ class E2ESettings:
     app_node_selector: str = ""
     """``key=value`` of the nodes those pods run on, whose ``key`` taint they tolerate
     (``PROMOFLOW_E2E_APP_NODE_SELECTOR``)."""
+    app_image_next: str = ""
+    """Another image of the same repository as ``app_image`` (another tag, other content):
+    what the image verification tests promote to (``PROMOFLOW_E2E_APP_IMAGE_NEXT``)."""
 
     @property
     def argo_bin(self) -> Path | None:
@@ -142,4 +145,5 @@ def load() -> E2ESettings:
         timeout=float(env.get("PROMOFLOW_E2E_TIMEOUT", "180")),
         app_image=env.get("PROMOFLOW_E2E_APP_IMAGE", ""),
         app_node_selector=env.get("PROMOFLOW_E2E_APP_NODE_SELECTOR", ""),
+        app_image_next=env.get("PROMOFLOW_E2E_APP_IMAGE_NEXT", ""),
     )

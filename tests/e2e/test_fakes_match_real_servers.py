@@ -231,6 +231,75 @@ def test_argocd_health_of_a_degraded_app_carries_a_message(
         repo.remove()
 
 
+@pytest.fixture(scope="module")
+def workload_app(e2e: E2ESettings, tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
+    """An app with a Deployment (its pods on the kwok node), deployed: what it runs shows
+    in ``status.summary.images``, its managed resources and the Kubernetes API."""
+    from tests.e2e.k8s import deployment
+
+    repo = GitopsRepo(e2e, tmp_path_factory.mktemp("workload"))
+    apps = Apps.connect(e2e)
+    name = f"pfe2e-{short_id()}"
+    first = repo.commit({"app/deployment.yaml": deployment(name, "1")})
+    apps.create(name, repo.url, "app", repo.branch, name)
+    try:
+        apps.wait_deployed(name, first, e2e.timeout)
+        wait_until(
+            "its pod in the summary",
+            lambda: (apps.status(name).get("summary") or {}).get("images") or None,
+            e2e.timeout,
+        )
+        yield name
+    finally:
+        apps.delete_all()
+        repo.remove()
+
+
+def _workload_in_sim(argocd: ArgoCDPair, real: dict[str, Any], name: str) -> None:
+    """The simulator's app of the same name, running what the real one runs."""
+    argocd.sim.add_app(
+        name, repo_url="https://git.example.com/x.git", path="app",
+        revision=real["status"]["sync"]["revision"],
+        images=list(real["status"]["summary"]["images"]),
+    )  # fmt: skip
+
+
+def test_argocd_summary_lists_the_pods_images(
+    argocd: ArgoCDPair, e2e: E2ESettings, workload_app: str
+) -> None:
+    """``status.summary.images``: every image of the app's Pods, sorted (the image check
+    reads it first)."""
+    real = argocd.real.get(f"/api/v1/applications/{workload_app}").json()
+    _workload_in_sim(argocd, real, workload_app)
+    fake = argocd.fake.get(f"/api/v1/applications/{workload_app}").json()
+    same(fake["status"]["summary"], real["status"]["summary"])
+    assert real["status"]["summary"]["images"] == [f"registry.invalid/{workload_app}:1"]
+    kinds = [(r.get("group", ""), r["kind"]) for r in real["status"]["resources"]]
+    fake_kinds = [(r.get("group", ""), r["kind"]) for r in fake["status"]["resources"]]
+    same(fake_kinds, kinds)
+    same(sorted(fake["status"]["resources"][0]), sorted(real["status"]["resources"][0]))
+
+
+def test_argocd_managed_resources_carry_the_live_workload(
+    argocd: ArgoCDPair, workload_app: str
+) -> None:
+    """``/managed-resources``: where the gate reads the workloads' pod templates when the
+    summary lacks the image; ``liveState`` is the live object as JSON text."""
+    real_app = argocd.real.get(f"/api/v1/applications/{workload_app}").json()
+    _workload_in_sim(argocd, real_app, workload_app)
+    path = f"/api/v1/applications/{workload_app}/managed-resources"
+    real, fake = argocd.real.get(path), argocd.fake.get(path)
+    same(Answer.of(fake), Answer.of(real))
+    [real_item] = [i for i in real.json()["items"] if i["kind"] == "Deployment"]
+    [fake_item] = [i for i in fake.json()["items"] if i["kind"] == "Deployment"]
+    same(sorted(fake_item), sorted(real_item))
+    live = json.loads(real_item["liveState"])
+    containers = live["spec"]["template"]["spec"]["containers"]
+    assert [c["image"] for c in containers] == [f"registry.invalid/{workload_app}:1"]
+    missing = "/api/v1/applications/pfe2e-no-such-app/managed-resources"
+    same(Answer.of(argocd.fake.get(missing)), Answer.of(argocd.real.get(missing)))
+
+
 # --- Kubernetes API vs the simulator's FakeKubeAPI -------------------------------------------
 
 
@@ -505,3 +574,36 @@ def test_argo_stop_of_a_finished_workflow(argo: ArgoPair) -> None:
     fake, real = both(argo, "PUT", f"/workflows/{{ns}}/{name}/stop", body)
     same(Answer.of(fake), Answer.of(real))
     assert "cannot shutdown a completed workflow" in real.json()["message"]
+
+
+def test_kube_workload_and_a_missing_one(
+    kube: KubePair, e2e: E2ESettings, workload_app: str
+) -> None:
+    """What the gate's Kubernetes path reads of an app's workloads: the Deployment (its
+    pod template), and the 404 ``Status`` of one that is not there."""
+    real_apps = client.CustomObjectsApi(api_client(e2e))
+    real = real_apps.get_namespaced_custom_object(
+        "apps", "v1", workload_app, "deployments", workload_app
+    )
+    kube.kube.sim.add_app(
+        workload_app, repo_url="https://git.example.com/x.git", path="app",
+        images=[f"registry.invalid/{workload_app}:1"], destination_namespace=workload_app,
+    )  # fmt: skip
+    fake = kube.fake.get_namespaced_custom_object(
+        "apps", "v1", workload_app, "deployments", workload_app
+    )
+    same((fake["apiVersion"], fake["kind"]), (real["apiVersion"], real["kind"]))
+    same(
+        [c["image"] for c in fake["spec"]["template"]["spec"]["containers"]],
+        [c["image"] for c in real["spec"]["template"]["spec"]["containers"]],
+    )
+
+    def missing(api: client.CustomObjectsApi) -> dict[str, Any]:
+        try:
+            api.get_namespaced_custom_object("apps", "v1", workload_app, "deployments", "x-no")
+        except client.ApiException as exc:
+            data: dict[str, Any] = json.loads(exc.body)
+            return data
+        raise AssertionError("no error")
+
+    same(missing(kube.fake), missing(real_apps))

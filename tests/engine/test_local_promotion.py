@@ -145,6 +145,24 @@ def test_a_failing_gate_stops_the_flow_with_the_reason(tmp_path: Path) -> None:
     assert "simulated failure" in output
 
 
+def test_a_chart_that_ignores_the_promoted_value_fails_the_image_check(tmp_path: Path) -> None:
+    """``demo --stale-image staging``: the simulator keeps staging's pods on the image they
+    run; Synced at the commit and Healthy, the wait fails naming what runs instead."""
+    phase, nodes, bare, output = demo(tmp_path, stale_image="staging")
+    assert phase is Phase.FAILED
+    reason = nodes["sync-staging"].attempts[-1].message
+    assert reason.startswith(
+        f"shop-staging reports Healthy but runs ghcr.io/acme/shop:{SEED_VERSION}@sha256:"
+    )
+    assert ", not :1.5.0@sha256:" in reason and reason.endswith("(values.yaml image.tag)")
+    assert len(nodes["sync-staging"].attempts) == 1  # a wrong image is not retried
+    assert "runs ghcr.io/acme/shop:1.5.0@sha256:" in nodes["sync-dev"].message
+    assert tag_at(bare, SHOP_DIRS["staging"]) == "1.5.0"  # committed, deployed, not running
+    for env in ("prod-eu", "prod-us"):
+        assert tag_at(bare, SHOP_DIRS[env]) == SEED_VERSION
+    assert "keep shop-staging's pods on their image" in output
+
+
 @pytest.fixture
 def served_config(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
     """The example config pointed at a served bare repository (token auth) and a status

@@ -175,6 +175,12 @@ class FakeKubeAPI:
                 Route(f"{BASE}/{PLURAL}", self._collection),
                 Route(f"{BASE}/namespaces/{{namespace}}/{PLURAL}", self._collection),
                 Route(one, self._one, methods=["GET", "PATCH"]),
+                # the apps' workloads, read by the gate's image check
+                Route(
+                    "/apis/{group}/{version}/namespaces/{namespace}/{plural}/{name}",
+                    self._workload,
+                    methods=["GET"],
+                ),
             ]
         )
 
@@ -235,6 +241,23 @@ class FakeKubeAPI:
             shape = "list of operations" if wanted is list else "JSON object"
             return _failure(422, f"the patch must be a {shape}")
         return await run_in_threadpool(self._patch, name, apply, patch)
+
+    async def _workload(self, request: Request) -> Response:
+        """A workload of an app (the simulator's one Deployment per app that runs images):
+        ``GET /apis/apps/v1/namespaces/NS/deployments/NAME`` as the API server answers it,
+        404 ``Status`` for anything else."""
+        if (refused := self._guard(request)) is not None:
+            return refused
+        params = request.path_params
+        group, plural, name = params["group"], params["plural"], params["name"]
+        kinds = {("apps", "v1", "deployments"): "Deployment"}
+        kind = kinds.get((group, params["version"], plural))
+        found = self.sim.find_workload(params["namespace"], kind, name) if kind else None
+        if found is None:
+            body = status_object(404, f'{plural}.{group} "{name}" not found', name=name)
+            body["details"]["group"], body["details"]["kind"] = group, plural
+            return JSONResponse(body, status_code=404)
+        return JSONResponse(found)
 
     def _patch(self, name: str, apply: Callable[[Any, Any], Any], patch: Any) -> Response:
         """Apply a patch (identity fields are kept). A refresh annotation it sets is how a

@@ -36,7 +36,7 @@ VALUES_DEV = """\
 image:
   repository: registry.example.com/acme/shop
   tag: 1.4.2
-  digest: sha256:aaaa
+  digest: sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 chart:
   version: 2.0.0
 replicas: 3
@@ -46,7 +46,7 @@ VALUES_STAGING = """\
 image:
   repository: registry.example.com/acme/shop
   tag: 1.4.1
-  digest: sha256:bbbb
+  digest: sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 chart:
   version: 1.9.0
 replicas: 2

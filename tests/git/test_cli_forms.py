@@ -8,6 +8,7 @@ import subprocess
 
 import pytest
 
+from orchestrator.imagespec import ImageSpec
 from orchestrator.naming import repo_lock
 from orchestrator.steps.request import parse_files
 from tests.git.conftest import (
@@ -56,6 +57,16 @@ def plan(*args: str) -> dict[str, object]:
     return data
 
 
+EXAMPLE_IMAGE = ImageSpec(
+    file="values.yaml",
+    repository="ghcr.io/acme/shop",
+    tag_field="image.tag",
+    digest_field="image.digest",
+    source="values.yaml image.tag",
+)
+"""The example shop template's image, as the compiler passes it to the step."""
+
+
 @pytest.mark.parametrize(
     ("environment", "source", "source_path", "target_path", "action"),
     [
@@ -78,6 +89,7 @@ def test_config_form_plans_the_resolved_flags(
         "--files", HELM_VALUES_FILES,
         "--version-file", "values.yaml", "--version-path", "image.tag",
         "--action", action, "--lock", repo_lock(CONFIG_REPO, "main"), *run_flags,
+        "--image", EXAMPLE_IMAGE.to_json(),
     )  # fmt: skip
 
     assert from_config == from_flags
@@ -107,9 +119,9 @@ EXPECTED_DIFF = """\
  image:
    repository: registry.example.com/acme/shop
 -  tag: 1.4.1
--  digest: sha256:bbbb
+-  digest: sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb
 +  tag: 1.4.2
-+  digest: sha256:aaaa
++  digest: sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
  chart:
 -  version: 1.9.0
 +  version: 2.0.0
@@ -123,9 +135,9 @@ EXPECTED_VERSION_DIFF = """\
  image:
    repository: registry.example.com/acme/shop
 -  tag: 1.4.2
--  digest: sha256:aaaa
+-  digest: sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa
 +  tag: 1.5.0
-+  digest: sha256:cccc
++  digest: sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc
  chart:
    version: 2.0.0
  replicas: 3
@@ -145,7 +157,12 @@ def test_diff_shows_the_exact_change_and_commits_nothing(host: GitHost) -> None:
     assert remote.head() == head and remote.count() == 1
     assert remote.git("for-each-ref") == refs
 
-    version = ["--version", "1.5.0", "--set", "image.digest=sha256:cccc"]
+    version = [
+        "--version",
+        "1.5.0",
+        "--set",
+        "image.digest=sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc",
+    ]
     trigger = run_cli(*diff, "--to", "dev", *version, env=host.env())
     assert trigger.returncode == 1, trigger.stderr
     assert trigger.stdout == EXPECTED_VERSION_DIFF

@@ -74,7 +74,10 @@ FILES = json.dumps(
 )
 VALUES_EXPECTED = (
     VALUES_STAGING.replace("tag: 1.4.1", "tag: 1.4.2")
-    .replace("sha256:bbbb", "sha256:aaaa")
+    .replace(
+        "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    )
     .replace("version: 1.9.0", "version: 2.0.0")
 )
 SOURCE_MESSAGE = "SHOP-142: release 1.4.2\n\nAlso fixes OPS-7 (and SHOP-142 again).\n"
@@ -399,10 +402,16 @@ def test_a_version_moves_with_its_digest_or_not_at_all(host: GitHost) -> None:
     )
     assert remote.head() == before
 
-    fields = json.dumps({"image.digest": "sha256:cccc"})
+    fields = json.dumps(
+        {"image.digest": "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"}
+    )
     result = step_json(run_step(*args, "--version-fields", fields, env=host.env()))
     values = yaml.safe_load(remote.show("envs/dev/shop/values.yaml"))
-    assert values["image"]["tag"] == "1.5.0" and values["image"]["digest"] == "sha256:cccc"
+    assert (
+        values["image"]["tag"] == "1.5.0"
+        and values["image"]["digest"]
+        == "sha256:cccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccccc"
+    )
     assert result["files"] == ["envs/dev/shop/values.yaml"]
     assert remote.count() == 2
     assert "Set image.tag in values.yaml to 1.5.0 (with image.digest)." in remote.message()

@@ -29,7 +29,10 @@ from tests.git.conftest import (
 
 VALUES_PROMOTED = (
     VALUES_STAGING.replace("tag: 1.4.1", "tag: 1.4.2")
-    .replace("sha256:bbbb", "sha256:aaaa")
+    .replace(
+        "sha256:bbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbbb",
+        "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+    )
     .replace("version: 1.9.0", "version: 2.0.0")
 )
 
@@ -131,7 +134,7 @@ def test_pull_request_is_opened_once(
         "| file | value | from | to |\n"
         "| --- | --- | --- | --- |\n"
         "| `values.yaml` | `image.tag` | `1.4.1` | `1.4.2` |\n"
-        "| `values.yaml` | `image.digest` | `sha256:bbbb` | `sha256:aaaa` |\n"
+        f"| `values.yaml` | `image.digest` | `sha256:{'b' * 64}` | `sha256:{'a' * 64}` |\n"
         "| `values.yaml` | `chart.version` | `1.9.0` | `2.0.0` |\n"
         "\n"
         f"Source commit: `{source}`\n"

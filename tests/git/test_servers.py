@@ -44,7 +44,7 @@ def test_promote_then_rerun_on_every_server(
     assert staging["image"] == {
         "repository": "registry.example.com/acme/shop",
         "tag": "1.4.2",
-        "digest": "sha256:aaaa",
+        "digest": "sha256:aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
     }
     assert staging["replicas"] == 2
     assert step_json(again) == {

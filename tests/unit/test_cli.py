@@ -264,14 +264,16 @@ def test_graph_json_of_one_product_has_apps_and_gates() -> None:
         "prod-eu": "shop-prod-eu",
         "prod-us": "shop-prod-us",
     }
-    assert nodes["dev"]["details"] == ["sync 10m", "health 10m"]  # the trigger has gates too
-    assert nodes["staging"]["details"] == ["sync 10m", "health 10m"]
+    image = "image ghcr.io/acme/shop"  # what the wait checks runs once Healthy
+    assert nodes["dev"]["details"] == ["sync 10m", "health 10m", image]  # the trigger too
+    assert nodes["staging"]["details"] == ["sync 10m", "health 10m", image]
     assert nodes["prod-us"]["details"] == [
         "pull-request",
         "approval",
         "pre smoke-tests",
         "sync 15m",
         "health 15m",
+        image,
         "soak 30m",
         "http status.example.com",
         "post announce",
@@ -284,7 +286,10 @@ def test_graph_mermaid() -> None:
     assert result.returncode == 0
     lines = result.stdout.splitlines()
     assert lines[:4] == ["---", "title: product shop (flow standard)", "---", "flowchart LR"]
-    assert lines[4] == '  n0(["dev<br/><small>app shop-dev · sync 10m · health 10m</small>"])'
+    assert lines[4] == (
+        '  n0(["dev<br/><small>app shop-dev · sync 10m · health 10m · image ghcr.io/acme/shop'
+        '</small>"])'
+    )
     assert [line for line in lines if "-->" in line] == [
         "  n0 --> n1",
         "  n1 --> n2",

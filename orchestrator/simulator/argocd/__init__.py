@@ -27,7 +27,7 @@ from orchestrator.simulator.argocd.api import ArgoCDSimulator, grpc_error
 from orchestrator.simulator.argocd.controller import GitController
 from orchestrator.simulator.argocd.events import App, Event, HistoryExpired, StreamEnd, Subscription
 from orchestrator.simulator.argocd.mutations import HISTORY_LIMIT
-from orchestrator.simulator.argocd.resolver import Resolver, git_resolver
+from orchestrator.simulator.argocd.resolver import Reader, Resolver, git_reader, git_resolver
 from orchestrator.simulator.argocd.state import IN_CLUSTER, ApiError, SimulatorState
 
 __all__ = [
@@ -41,10 +41,12 @@ __all__ = [
     "Event",
     "GitController",
     "HistoryExpired",
+    "Reader",
     "Resolver",
     "SimulatorState",
     "StreamEnd",
     "Subscription",
+    "git_reader",
     "git_resolver",
     "grpc_error",
     "labels_of",

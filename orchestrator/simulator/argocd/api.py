@@ -130,6 +130,7 @@ class ArgoCDSimulator(SimulatorState):
                 Route("/api/v1/applications/{name}", self._get),
                 Route("/api/v1/applications/{name}/sync", self._sync, methods=["POST"]),
                 Route("/api/v1/applications/{applicationName}/resource-tree", self._tree),
+                Route("/api/v1/applications/{applicationName}/managed-resources", self._managed),
                 Route("/api/v1/stream/applications", self._stream),
             ]
         )
@@ -203,6 +204,14 @@ class ArgoCDSimulator(SimulatorState):
         if self.app(name) is None:
             return self._missing(request, name)
         return JSONResponse(self.resource_tree(name))
+
+    async def _managed(self, request: Request) -> Response:
+        if (refused := self._guard(request)) is not None:
+            return refused
+        name = request.path_params["applicationName"]
+        if self.app(name) is None:
+            return self._missing(request, name)
+        return JSONResponse(self.managed_resources(name))
 
     def _matcher(self, request: Request) -> Callable[[App], bool]:
         """The app filter a list or stream request asks for (``ValueError`` if invalid)."""

@@ -13,9 +13,11 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from orchestrator.argocd_shapes import REFRESH_ANNOTATION, is_automated, sources
+from orchestrator.imagefile import image_in
+from orchestrator.imagespec import ImageSpecError
 from orchestrator.simulator.argocd.events import App
 from orchestrator.simulator.argocd.mutations import end_operation, set_health
-from orchestrator.simulator.argocd.resolver import SHA, Resolver
+from orchestrator.simulator.argocd.resolver import SHA, Reader, Resolver
 from orchestrator.simulator.argocd.state import SimulatorState
 
 
@@ -38,12 +40,18 @@ class GitController:
     Progressing, then Healthy after another ``delay``, or Degraded when
     :meth:`~.state.SimulatorState.fail_app` asked for it. Apps whose repository ``resolve`` does
     not know are left to the scenario.
+
+    With ``read`` (files at commits), an app whose image the simulator knows
+    (``sim.image_specs``) shows, as its rollout starts, the image its files at the
+    deployed commit name: what a real cluster would then run, read from the fields the
+    promote step writes. :meth:`~.state.SimulatorState.stale_image` keeps the old one.
     """
 
     sim: SimulatorState
     resolve: Resolver
     delay: float = 0.3
     interval: float | None = None
+    read: Reader | None = None
     _plans: dict[str, _Plan] = field(default_factory=dict)
     _lock: threading.RLock = field(default_factory=threading.RLock)
     _wake: threading.Event = field(default_factory=threading.Event)
@@ -144,6 +152,7 @@ class GitController:
                 set_health(app, "Progressing", "waiting for rollout to finish")
 
             self.sim.update(name, finish)
+            self._roll_out_image(name, revisions)
             plan.stage, plan.due = "progressing", time.monotonic() + self.delay
         else:
             reason = self.sim.take_failure(name)
@@ -152,6 +161,29 @@ class GitController:
             else:
                 self.sim.set_health(name, "Healthy")
             del self._plans[name]
+
+    def images_at(self, name: str, revisions: list[str]) -> list[str] | None:
+        """The image the app's files name at ``revisions`` (``None``: not known)."""
+        spec, app = self.sim.image_specs.get(name), self.sim.app(name)
+        if spec is None or app is None or self.read is None:
+            return None
+        for source, revision in zip(sources(app), revisions, strict=False):
+            path = "/".join(p.strip("/") for p in (source.get("path") or "", spec.file) if p)
+            text = self.read(source.get("repoURL", ""), revision, path)
+            if text is None:
+                continue
+            try:
+                image = image_in(spec, text, path)
+            except ImageSpecError:
+                return None
+            if image is not None:
+                return [image.reference]
+        return None
+
+    def _roll_out_image(self, name: str, revisions: list[str]) -> None:
+        images = self.images_at(name, revisions)
+        if images is not None and not self.sim.keeps_image(name):
+            self.sim.set_images(name, images)
 
     def _on_refresh(self, name: str, kind: str) -> None:
         """Compare now, so the refreshed app the caller reads already shows a new commit;

@@ -56,6 +56,32 @@ def git_resolver(repo_dirs: Mapping[str, Path | str], *, by_path: bool = True) -
     return resolve
 
 
+Reader = Callable[[str, str, str], str | None]
+"""``read(repo_url, commit, path)``: a file's text at a commit (``None``: not there)."""
+
+
+def git_reader(repo_dirs: Mapping[str, Path | str]) -> Reader:
+    """Read files at commits of local repositories (repository URL -> local path)."""
+    roots = {normalize_repo_url(url): Path(path) for url, path in repo_dirs.items()}
+
+    def read(repo_url: str, commit: str, path: str) -> str | None:
+        root = roots.get(normalize_repo_url(repo_url))
+        if root is None:
+            return None
+        return read_blob(pygit2.Repository(str(root)), commit, path)
+
+    return read
+
+
+def read_blob(repo: Any, commit: str, path: str) -> str | None:
+    """The UTF-8 text at ``path`` in ``commit`` of ``repo`` (``None``: absent, or not text)."""
+    try:
+        entry = repo.revparse_single(commit).peel(pygit2.Commit).tree[path.strip("/")]
+        return bytes(repo[entry.id].peel(pygit2.Blob).data).decode("utf-8")
+    except (KeyError, ValueError, pygit2.GitError, UnicodeDecodeError):
+        return None
+
+
 def _peel(repo: Any, revision: str) -> Any | None:
     """The commit ``revision`` names: a SHA, a branch, a tag or HEAD."""
     candidates = [revision] if SHA.match(revision) else []

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import asyncio
 import copy
+import json
 import threading
 import uuid
 from collections import deque
@@ -19,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any, Literal
 
 from orchestrator.argocd_shapes import API_VERSION, is_automated, is_multi_source, sources
+from orchestrator.imagespec import ImageSpec
 from orchestrator.simulator.argocd.clock import stamp_now
 from orchestrator.simulator.argocd.events import App, Event, HistoryExpired, Subscription
 from orchestrator.simulator.argocd.mutations import (
@@ -44,6 +46,23 @@ class ApiError(Exception):
 
 def _node_key(node: dict[str, Any]) -> tuple[str, str, str]:
     return (node["kind"], node["namespace"], node["name"])
+
+
+def _ref_key(ref: dict[str, Any]) -> tuple[str, str, str, str]:
+    return (ref.get("group", ""), ref["kind"], ref.get("namespace", ""), ref["name"])
+
+
+def _workload_health(app: App) -> None:
+    """The simulated Deployment's entry in ``status.resources`` has the app's health (its
+    message, in Argo CD 3, only in the resource tree)."""
+    status = app.get("status") or {}
+    for ref in status.get("resources") or []:
+        if ref.get("group") == "apps" and ref.get("kind") == "Deployment" and "health" in ref:
+            ref["health"] = {"status": (status.get("health") or {}).get("status", "Healthy")}
+
+
+def _destination_namespace(app: App, name: str) -> str:
+    return str(((app.get("spec") or {}).get("destination") or {}).get("namespace") or name)
 
 
 def not_found(name: str) -> str:
@@ -84,6 +103,12 @@ class SimulatorState:
         self._subscribers: set[Subscription] = set()
         self._failures: dict[str, str] = {}
         self._trees: dict[str, list[dict[str, Any]]] = {}
+        self._workloads: dict[str, list[str]] = {}
+        """Per app: the images of its one simulated Deployment's pod template."""
+        self._stale_images: set[str] = set()
+        self.image_specs: dict[str, ImageSpec] = {}
+        """Per app: which image its files name (the product's template), for the
+        controller to show the pods of a deployment running it."""
 
     # --- reading -------------------------------------------------------------------------
 
@@ -167,7 +192,7 @@ class SimulatorState:
                 "health": {"status": health, "lastTransitionTime": now},
                 "reconciledAt": now,
                 "controllerNamespace": self.namespace,
-                "summary": {"images": list(images)} if images else {},
+                "summary": {},
             },
         }
         status = app["status"]
@@ -184,6 +209,8 @@ class SimulatorState:
         if revision:
             count = len(spec["sources"]) if sources else 1
             set_revisions(app["status"]["sync"], app, [revision] * count)
+        if images:
+            self._show_images(name, app, list(images), pods=True)
         with self._lock:
             if name in self._apps:
                 raise ValueError(f"application {name} already exists")
@@ -202,6 +229,7 @@ class SimulatorState:
             app = copy.deepcopy(current)
             fn(app)
             self._place_health_message(name, app)
+            _workload_health(app)
             if app.get("spec") != current.get("spec"):
                 meta = app["metadata"]
                 meta["generation"] = int(meta.get("generation") or 0) + 1
@@ -214,6 +242,7 @@ class SimulatorState:
             if app is None:
                 raise KeyError(f"no application {name}")
             self._trees.pop(name, None)
+            self._workloads.pop(name, None)
             self._emit("DELETED", app)
 
     def _place_health_message(self, name: str, app: App) -> None:
@@ -289,6 +318,96 @@ class SimulatorState:
         """``/resource-tree``'s answer: ``{"nodes": [...]}`` (ResourceNode shapes)."""
         with self._lock:
             return {"nodes": [dict(n) for n in self._trees.get(name, [])]}
+
+    # --- what the app runs (a simulation: one Deployment named after the app) --------------
+
+    def set_images(self, name: str, images: list[str], *, pods: bool = True) -> None:
+        """The app's workload now runs ``images``: its Deployment's pod template, in
+        ``status.resources``, the resource tree and the managed resources; its pods in
+        ``status.summary.images`` (sorted, as Argo CD lists them) unless ``pods`` is false
+        (Argo CD has not listed the new pods yet: only the workload shows the image)."""
+        self.update(name, lambda app: self._show_images(name, app, list(images), pods=pods))
+
+    def _show_images(self, name: str, app: App, images: list[str], *, pods: bool) -> None:
+        namespace = _destination_namespace(app, name)
+        status = app["status"]
+        summary = status.setdefault("summary", {})
+        if pods and images:
+            summary["images"] = sorted(set(images))
+        else:
+            summary.pop("images", None)
+        ref = {"group": "apps", "version": "v1", "kind": "Deployment", "namespace": namespace,
+               "name": name}  # fmt: skip
+        resources = [r for r in status.get("resources") or [] if _ref_key(r) != _ref_key(ref)]
+        health = {"status": (status.get("health") or {}).get("status", "Healthy")}
+        status["resources"] = [*resources, {**ref, "status": "Synced", "health": health}]
+        with self._lock:
+            self._workloads[name] = list(images)
+            # the tree lists the pods with their images (what the summary is made of); the
+            # Deployment's own node is the one health messages go to (_place_health_message)
+            nodes = [n for n in self._trees.get(name, []) if n.get("kind") != "Pod"]
+            if pods and images:
+                pod = {"version": "v1", "kind": "Pod", "namespace": namespace,
+                       "name": f"{name}-{uuid.uuid4().hex[:10]}", "images": sorted(set(images)),
+                       "parentRefs": [ref], "health": {"status": "Healthy"}}  # fmt: skip
+                nodes.append(pod)
+            self._trees[name] = nodes
+
+    def workload(self, name: str) -> dict[str, Any] | None:
+        """The app's simulated Deployment, as the Kubernetes API would serve it (``None``
+        before it runs any image)."""
+        with self._lock:
+            app, images = self._apps.get(name), self._workloads.get(name)
+            if app is None or images is None:
+                return None
+            namespace = _destination_namespace(app, name)
+        containers = [{"name": f"c{i}", "image": image} for i, image in enumerate(images)]
+        return {
+            "apiVersion": "apps/v1",
+            "kind": "Deployment",
+            "metadata": {"name": name, "namespace": namespace,
+                         "labels": {"app.kubernetes.io/instance": name}},
+            "spec": {
+                "selector": {"matchLabels": {"app": name}},
+                "template": {"metadata": {"labels": {"app": name}},
+                             "spec": {"containers": containers}},
+            },
+        }  # fmt: skip
+
+    def find_workload(self, namespace: str, kind: str, name: str) -> dict[str, Any] | None:
+        """A simulated workload by what the Kubernetes API is asked (``Deployment`` in
+        ``namespace``), wherever its app is."""
+        if kind != "Deployment":
+            return None
+        found = self.workload(name)
+        if found is None or found["metadata"]["namespace"] != namespace:
+            return None
+        return found
+
+    def managed_resources(self, name: str) -> dict[str, Any]:
+        """``/managed-resources``' answer: a ``ResourceDiff`` per managed resource, the
+        live and target states as JSON text (here the simulated Deployment only)."""
+        manifest = self.workload(name)
+        if manifest is None:
+            return {"items": None}  # Go marshals an empty typed list as null
+        state = json.dumps(manifest, separators=(",", ":"))
+        meta = manifest["metadata"]
+        item = {"group": "apps", "kind": "Deployment", "namespace": meta["namespace"],
+                "name": meta["name"], "targetState": state, "liveState": state,
+                "normalizedLiveState": state, "predictedLiveState": state,
+                "resourceVersion": str(self.resource_version)}  # fmt: skip
+        return {"items": [item]}
+
+    def stale_image(self, name: str) -> None:
+        """From now on ``name``'s deployments keep the image its pods run: a chart that
+        reads another value than the promoted one (``promoflow demo --stale-image``). The
+        simulated fault the image check exists for."""
+        with self._lock:
+            self._stale_images.add(name)
+
+    def keeps_image(self, name: str) -> bool:
+        with self._lock:
+            return name in self._stale_images
 
     def reconcile(self, name: str) -> None:
         """A reconcile that changed nothing but ``reconciledAt``."""

@@ -46,7 +46,7 @@ def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteReq
                 requested_by=params.get("requested_by") or None,
                 run=params.get("run") or None,
             )
-            keys = ("repo", "branch", "version_fields")
+            keys = ("repo", "branch", "version_fields", "image")
             overrides = {k: params[k] for k in keys if params.get(k)}
             return request.replace(**overrides) if overrides else request
         files = params.pop("files", None)
@@ -131,14 +131,22 @@ def run(**values: Any) -> None:
         support.fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
     except pygit2.GitError as exc:  # the adapters wrap their own; this is the last line
         support.fail(f"git: {exc}")
+    image = result.image
     write_outputs(
         outputs_dir(values["outputs"]),
         {
             "commit": result.commit,
             "changed": str(result.changed).lower(),
             "pull-request": getattr(result, "pull_request", "") or "",
+            "image": image.reference if image is not None else "",
+            "image-source": image.source if image is not None else "",
         },
     )
+    if image is None and request.image:
+        support.say(
+            "image: the promoted file names no tag or digest of the template's image; "
+            "there is nothing for the wait to check"
+        )
     state, said = outcome(request.environment, result)
     progress.node_message(said)
     sys.stdout.write(json.dumps({**result.as_json(), "state": state}) + "\n")
@@ -206,6 +214,12 @@ SPEC = register(
                 "(no approval was asked for it). Empty: no plan.",
             ),
             Input(
+                "image",
+                "",
+                help='JSON: the image the version is ({"file": ..., "repository": ..., '
+                '"tagField": ...}); read from the promoted file into the outputs.',
+            ),
+            Input(
                 "cache-dir",
                 cli_only=True,
                 type="path",
@@ -220,7 +234,9 @@ SPEC = register(
                 help="Print the resolved request; change nothing.",
             ),
         ),
-        outputs=("commit", "changed", "pull-request"),
+        # image: REPOSITORY[:TAG][@DIGEST] the promoted file names, image-source: where
+        # (``values.yaml image.tag``); empty when the template names no image
+        outputs=("commit", "changed", "pull-request", "image", "image-source"),
         exits={**EXITS, 1: "cannot promote as asked (a missing file, a rejected push)"},
         deadline=900,
         needs=frozenset({"git"}),

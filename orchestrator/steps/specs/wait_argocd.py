@@ -1,5 +1,5 @@
 """``wait-argocd``: wait until Argo CD has synced the promoted commit and the apps are
-Healthy.
+Healthy, and, given the promoted image (``--image``), that they run it.
 
 The template's activeDeadlineSeconds comes from the gate timeouts, so a stuck sync fails
 the node in the UI with the step's last progress message.
@@ -16,6 +16,7 @@ from orchestrator.steps.registry import Input, StepSpec, TaskKind, register
 
 if TYPE_CHECKING:
     from orchestrator.gates.deployed import Verdict
+    from orchestrator.gates.running import Expected
 
 APP_NAME = re.compile(
     r"(?:[a-z0-9](?:[-a-z0-9]{0,61}[a-z0-9])?/)?"  # apps in any namespace: NAMESPACE/NAME
@@ -40,8 +41,23 @@ def _app_names(apps: str, selector: str) -> list[str]:
     return names
 
 
+def _expected(image: str, source: str) -> Expected | None:
+    """The promoted image (``--image``) every app must run once deployed; none: no check."""
+    from orchestrator.gates.running import Expected
+    from orchestrator.imageref import ReferenceError
+    from orchestrator.steps import support
+
+    if not image.strip():
+        return None
+    try:
+        return Expected.parse(image.strip(), " ".join(source.split()))
+    except ReferenceError as exc:
+        support.usage(f"{image[:80]!r} is not an image reference: {exc}", "--image")
+
+
 def run(**values: Any) -> None:
-    """Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0)."""
+    """Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0), and
+    with ``--image`` until they run it."""
     from orchestrator import progress
     from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
     from orchestrator.settings import ArgoCDSettings, GateSettings
@@ -62,6 +78,7 @@ def run(**values: Any) -> None:
     if not revision.strip():
         support.usage("the revision is empty", "--revision")
     support.checked_repo(repo)
+    expected = _expected(values["image"], values["image_source"])
     sync_timeout, health_timeout = values["sync_timeout"], values["health_timeout"]
     if values["timeout"]:
         sync_timeout = health_timeout = values["timeout"]
@@ -75,6 +92,7 @@ def run(**values: Any) -> None:
         poll_interval=gate.poll_interval,
         max_poll_interval=gate.max_poll_interval,
         stream=gate.stream,
+        image=expected,
     )
     where = f" in {environment}" if environment else ""
 
@@ -95,7 +113,8 @@ def run(**values: Any) -> None:
             names = source.names(selector)
             if not names:
                 support.fail(f"no applications match {selector!r}")
-        progress.log(f"waiting for {', '.join(names)} to run {revision[:12]}{where}")
+        running = f" and {expected.written}" if expected is not None else ""
+        progress.log(f"waiting for {', '.join(names)} to run {revision[:12]}{running}{where}")
         same = GitEquivalence(repo or None, log=progress.log)
         try:
             result = Waiter(
@@ -114,6 +133,7 @@ def run(**values: Any) -> None:
                 "state": result.state,
                 "revision": revision.strip(),
                 "seconds": round(result.seconds, 3),
+                **({"image": expected.written} if expected is not None else {}),
                 "apps": [
                     {"app": v.app, "state": v.state, "reason": v.reason} for v in result.verdicts
                 ],
@@ -128,7 +148,8 @@ def run(**values: Any) -> None:
 SPEC = register(
     StepSpec(
         name="wait-argocd",
-        summary="Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0).",
+        summary="Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0); "
+        "with --image, running that image.",
         doc=__doc__ or "",
         inputs=(
             Input("environment", cli_required=False, help="Environment (for messages)."),
@@ -142,12 +163,23 @@ SPEC = register(
             Input("health-timeout", "15m", help="How long to wait for Healthy after that."),
             Input("health", "true", help="Require Healthy (true|false)."),
             Input("repo", cli_only=True, help="Only check sources from this repository."),
+            Input(
+                "image",
+                "",
+                help="Then check that every app runs this image, REPOSITORY[:TAG][@DIGEST] "
+                "(the promote step's output; empty: no check).",
+            ),
+            Input(
+                "image-source",
+                "",
+                help="Where the image's version is written, for messages (values.yaml image.tag).",
+            ),
             Input("run", cli_only=True, help="Promotion run name (for messages)."),
         ),
         outputs=("revision",),
         exits={
-            0: "every app runs the revision, Synced (and Healthy when asked)",
-            1: "an app failed, or the wait timed out",
+            0: "every app runs the revision, Synced (and Healthy when asked), and the image",
+            1: "an app failed, runs another image, or the wait timed out",
             2: "usage error",
             75: "Argo CD could not be reached: retried with backoff",
         },

@@ -167,6 +167,23 @@ def _kwok(step: Step) -> list[str]:
     return ["kwok"]
 
 
+def _kustomize(step: Step) -> list[str]:
+    """The kustomize CLI Argo CD's repo-server runs for Kustomize apps."""
+    conf = versions()["kustomize"]
+    module, version = conf["module"], conf["version"]
+    log = log_for("kustomize")
+    env = go_env({"GOBIN": str(PATHS.bin), "GOFLAGS": "-buildvcs=false"})
+    step.say(f"go install {module}@{version}")
+    run_logged(
+        [go_binary(), "install", "-p", PARALLELISM, "-trimpath", "-ldflags", "-s",
+         f"{module}@{version}"],
+        log=log,
+        cwd=PATHS.src,
+        env=env,
+    )  # fmt: skip
+    return ["kustomize"]
+
+
 ARGOCD_LINKS = (
     "argocd-server",
     "argocd-application-controller",
@@ -321,6 +338,9 @@ class Component:
     builder: Callable[[Step], list[str]]
     binaries: tuple[str, ...]
     """What must exist in CACHE/bin for the stamp to count."""
+    hot: bool = False
+    """A tool that running services look up on their PATH each time they run it (the
+    repo-server's kustomize): ``up`` builds it on a running cluster too."""
 
 
 def components() -> list[Component]:
@@ -335,6 +355,7 @@ def components() -> list[Component]:
         ),
         Component("kwok", version_of("kwok"), _kwok, ("kwok",)),
         Component("argocd", version_of("argocd"), _argocd, ("argocd", *ARGOCD_LINKS)),
+        Component("kustomize", version_of("kustomize"), _kustomize, ("kustomize",), hot=True),
         Component(
             "argo-workflows",
             version_of("argo_workflows"),

@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from .config import LOOPBACK, PATHS, PORTS, REAL_PODS
-from .images import HTTPD
+from .images import HTTPD, HTTPD_NEXT
 from .node import LABEL, step_image
 
 
@@ -42,6 +42,8 @@ def exports() -> dict[str, str]:
                 "PROMOFLOW_E2E_STEP_ARGOCD_OPTS": "--plaintext",
                 # The promotion's apps run real pods too: busybox httpd on that node.
                 "PROMOFLOW_E2E_APP_IMAGE": HTTPD,
+                # ... and another tag of it, a different image: what a promotion moves to
+                "PROMOFLOW_E2E_APP_IMAGE_NEXT": HTTPD_NEXT,
                 "PROMOFLOW_E2E_APP_NODE_SELECTOR": f"{LABEL}=true",
             }
             if REAL_PODS

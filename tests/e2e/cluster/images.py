@@ -10,7 +10,10 @@ is not ``latest``, so nothing is ever pulled:
   image, under the name it asks for);
 - ``promoflow.local/argoexec:<argo version>``: the argoexec built from the module proxy
   (the executor of every workflow pod: init, wait, emissary);
-- ``promoflow.local/httpd:v1``: Debian's busybox-static, for the apps Argo CD deploys;
+- ``promoflow.local/httpd:v1`` and ``:v2``: Debian's busybox-static, for the apps Argo CD
+  deploys; v2 differs from v1 by one file (``/image-version``), so the two are different
+  images (another digest), as a new release is, and a promotion from one to the other
+  is seen running in the pods;
 - ``promoflow.local/promoflow-step:<hash>``: the repository's Dockerfile built without
   Docker: its Debian suite's root filesystem with its packages and user (mmdebstrap and a
   chroot), a virtualenv of this checkout's wheel in ``/opt/promoflow``, and its user,
@@ -46,6 +49,7 @@ SOURCES = (
 )  # fmt: skip
 PAUSE = "registry.k8s.io/pause:3.10"
 HTTPD = "promoflow.local/httpd:v1"
+HTTPD_NEXT = "promoflow.local/httpd:v2"
 PATH_ENV = "PATH=/opt/promoflow/bin:/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin"
 
 
@@ -193,15 +197,21 @@ def argoexec_image() -> Path:
     return _from_stage(stage, argoexec_name(), ["/bin/argoexec"], IMAGES / "argoexec.tar")
 
 
-def httpd_image() -> Path:
-    stage = _staged("httpd")
+def httpd_image(name: str = HTTPD) -> Path:
+    """busybox httpd as image ``name``; its tag is written in ``/image-version``, which
+    makes each tag a different image."""
+    tag = name.rsplit(":", 1)[1]
+    stage = _staged(f"httpd-{tag}")
     (stage / "bin").mkdir()
     (stage / "www").mkdir()
     (stage / "tmp").mkdir()
     shutil.copy2(debian.NODE_ROOT / "bin" / "busybox", stage / "bin" / "busybox")
     for applet in ("sh", "httpd", "echo", "cat", "sleep", "wget"):
         (stage / "bin" / applet).symlink_to("busybox")
-    return _from_stage(stage, HTTPD, ["/bin/sh"], IMAGES / "httpd.tar")
+    if name != HTTPD:  # v1 stays byte for byte what it was
+        (stage / "image-version").write_text(f"{tag}\n")
+    archive = "httpd.tar" if name == HTTPD else f"httpd-{tag}.tar"
+    return _from_stage(stage, name, ["/bin/sh"], IMAGES / archive)
 
 
 def source_hash() -> str:

@@ -144,6 +144,7 @@ def load_images() -> None:
         images.PAUSE: lambda: images.pause_image(LOG),
         images.argoexec_name(): images.argoexec_image,
         images.HTTPD: images.httpd_image,
+        images.HTTPD_NEXT: lambda: images.httpd_image(images.HTTPD_NEXT),
         step: lambda: images.step_image(step, LOG),
     }
     present = set(_ctr("images", "ls", "-q").stdout.split())

@@ -27,6 +27,10 @@ UP_TIMES = PATHS.state / "up-times.json"
 def up() -> int:
     started = time.monotonic()
     if all(running_pid(s.name) for s in SERVICES):
+        # tools the services run from their PATH, added since the cluster started
+        tools = [c.name for c in components() if c.hot and not is_built(c)]
+        if tools and build(tools) != 0:
+            return 1
         if REAL_PODS:  # the step image follows the checkout
             node.load_images()
         console.print("[green]already up[/]: every component is running (see `status`).")
