@@ -113,18 +113,26 @@ def same_repo(left: str, right: str) -> bool:
     return bool(a) and a == b
 
 
-def health_details(nodes: list[dict[str, Any]], status: str = "Degraded", limit: int = 3) -> str:
+def health_details(
+    nodes: list[dict[str, Any]],
+    status: str = "Degraded",
+    limit: int = 3,
+    *,
+    explained_only: bool = False,
+) -> str:
     """Why an app is ``status`` (Degraded, Suspended...), from its resources in that state:
     ``Deployment shop/web: <message>``.
 
     Argo CD 3 keeps no message on the app's health and no health on ``status.resources``
     by default; the resource tree (``/api/v1/applications/NAME/resource-tree``) holds it.
     Older servers, and the Kubernetes API path, have it on ``status.resources``. Both list
-    resource nodes of the same shape (kind, namespace, name, health)."""
+    resource nodes of the same shape (kind, namespace, name, health). ``explained_only``:
+    only resources whose health says why (Argo CD 3 keeps a health status without its
+    message on ``status.resources``: naming them would hide that the reason is elsewhere)."""
     found = []
     for node in nodes:
         health = node.get("health") or {}
-        if health.get("status") != status:
+        if health.get("status") != status or (explained_only and not health.get("message")):
             continue
         where = "/".join(p for p in (node.get("namespace"), node.get("name")) if p)
         text = f"{node.get('kind') or 'resource'} {where}".strip()

@@ -140,7 +140,9 @@ def assess(
     if state == "Healthy":
         return Verdict(name, "deployed", f"Synced at {short} and Healthy")
     if not message:
-        message = health_details(status.get("resources") or [], state)
+        # Argo CD 3 keeps a status without a message on status.resources: the reason is then
+        # in the resource tree, which the wait asks for (``unexplained``)
+        message = health_details(status.get("resources") or [], state, explained_only=True)
     unexplained = "" if message else state
     if state == "Degraded":
         reason = f"Degraded after {short} was applied: {message or NO_MESSAGE}"

@@ -306,10 +306,12 @@ class Waiter:
             if now >= deadline:
                 verdicts = [self._explained(v, final=True) for v in self._raw]
                 return WaitResult("timeout", verdicts, now - started, self.reconnects, synced)
-            deadline = settled
+            # ``settled``: when to look again (an image settling ends before the deadline);
+            # Argo CD being unreachable is still retried until the wait's own deadline, so
+            # a settling image ends in a verdict, not in "gave up"
             if use_stream:
                 try:
-                    outcome = self._follow(deadline)
+                    outcome = self._follow(settled)
                 except SourceError as exc:
                     if not exc.transient:
                         use_stream = False  # e.g. no stream endpoint: poll from now on
@@ -323,7 +325,7 @@ class Waiter:
                     self._call(self._read_all, deadline)
                     continue
             # no stream, or it keeps failing: poll, backing off while nothing changes
-            self.sleep(min(interval, max(deadline - self.clock(), 0.0)))
+            self.sleep(min(interval, max(settled - self.clock(), 0.0)))
             interval = min(interval * 1.5, self.options.max_poll_interval)
             self._call(self._read_all, deadline)
 

@@ -148,11 +148,13 @@ def test_a_kustomize_app_promoted_by_image_name_runs_the_new_image(
 ) -> None:
     repository, first, second = two_tags(e2e)
     repo = new_repo()
-    template = {
-        "versionSource": {"file": "kustomization.yaml", "path": "images[0].newTag"},
-        "files": [{"file": "kustomization.yaml", "paths": ["images[0].newTag"]}],
-        "image": {"repository": repository},
+    by_name = {"name": repository}
+    template = {  # no image: block: the Kustomize image rule names the image to check
+        "versionSource": {"file": "kustomization.yaml", "kustomizeImage": by_name},
+        "files": [{"file": "kustomization.yaml", "kustomizeImage": by_name}],
     }
+    # staging lists another image first: promoting by name must not touch it
+    unused = {"name": "example.invalid/unused", "newTag": "0.0.1"}
     flow = flows(WAIT, repo, environments=("dev", "staging"), template=template)
     files: dict[str, str | None] = {}
     for env in ("dev", "staging"):
@@ -161,7 +163,8 @@ def test_a_kustomize_app_promoted_by_image_name_runs_the_new_image(
             "apiVersion": "kustomize.config.k8s.io/v1beta1",
             "kind": "Kustomization",
             "resources": ["configmap.yaml", "deployment.yaml"],
-            "images": [{"name": repository, "newTag": first}],
+            "images": ([unused] if env == "staging" else [])
+            + [{"name": repository, "newTag": first}],
         }
         files[f"{path}/kustomization.yaml"] = yaml.safe_dump(kustomization, sort_keys=False)
         files[f"{path}/configmap.yaml"] = configmap(name, env)
@@ -189,7 +192,8 @@ def test_a_kustomize_app_promoted_by_image_name_runs_the_new_image(
         # the wait was given the image to check, and passed
         waited = {p["name"]: p.get("value") for p in done[f"sync-{env}"]["inputs"]["parameters"]}
         assert waited["image"] == e2e.app_image_next, waited
-        assert waited["image-source"] == "kustomization.yaml images[0].newTag", waited
+        entry = f"images[name={repository}]"
+        assert waited["image-source"] == f"kustomization.yaml {entry}.newTag", waited
         assert done[f"sync-{env}"]["phase"] == "Succeeded", summary(workflow)
         now = running_images(e2e, name, name)
         assert [image for image, _ in now] == [e2e.app_image_next], now
@@ -198,7 +202,8 @@ def test_a_kustomize_app_promoted_by_image_name_runs_the_new_image(
         assert e2e.app_image_next in apps.status(name)["summary"]["images"]
         promoted = node_output(done[f"deploy-{env}"], "commit") or ""
         written = yaml.safe_load(repo.show(promoted, f"{flow.path(env)}/kustomization.yaml"))
-        assert written["images"] == [{"name": repository, "newTag": second}]
+        listed = [unused] if env == "staging" else []
+        assert written["images"] == [*listed, {"name": repository, "newTag": second}]
 
 
 @pytest.fixture

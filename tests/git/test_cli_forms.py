@@ -128,6 +128,7 @@ EXPECTED_DIFF = """\
  replicas: 2
 """
 
+DIGEST = "sha256:" + "c" * 64
 EXPECTED_VERSION_DIFF = """\
 --- a/envs/dev/shop/values.yaml
 +++ b/envs/dev/shop/values.yaml
@@ -254,7 +255,7 @@ def test_diff_and_promote_accept_the_same_valid_request(host: GitHost) -> None:
     remote = shop_repo(host)
     head = remote.head()
     common = ["--config", str(EXAMPLES), "--product", "shop", "-v", "1.5.0",
-              "--set", "image.digest=sha256:cccc"]  # fmt: skip
+              "--set", f"image.digest={DIGEST}"]  # fmt: skip
 
     shown = run_cli("diff", *common, "--to", "dev", "--repo", remote.url, env=host.env())
     submitted = run_cli("promote", *common, "--dry-run", env=host.env())
@@ -267,7 +268,7 @@ def test_diff_and_promote_accept_the_same_valid_request(host: GitHost) -> None:
     workflow = yaml.safe_load(submitted.stdout)
     parameters = {p["name"]: p["value"] for p in workflow["spec"]["arguments"]["parameters"]}
     assert parameters["version"] == "1.5.0"
-    assert json.loads(parameters["version-fields"]) == {"image.digest": "sha256:cccc"}
+    assert json.loads(parameters["version-fields"]) == {"image.digest": DIGEST}
     assert remote.head() == head
 
 

@@ -268,7 +268,10 @@ def test_promote_local_says_what_it_stands_in_for(served: tuple[Path, str], tmp_
     assert f"    smoke-tests/main (pre-prod-eu, pre-prod-us): runs `{sys.executable} -c " \
         f"print('ok')` on this host, ignoring its image {IMAGE}" in header  # fmt: skip
     synced = [x for x in lines if x.startswith("sync dev: Succeeded")]
-    assert synced and synced[0].endswith("and Healthy (simulated Argo CD)")
+    # the simulator shows the image the promoted files name, and the wait checked it
+    assert synced and synced[0].endswith(
+        "and Healthy, runs ghcr.io/acme/checkout:2.1.0 (simulated Argo CD)"
+    ), synced
     assert any(
         x.startswith("pre prod-eu: Succeeded")
         and x.endswith(f"(on this host, not in image {IMAGE})")
