@@ -17,7 +17,7 @@ from __future__ import annotations
 import secrets
 import threading
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
 from pathlib import Path
@@ -114,24 +114,20 @@ class Mirror:
             return read_blob(remote.repo, commit, path)
 
 
-def _either(local: Resolver, remote: Resolver | None) -> Resolver:
-    def resolve(repo_url: str, revision: str, path: str) -> str | None:
+def _either(
+    local: Callable[[str, str, str], str | None],
+    remote: Callable[[str, str, str], str | None] | None,
+) -> Callable[[str, str, str], str | None]:
+    """Ask the served repositories first, then the mirror of a remote one (a Resolver of
+    revisions, or a Reader of files: the same shape)."""
+
+    def first(repo_url: str, revision: str, path: str) -> str | None:
         found = local(repo_url, revision, path)
         if found is None and remote is not None:
             return remote(repo_url, revision, path)
         return found
 
-    return resolve
-
-
-def _either_read(local: Reader, remote: Reader | None) -> Reader:
-    def read(repo_url: str, commit: str, path: str) -> str | None:
-        found = local(repo_url, commit, path)
-        if found is None and remote is not None:
-            return remote(repo_url, commit, path)
-        return found
-
-    return read
+    return first
 
 
 def add_apps(
@@ -202,7 +198,7 @@ def local_argocd(
     sim = ArgoCDSimulator(token=token)
     mirror = Mirror(cache) if cache else None
     resolve = _either(git_resolver(dict(repos)), mirror.resolve if mirror else None)
-    read = _either_read(git_reader(dict(repos)), mirror.read if mirror else None)
+    read = _either(git_reader(dict(repos)), mirror.read if mirror else None)
     for plan in plans:
         add_apps(sim, plan, resolve, read)
     for app, reason in (fail or {}).items():

@@ -117,16 +117,7 @@ def outputs_dir(outputs: Path | None) -> Path | None:
 
 def retry_window() -> float:
     """``PROMOFLOW_RETRY_WINDOW``: seconds, at least 0 (no retry) and at most an hour."""
-    text = os.environ.get(RETRY_WINDOW_VARIABLE, "").strip()
-    if not text:
-        return RETRY_WINDOW
-    try:
-        value = float(text)
-    except ValueError:
-        fail(f"{RETRY_WINDOW_VARIABLE}: not a number of seconds", 2)
-    if not math.isfinite(value) or not 0 <= value <= 3600:
-        fail(f"{RETRY_WINDOW_VARIABLE}: must be from 0 to 3600 seconds", 2)
-    return value
+    return env_seconds(RETRY_WINDOW_VARIABLE, RETRY_WINDOW, allow_zero=True)
 
 
 def retry_transient(
@@ -154,8 +145,9 @@ def retry_transient(
     )
 
 
-def env_seconds(name: str, default: float) -> float:
-    """A number of seconds from the environment: finite, positive, at most an hour."""
+def env_seconds(name: str, default: float, *, allow_zero: bool = False) -> float:
+    """A number of seconds from the environment: finite, positive (or 0 with
+    ``allow_zero``), at most an hour."""
     text = os.environ.get(name, "").strip()
     if not text:
         return default
@@ -163,8 +155,10 @@ def env_seconds(name: str, default: float) -> float:
         value = float(text)
     except ValueError:
         fail(f"{name}: not a number of seconds", 2)
-    if not math.isfinite(value) or not 0 < value <= 3600:
-        fail(f"{name}: must be more than 0 and at most 3600 seconds", 2)
+    above = value >= 0 if allow_zero else value > 0
+    if not math.isfinite(value) or not above or value > 3600:
+        span = "from 0 to 3600" if allow_zero else "more than 0 and at most 3600"
+        fail(f"{name}: must be {span} seconds", 2)
     return value
 
 
