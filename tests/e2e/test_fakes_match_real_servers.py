@@ -349,7 +349,12 @@ def test_kube_watch_from_an_expired_resource_version(kube: KubePair) -> None:
 
 def test_kube_watch_sends_bookmarks_when_asked(kube: KubePair) -> None:
     """``allowWatchBookmarks=true``: the real API server sends BOOKMARK events (here
-    before the watch times out); the fake never does."""
+    before the watch times out), as the fake does.
+
+    The server schedules that bookmark two seconds before the watch's deadline and sends
+    it from a timer that ticks about once a second (the cacher's ``nextBookmarkTime`` and
+    ``dispatchEvents``); on a loaded control plane the deadline can win that race, so the
+    real side gets three watches to show one."""
 
     def bookmarks(api: client.CustomObjectsApi) -> int:
         rv = api.list_namespaced_custom_object(GROUP, VERSION, kube.namespace, "applications")
@@ -359,7 +364,8 @@ def test_kube_watch_sends_bookmarks_when_asked(kube: KubePair) -> None:
         )  # fmt: skip
         return sum(e["type"] == "BOOKMARK" for e in events)
 
-    same(bookmarks(kube.fake) > 0, bookmarks(kube.real) > 0)
+    real = any(bookmarks(kube.real) > 0 for _ in range(3))
+    same(bookmarks(kube.fake) > 0, real)
 
 
 def test_kube_missing_application(kube: KubePair) -> None:
