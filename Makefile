@@ -20,8 +20,11 @@ demo: $(STAMP)
 	$(BIN)/promoflow demo -c environments
 	$(BIN)/promoflow demo -c environments --webhook
 
+# The suite mostly waits on subprocesses, servers and git: four workers keep two cores busy.
+TEST_WORKERS ?= 4
+
 test: $(STAMP) lint tools
-	$(BIN)/python -m pytest -q
+	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
 
 lint: $(STAMP)
 	$(BIN)/ruff check .
