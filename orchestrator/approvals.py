@@ -1,9 +1,10 @@
 """Approving and rejecting promotions: pure decisions over a Workflow object.
 
 An approval is the compiled ``approve-ENV`` suspend node. Answering it sets its ``approve``
-output (YES/NO), its phase and a message recording who decided and why, in one call to the
-Argo Server's ``set`` API, exactly what the UI does. Rejecting fails the node, so nothing that
-depends on it runs and the run ends Failed with the reason in plain sight.
+output (YES/NO), its ``reason``, a message recording who decided and why, and resumes it,
+in one call to the Argo Server's ``set`` API: what the UI's resume dialog does in two. The
+``approver-ENV`` step after it judges every answer alike, whichever client gave it: a NO
+stops the environment there, with the reason, and the run ends Failed.
 
 Who may answer is first Argo's RBAC. When a policy lists approvers, the workflow itself
 checks who answered (the ``approver-ENV`` step, orchestrator/approvers.py), whichever
@@ -88,8 +89,29 @@ def find_node(workflow: Workflow, environment: str) -> dict[str, Any]:
     raise ApprovalError(f"run {name} has no approval for {environment} yet{hint}")
 
 
-def approvers(node: dict[str, Any]) -> list[str]:
+APPROVERS_ANNOTATION = "promoflow.dev/approvers"
+"""Where the compiled approval template keeps its approvers (compiler.library.pause_template)."""
+
+
+def _template(workflow: Workflow, name: str) -> dict[str, Any]:
+    """The template ``name`` as the run stored it (from its WorkflowTemplate, or inline)."""
+    status = workflow.get("status") or {}
+    stored = (status.get("storedWorkflowTemplateSpec") or {}).get("templates") or []
+    inline = (workflow.get("spec") or {}).get("templates") or []
+    others = list((status.get("storedTemplates") or {}).values())
+    for template in [*stored, *inline, *others]:
+        if isinstance(template, dict) and template.get("name") == name:
+            return template
+    return {}
+
+
+def approvers(node: dict[str, Any], workflow: Workflow | None = None) -> list[str]:
+    """The approvers the approval node was compiled with (older runs: its input)."""
     raw = _parameters(node, "inputs").get("approvers", "")
+    if workflow is not None and node.get("templateName"):
+        template = _template(workflow, str(node["templateName"]))
+        annotations = (template.get("metadata") or {}).get("annotations") or {}
+        raw = str(annotations.get(APPROVERS_ANNOTATION, raw))
     return [a.strip() for a in raw.replace(";", ",").split(",") if a.strip()]
 
 
@@ -121,7 +143,7 @@ def answer(
         raise ApprovalError(
             f"the approval for {environment} is not waiting (it is {phase}{previous})"
         )
-    allowed = approvers(node)
+    allowed = approvers(node, workflow)
     if allowed and identity is not None and not may_approve(identity, allowed):
         raise ApprovalError(
             f"{identity.display} may not answer the approval for {environment} "
@@ -130,10 +152,16 @@ def answer(
     who = identity.display if identity is not None else "unknown user"
     verb = "approved" if approve else "rejected"
     text = f"{verb} by {who}" + (f": {message}" if message else "")
+    outputs = {"approve": "YES" if approve else "NO"}
+    judged = "reason" in _parameters(node, "outputs")
+    if judged:  # compiled with a reason: the approver step judges a NO
+        outputs["reason"] = message
     return Answer(
         node_selector=f"displayName={task_name(environment)}",
-        output_parameters={"approve": "YES" if approve else "NO"},
-        phase="Succeeded" if approve else "Failed",
+        output_parameters=outputs,
+        # a run compiled before approvals were judged in the workflow skips on a NO
+        # rather than stopping: failing the node is what stops it there
+        phase="Succeeded" if approve or judged else "Failed",
         message=text,
         approvers=allowed,
     )

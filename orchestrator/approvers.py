@@ -5,10 +5,11 @@ An approval is a suspend node; anyone Argo's RBAC lets update the workflow can a
 Workflow with the acting user on every such update (``workflows.argoproj.io/actor``,
 ``actor-email``, ``actor-preferred-username``; ``creator.LabelActor``) and removes the
 labels when a request carries no identity (``argo node set`` talking to Kubernetes
-directly). The ``approver-ENV`` step runs right after the suspend node, reads those labels
-as the controller hands them over (``{{workflow.labels}}``), and only lets the promotion
-continue when they name a listed approver. The check is part of the workflow, so no client
-can skip it; an answer whose author cannot be established does not promote.
+directly). The ``approver-ENV`` step runs right after the suspend node, reads its answer
+and those labels as the controller hands them over (``{{workflow.labels}}``), and only lets
+the promotion continue on a timely YES that names a listed approver. The check is part of
+the workflow, so no client can skip it; an answer whose author cannot be established does
+not promote.
 
 Approvals of one run take turns (a mutex per workflow), so the labels the check reads are
 those of the answer it checks and not of a parallel environment's. Pure functions only.
@@ -52,6 +53,28 @@ class Verdict:
     message: str
 
 
+@dataclass(frozen=True)
+class Answered:
+    """What Argo recorded about one approval node once it stopped waiting."""
+
+    environment: str
+    answer: str
+    """``YES``, ``NO``, or empty: resumed without an answer (timeout or workflow RESUME)."""
+    reason: str
+    labels: dict[str, str]
+    started_at: str
+    finished_at: str
+    timeout: str
+    """The timeout as configured (``168h``), for messages."""
+    timeout_seconds: float
+
+    @property
+    def who(self) -> str:
+        """The user Argo recorded for the last update of the run, or empty."""
+        seen = {key: self.labels[key] for key in IDENTITY_LABELS if self.labels.get(key)}
+        return seen.get(ACTOR_EMAIL) or seen.get(ACTOR_USERNAME) or seen.get(ACTOR) or ""
+
+
 def _seconds_between(started: str, finished: str) -> float | None:
     try:
         start = datetime.fromisoformat(started.replace("Z", "+00:00"))
@@ -61,45 +84,52 @@ def _seconds_between(started: str, finished: str) -> float | None:
     return (end - start).total_seconds()
 
 
-def verify(
-    environment: str,
-    approvers: list[str],
-    labels: dict[str, str],
-    started_at: str,
-    finished_at: str,
-    timeout_seconds: float,
-) -> Verdict:
-    """May the promotion into ``environment`` go on, given the answer Argo recorded?
+def verify(answered: Answered, approvers: list[str]) -> Verdict:
+    """May the promotion into the environment go on, given the answer Argo recorded?
 
-    With no ``approvers`` to check (none listed, or ``enforce: argo-rbac``) a YES given in
-    time goes on: the step still runs after every approval, so that the rest of the
-    chain waits on it alone and no task reads the outputs of one that may be skipped."""
-    listed = ", ".join(approvers)
-    waited = _seconds_between(started_at, finished_at)
+    Only a YES given before the timeout goes on; with ``approvers`` to check, only one
+    whose author Argo recorded as a listed approver. Every other outcome says what
+    happened (rejected, not answered in time, resumed without an answer) and by whom."""
+    env, who = answered.environment, answered.who
+    waited = _seconds_between(answered.started_at, answered.finished_at)
     if waited is None:
-        return Verdict(False, f"cannot tell when the approval for {environment} was answered")
-    if waited >= timeout_seconds - CLOCK_SLACK:
-        return Verdict(
-            False,
-            f"no approver answered {environment} before the timeout (a value set without "
-            "resuming the node is not an answer)",
-        )
-    seen = {key: labels[key] for key in IDENTITY_LABELS if labels.get(key)}
-    if not approvers:
-        who = seen.get(ACTOR_EMAIL) or seen.get(ACTOR_USERNAME) or seen.get(ACTOR)
+        return Verdict(False, f"cannot tell when the approval for {env} was answered")
+    late = waited >= answered.timeout_seconds - CLOCK_SLACK
+    answer = answered.answer.strip()
+    if answer == "NO":
+        why = f": {answered.reason}" if answered.reason.strip() else ""
+        return Verdict(False, f"{env} rejected by {who or 'an unknown user'}{why}")
+    if not answer or (answer == "YES" and late):
+        if late:
+            return Verdict(
+                False,
+                f"{env} not promoted: no answer to its approval within {answered.timeout} "
+                "(a value set without resuming the node is not an answer)",
+            )
         by = f" by {who}" if who else ""
-        return Verdict(True, f"approved{by} (no approvers of {environment} to check)")
-    if not seen:
+        return Verdict(False, f"resumed without an answer{by}: answer approve-{env} with YES or NO")
+    if answer != "YES":
+        return Verdict(False, f"the approval of {env} was answered {answer!r}, not YES or NO")
+    return _approver(answered, approvers)
+
+
+def _approver(answered: Answered, approvers: list[str]) -> Verdict:
+    """A timely YES: who gave it, checked against the listed approvers."""
+    env, who = answered.environment, answered.who
+    if not approvers:
+        by = f" by {who}" if who else ""
+        return Verdict(True, f"{env} approved{by} (no approvers of {env} to check)")
+    if not who:
         return Verdict(
             False,
-            f"who answered the approval for {environment} cannot be established: Argo "
+            f"who answered the approval for {env} cannot be established: Argo "
             "recorded no user (answers given with `argo node set` without the Argo Server, "
             "or by editing the Workflow, carry none); answer with `promoflow approve` or in "
             "the Argo UI",
         )
-    who = seen.get(ACTOR_EMAIL) or seen.get(ACTOR_USERNAME) or seen[ACTOR]
-    values = set(seen.values())
+    values = {answered.labels[key] for key in IDENTITY_LABELS if answered.labels.get(key)}
     for entry in approvers:
         if not entry.startswith("group:") and label_forms(entry) & values:
-            return Verdict(True, f"approved by {who} (an approver of {environment})")
-    return Verdict(False, f"{who} may not approve {environment} (approvers: {listed})")
+            return Verdict(True, f"{env} approved by {who} (an approver of {env})")
+    listed = ", ".join(approvers)
+    return Verdict(False, f"{who} may not approve {env} (approvers: {listed})")

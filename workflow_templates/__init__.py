@@ -1,10 +1,11 @@
 """The reusable step WorkflowTemplates with the YAML they generate: one file per step of
-the registry (``orchestrator/steps/specs``), named after the step.
+the registry (``orchestrator/steps/specs``) that has a program, named after the step
+(the pauses, approvals and soaks, are compiled into each product's template).
 
 ``python -m workflow_templates`` rewrites them, and the Helm chart's copies (Helm reads
 only files inside a chart: ``charts/promoflow/files/workflow-templates/``, where the chart
 sets the image, namespace and report settings of the release);
-``python -m workflow_templates soak`` prints one.
+``python -m workflow_templates promote`` prints one.
 """
 
 from pathlib import Path
@@ -14,10 +15,10 @@ CHART_COPIES = HERE.parent / "charts" / "promoflow" / "files" / "workflow-templa
 
 
 def names() -> list[str]:
-    """Every registered step, in the order a promotion runs them."""
-    from orchestrator.steps import registry
+    """Every shared step template, in the order a promotion runs them."""
+    from orchestrator.compiler.library import LIBRARY
 
-    return [spec.name for spec in registry.steps()]
+    return list(LIBRARY)
 
 
 def render(name: str) -> str:

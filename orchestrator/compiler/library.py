@@ -1,10 +1,12 @@
 """The reusable step templates every product's workflow refers to, built with Hera from the
 step registry (``orchestrator.steps.registry``).
 
-Each step kind is its own WorkflowTemplate (``promoflow-promote``, ``promoflow-approval``,
-...), installed once per namespace by ``promoflow apply`` and referenced with
-``templateRef``: upgrading the step image touches one object, and a product's template holds
-only its DAG. Nothing here is specific to one step: inputs, outputs, deadline, mutex and the
+Each step kind with a program is its own WorkflowTemplate (``promoflow-promote``,
+``promoflow-approver``, ...), installed once per namespace by ``promoflow apply`` and
+referenced with ``templateRef``: upgrading the step image touches one object, and a
+product's template holds only its DAG and its pauses (``pause_template``: approvals and
+soaks, whose values are fixed per task so the Argo UI offers nothing to edit but the
+answer). Nothing here is specific to one step: inputs, outputs, deadline, mutex and the
 environment a container gets all come from the step's ``StepSpec``, so a new step needs no
 edit here. ``workflow_templates/`` keeps the YAML these make with the default settings.
 
@@ -31,7 +33,7 @@ from hera.workflows import (
     Suspend,
     WorkflowTemplate,
 )
-from hera.workflows.models import Mutex, Synchronization, ValueFrom
+from hera.workflows.models import Mutex, SuppliedValueFrom, Synchronization, ValueFrom
 
 from orchestrator.settings import StepSettings
 from orchestrator.steps import registry
@@ -102,9 +104,12 @@ def _env(settings: StepSettings, needs: frozenset[registry.Need]) -> list[Env | 
     return env
 
 
-def _retry() -> RetryStrategy:
+def _retry(spec: StepSpec) -> RetryStrategy | None:
     """Three more attempts after an Argo error or exit 75, and no ``backoff`` (see the
-    module docstring: Argo would wait it out before failing a permanent failure too)."""
+    module docstring: Argo would wait it out before failing a permanent failure too).
+    None for a step that cannot fail transiently: no Retry node wraps it."""
+    if not spec.retries:
+        return None
     return RetryStrategy(limit="3", retry_policy="Always", expression=RETRY_EXPRESSION)
 
 
@@ -134,7 +139,7 @@ def _container(settings: StepSettings, spec: StepSpec) -> Container:
         env=_env(settings, spec.needs),
         inputs=_params(inputs),
         outputs=[_output(o) for o in spec.outputs],
-        retry_strategy=_retry(),
+        retry_strategy=_retry(spec),
         active_deadline_seconds=_deadline(spec),
         labels={"promoflow.dev/environment": "{{inputs.parameters.environment}}"}
         if labelled
@@ -143,39 +148,86 @@ def _container(settings: StepSettings, spec: StepSpec) -> Container:
     )
 
 
-def _suspend(spec: StepSpec) -> Suspend:
-    """A step without a program: people (or the clock) resume it."""
+PAUSE_ANNOTATION = "promoflow.dev/{name}"
+"""Where a pause template keeps the values it was compiled with, for clients that read
+the run (``promoflow approve`` checks the approvers before it answers)."""
+
+
+def _fill(text: str, values: Mapping[str, str]) -> str:
+    for name, value in values.items():
+        text = text.replace(f"{{{{inputs.parameters.{name}}}}}", value)
+    return text
+
+
+def pause_values(spec: StepSpec, arguments: Mapping[str, str]) -> dict[str, str]:
+    """Every input of a pause step with its value: the task's, else the default; an
+    unknown or missing one is a compiler error, not a template Argo would refuse."""
+    unknown = set(arguments) - {i.name for i in spec.inputs}
+    if unknown:
+        raise ValueError(f"step {spec.name!r} has no input {sorted(unknown)[0]!r}")
+    values: dict[str, str] = {}
+    for item in spec.inputs:
+        value = arguments.get(item.name, item.default)
+        if value is None:
+            raise ValueError(f"step {spec.name!r} needs its input {item.name!r}")
+        values[item.name] = value
+    return values
+
+
+def pause_template(spec: StepSpec, name: str, arguments: Mapping[str, str]) -> Suspend:
+    """The suspend template of one task of a pause step (see ``Pause``): its inputs fixed
+    now, so the node's only input is the answer a person gives."""
     assert spec.pause is not None
-    answer = spec.pause.answer
-    return Suspend(
-        name=spec.name,
-        duration=spec.pause.duration,
-        synchronization=_synchronization(spec),
-        inputs=_params(spec.template_inputs),
-        intermediate_parameters=[
+    pause, values = spec.pause, pause_values(spec, arguments)
+    answer = pause.answer
+    inputs, outputs = [], []
+    if answer is not None:
+        inputs.append(
             Parameter(
                 name=answer.name,
                 enum=list(answer.choices),
                 default=answer.default,
-                description=answer.description,
+                description=_fill(answer.description, values),
             )
-        ]
-        if answer is not None
-        else [],
+        )
+    for output in ([answer.name] if answer is not None else []) + list(pause.outputs):
+        unanswered = answer.unanswered if answer is not None and output == answer.name else ""
+        outputs.append(
+            Parameter(
+                name=output,
+                value_from=ValueFrom(supplied=SuppliedValueFrom(), default=unanswered),
+            )
+        )
+    mutex = _fill(spec.mutex, values)
+    return Suspend(
+        name=name,
+        duration=_fill(pause.duration, values),
+        synchronization=Synchronization(mutexes=[Mutex(name=mutex)]) if mutex else None,
+        annotations={PAUSE_ANNOTATION.format(name=k): v for k, v in values.items()},
+        inputs=inputs or None,
+        outputs=outputs or None,
     )
 
 
 def build(settings: StepSettings, step: str | StepSpec) -> WorkflowTemplate:
     """The WorkflowTemplate of one step, by name or spec."""
     spec = registry.get(step) if isinstance(step, str) else step
+    if spec.pause is not None:
+        raise ValueError(f"step {spec.name!r} pauses: it is compiled into each flow")
     with WorkflowTemplate(
         name=template_name(settings, spec.name),
         entrypoint=spec.name,
         service_account_name=settings.service_account,
         labels={"app.kubernetes.io/part-of": "promoflow", "promoflow.dev/step": spec.name},
     ) as wt:
-        _suspend(spec) if spec.pause is not None else _container(settings, spec)
+        _container(settings, spec)
     return wt
+
+
+def _shared() -> list[StepSpec]:
+    """The steps with a WorkflowTemplate of their own: every step but the pause steps,
+    which each flow compiles per task."""
+    return [spec for spec in registry.steps() if spec.pause is None]
 
 
 class _Library(Mapping[str, Callable[[StepSettings], WorkflowTemplate]]):
@@ -184,13 +236,15 @@ class _Library(Mapping[str, Callable[[StepSettings], WorkflowTemplate]]):
 
     def __getitem__(self, name: str) -> Callable[[StepSettings], WorkflowTemplate]:
         spec = registry.get(name)
+        if spec.pause is not None:
+            raise KeyError(name)
         return lambda settings: build(settings, spec)
 
     def __iter__(self) -> Iterator[str]:
-        return iter([spec.name for spec in registry.steps()])
+        return iter([spec.name for spec in _shared()])
 
     def __len__(self) -> int:
-        return len(registry.steps())
+        return len(_shared())
 
 
 LIBRARY: Mapping[str, Callable[[StepSettings], WorkflowTemplate]] = _Library()
@@ -198,4 +252,4 @@ LIBRARY: Mapping[str, Callable[[StepSettings], WorkflowTemplate]] = _Library()
 
 def library(settings: StepSettings) -> list[WorkflowTemplate]:
     """Every reusable step template, in the order a promotion runs them."""
-    return [build(settings, spec) for spec in registry.steps()]
+    return [build(settings, spec) for spec in _shared()]

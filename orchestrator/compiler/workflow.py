@@ -10,10 +10,12 @@ Every link uses ``.Succeeded`` so a failed, rejected or skipped step stops its o
 its dependants only (``failFast: false`` keeps independent environments going).
 
 An approval is asked only for a change: ``plan`` says whether the environment already
-holds the promoted values, ``approve`` runs ``when`` it does not, ``approver`` runs ``when``
-the answer is YES (it also checks who answered, where approvers are listed), and the rest
-of the chain depends on ``approver.Succeeded || approve.Skipped``: an unchanged environment
-skips its approval and still deploys (nothing to commit) and verifies. No ``when`` reads
+holds the promoted values, ``approve`` (a pause compiled into the product's template, so
+its only input is the answer) runs ``when`` it does not, ``approver`` judges every answer
+(a NO, the timeout, a resume without an answer, or a YES from someone not listed fails
+it, and with it the run), and the rest of the chain depends on ``approver.Succeeded ||
+approve.Skipped``: an unchanged environment skips its approval and still deploys
+(nothing to commit) and verifies. No ``when`` reads
 the outputs of a task that may have been skipped: Argo versions differ on what such a
 reference resolves to (an empty string, or a requeue for ever).
 """
@@ -28,15 +30,26 @@ from hera.workflows import DAG, Parameter, Step, Steps, Task, Workflow, Workflow
 from hera.workflows.models import Mutex, Synchronization, TemplateRef, WorkflowTemplateRef
 
 from orchestrator.compiler import names
-from orchestrator.compiler.library import template_name
+from orchestrator.compiler.library import pause_template, template_name
 from orchestrator.goduration import format_go
 from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
 from orchestrator.model.actions import placeholders, substitute
 from orchestrator.model.policy import WorkflowRef
 from orchestrator.settings import StepSettings
+from orchestrator.steps import registry
 from orchestrator.steps.request import file_spec
 
-WORKFLOW_PARAMETERS = ("product", "version", "version-fields", "source-commit", "requested-by")
+WORKFLOW_PARAMETERS = {
+    "product": "The product promoted (its name in the configuration).",
+    "version": "The version promoted: the value written to each environment's files.",
+    "version-fields": "JSON of the version's other fields, e.g. "
+    '{"image.digest": "sha256:..."}; empty when the template has none.',
+    "source-commit": "The commit the version was built from or announced by (webhooks); "
+    "may be empty.",
+    "requested-by": "Who asked for the promotion (user, webhook sender); shown in "
+    "approvals and reports.",
+}
+"""The run's parameters with the descriptions the Argo UI shows beside them."""
 DEADLINE_MARGIN = timedelta(minutes=1)
 DEFAULT_APPROVAL_TIMEOUT = "168h"  # 7 days, as Go writes it: Argo has no "d" unit
 
@@ -83,6 +96,25 @@ def _user_ref(ref: WorkflowRef) -> TemplateRef:
     )
 
 
+class _Pauses:
+    """The product's pause templates (approvals, soaks), one per task, with the values
+    they are compiled with; made into templates once the DAG is laid out."""
+
+    def __init__(self) -> None:
+        self.wanted: dict[str, tuple[str, dict[str, str]]] = {}
+
+    def add(self, step: str, name: str, values: dict[str, str]) -> str:
+        if name in self.wanted:
+            raise CompileError(f"two pause templates would both be named {name!r}")
+        self.wanted[name] = (step, values)
+        return name
+
+    def build(self) -> None:
+        """Make each template (inside the WorkflowTemplate's context: Hera adds it)."""
+        for name, (step, values) in self.wanted.items():
+            pause_template(registry.get(step), name, values)
+
+
 class _Chain:
     """Tasks of one environment, each depending on the one before it."""
 
@@ -95,12 +127,23 @@ class _Chain:
         """The next task's ``depends`` when it is not the previous task's success."""
         self.names: list[str] = []
 
-    def add(self, name: str, ref: TemplateRef, arguments: dict[str, str]) -> Task:
+    def add_inline(self, name: str, template: str) -> Task:
+        """A task running one of the product's own templates (a pause), no arguments."""
+        return self.add(name, None, {}, template=template)
+
+    def add(
+        self,
+        name: str,
+        ref: TemplateRef | None,
+        arguments: dict[str, str],
+        template: str | None = None,
+    ) -> Task:
         depends = self.after or (f"{self.previous}.Succeeded" if self.previous else self.entry)
         self.after = None
         task = Task(
             name=name,
             template_ref=ref,
+            template=template,
             depends=depends,
             when=self.when,
             arguments={k: arguments[k] for k in sorted(arguments)} or None,
@@ -152,11 +195,12 @@ def _environment_tasks(
     last: dict[str, str],
     commits: dict[str, str],
     settings: StepSettings,
+    pauses: _Pauses,
 ) -> None:
     """Add ``env``'s tasks to the DAG in context; record its last task and commit output."""
     n, policy = env.environment, env.policy
     chain = _Chain(env, _entry(env.depends_on, last))
-    planned = _approval_tasks(chain, plan, env, commits, settings)
+    planned = _approval_tasks(chain, plan, env, commits, settings, pauses)
     if policy.pre_action is not None:
         pre = _action_args(policy.pre_action, plan, env, revision="")
         chain.add(names.task("pre", n), _user_ref(policy.pre_action), pre)
@@ -184,11 +228,8 @@ def _environment_tasks(
         _wait_task(chain, env, commit, settings, deploy)
     soak = policy.gate("soak")
     if soak is not None:
-        chain.add(
-            names.task("soak", n),
-            _ref(settings, "soak"),
-            {"environment": n, "duration": format_go(soak.duration)},
-        )
+        values = {"environment": n, "duration": format_go(soak.duration)}
+        chain.add_inline(names.task("soak", n), pauses.add("soak", f"soak-{n}", values))
     checks = policy.http_gates
     for i, gate in enumerate(checks, start=1):
         http = gate.http
@@ -221,6 +262,7 @@ def _approval_tasks(
     env: EnvironmentPlan,
     commits: dict[str, str],
     settings: StepSettings,
+    pauses: _Pauses,
 ) -> str:
     """``plan`` (where something is committed), ``approve`` and ``approver``, when the
     policy has an approval gate; the plan task's name, or empty (see the module's
@@ -238,15 +280,18 @@ def _approval_tasks(
     approve = names.task("approve", n)
     timeout = format_go(approval.timeout) if approval.timeout else DEFAULT_APPROVAL_TIMEOUT
     approvers = ",".join(approval.approvers)
-    chain.add(
-        approve,
-        _ref(settings, "approval"),
-        {"environment": n, "approvers": approvers, "timeout": timeout},
-    )
-    chain.when = f"{_output(approve, 'approve')} == YES"
-    # who answered is checked in the workflow itself: the UI and `argo node set` answer
-    # the suspend node directly, so no client can be trusted to check. With nobody to
-    # check (none listed, or Argo's RBAC decides) the step only lets a timely YES through.
+    values = {
+        "product": plan.product.name,
+        "environment": n,
+        "approvers": approvers,
+        "timeout": timeout,
+    }
+    if approvers:
+        values["answerers"] = ", ".join(approval.approvers)
+    chain.add_inline(approve, pauses.add("approval", f"approval-{n}", values))
+    # the answer is judged in the workflow itself: the UI and `argo node set` answer the
+    # suspend node directly, so no client can be trusted to check. With nobody to check
+    # (none listed, or Argo's RBAC decides) the step lets any timely YES through.
     checked = approvers if approval.enforce == "workflow" else ""
     approver = names.task("approver", n)
     chain.add(
@@ -255,6 +300,8 @@ def _approval_tasks(
         {
             "environment": n,
             "approvers": checked,
+            "answer": _output(approve, "approve"),
+            "reason": _output(approve, "reason"),
             "labels": "{{workflow.labels}}",
             "started-at": f"{{{{tasks.{approve}.startedAt}}}}",
             "finished-at": f"{{{{tasks.{approve}.finishedAt}}}}",
@@ -349,7 +396,9 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
             "workflows.argoproj.io/description": f"Promotes {product.name} along flow "
             f"{flow.name}: {plan.route()}",
         },
-        arguments=[Parameter(name=p, value="") for p in WORKFLOW_PARAMETERS],
+        arguments=[
+            Parameter(name=p, value="", description=text) for p, text in WORKFLOW_PARAMETERS.items()
+        ],
         # promotions of one product run one at a time (a newer waits for an older one at
         # its approval, or stops it: spec.triggers.concurrency), so an older version can
         # never overwrite a newer one further down the flow
@@ -357,9 +406,11 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
     ) as wt:
         last: dict[str, str] = {}
         commits: dict[str, str] = {}
+        pauses = _Pauses()
         with DAG(name="promote", fail_fast=False):
             for env in plan.environments:
-                _environment_tasks(plan, env, last, commits, settings)
+                _environment_tasks(plan, env, last, commits, settings, pauses)
+        pauses.build()
         with Steps(name="report"):
             Step(
                 name="notify",
@@ -422,5 +473,8 @@ def promotion_workflow(
         workflow_template_ref=WorkflowTemplateRef(
             name=names.product_template(settings.template_prefix, product.name)
         ),
-        arguments=[Parameter(name=p, value=values[p]) for p in WORKFLOW_PARAMETERS],
+        arguments=[
+            Parameter(name=p, value=values[p], description=text)
+            for p, text in WORKFLOW_PARAMETERS.items()
+        ],
     )

@@ -501,15 +501,23 @@ class Engine:
         # it refuses errors the node even when a person would have answered in time
         wanted = None if duration is None else seconds(duration, f"suspend duration of {node.name}")
         if supplied or wanted is None:
-            question = Question(node.name, node.display_name, dict(inputs), supplied)
+            annotations = (body.get("metadata") or {}).get("annotations") or {}
+            question = Question(
+                node.name,
+                node.display_name,
+                dict(inputs),
+                supplied,
+                {str(k): str(v) for k, v in annotations.items()},
+            )
             answer = self.approver.answer(question)
             with self._lock:  # what the Argo Server does for the caller (creator.LabelActor)
                 for key in ACTOR_LABELS:
                     self.labels.pop(key, None)
                 self.labels.update(answer.actor_labels())
             node.outputs = dict(answer.values)
-            phase = Phase.SUCCEEDED if answer.approved else Phase.FAILED
-            return self._finish(node, phase, answer.message)
+            # answered either way, as the Argo Server's set + resume leave the node: what
+            # follows in the workflow judges the answer
+            return self._finish(node, Phase.SUCCEEDED, answer.message)
         scaled = wanted * self.options.soak_scale
         node.message = f"waiting {duration}" + (
             f" (scaled to {scaled:.1f}s)" if self.options.soak_scale != 1 else ""

@@ -1,10 +1,11 @@
 """Suspend nodes that wait for a person: who answers them in a local run.
 
 On a cluster an approval is a ``suspend`` node with ``supplied`` output parameters, answered
-through the Argo Server ``set`` API (``promoflow approve``/``reject``): approving resumes the
-node Succeeded with ``approve=YES``, rejecting ends it Failed with ``approve=NO``. Locally
-an :class:`Approver` gives the same answer, either automatically or by asking in the
-terminal, so the rest of the workflow cannot tell the difference.
+through the Argo Server ``set`` API (``promoflow approve``/``reject``, the UI's resume
+dialog): the node resumes Succeeded with ``approve=YES`` or ``approve=NO`` (and a
+``reason``), and what follows judges the answer. Locally an :class:`Approver` gives the
+same answer, either automatically or by asking in the terminal, so the rest of the
+workflow cannot tell the difference.
 """
 
 from __future__ import annotations
@@ -37,10 +38,19 @@ class Question:
     display_name: str
     inputs: Mapping[str, str]
     supplied: tuple[Supplied, ...]
+    annotations: Mapping[str, str] = field(default_factory=dict)
+    """The template's annotations: where a compiled pause keeps its fixed values."""
 
     @property
     def environment(self) -> str:
-        return self.inputs.get("environment", "")
+        """The ``environment`` input, or an annotation named ``environment`` under any
+        prefix (``promoflow.dev/environment``)."""
+        if self.inputs.get("environment"):
+            return self.inputs["environment"]
+        for key, value in self.annotations.items():
+            if key.rpartition("/")[2] == "environment":
+                return value
+        return ""
 
     @property
     def prompt(self) -> str:
@@ -69,12 +79,15 @@ class Approver(Protocol):
     def answer(self, question: Question) -> Answer: ...
 
 
-def answer_values(question: Question, approved: bool) -> dict[str, str]:
-    """YES/NO for yes/no parameters, the default (or empty) for the others."""
+def answer_values(question: Question, approved: bool, reason: str = "") -> dict[str, str]:
+    """YES/NO for yes/no parameters, the reason for a ``reason``, the default (or empty)
+    for the others."""
     values: dict[str, str] = {}
     for param in question.supplied:
         if {YES, NO} <= set(param.enum) or param.name == "approve":
             values[param.name] = YES if approved else NO
+        elif param.name == "reason":
+            values[param.name] = reason
         else:
             values[param.name] = param.default or ""
     return values
@@ -99,7 +112,7 @@ class AutoApprover:
             return Answer(
                 False,
                 f"rejected by {self.who}: {reason}",
-                answer_values(question, False),
+                answer_values(question, False, reason),
                 self.actor,
             )
         return Answer(True, f"approved by {self.who}", answer_values(question, True), self.actor)
@@ -132,4 +145,4 @@ class PromptApprover:
                     self.resume()
         verb = "approved" if approved else "rejected"
         text = f"{verb} by {self.who}" + (f": {message}" if message else "")
-        return Answer(approved, text, answer_values(question, approved), self.actor)
+        return Answer(approved, text, answer_values(question, approved, message), self.actor)

@@ -114,15 +114,30 @@ class Answer(NamedTuple):
     name: str
     choices: tuple[str, ...]
     default: str
+    """The dialog's initial choice (the input's default)."""
     description: str
+    unanswered: str = ""
+    """The output when the node is resumed without an answer: by its timeout, or by a
+    resume of the whole workflow (Argo gives every supplied output its ``default``)."""
 
 
 class Pause(NamedTuple):
-    """A step without a program: Argo suspends the node for ``duration`` (an expression
-    over the inputs), optionally waiting for an ``answer`` from a person."""
+    """A step without a program: Argo suspends the node for ``duration``, optionally
+    waiting for an ``answer`` from a person.
+
+    A pause step's inputs are fixed when the flow is compiled: the compiler writes one
+    template per task with ``{{inputs.parameters.NAME}}`` in ``duration``, the answer's
+    description and ``outputs`` replaced by their values, and the values as annotations
+    (``promoflow.dev/NAME``). The suspended node's only inputs are then what a person
+    answers: the Argo UI's resume dialog offers every input of the node for editing and
+    sends each back as an output, which the Argo Server refuses for anything but a
+    supplied output (``node is not expecting output parameter``)."""
 
     duration: str
     answer: Answer | None = None
+    outputs: tuple[str, ...] = ()
+    """More outputs clients may supply besides the answer (a reason), not offered to the
+    dialog; each defaults to an empty value."""
 
 
 class TaskKind(NamedTuple):
@@ -159,6 +174,10 @@ class StepSpec(NamedTuple):
     """The program: called with each CLI input as a keyword (``Input.key``). ``None`` for
     a ``pause`` step, which has no program."""
     pause: Pause | None = None
+    retries: bool = True
+    """Whether Argo retries the step after an Argo error or exit 75. A step that cannot
+    fail transiently says ``False``: its node then has no Retry wrapper, and the UI shows
+    it once rather than as ``NAME`` and ``NAME(0)``."""
     tasks: tuple[TaskKind, ...] = ()
     doc: str = ""
     """Why the step exists, for readers of the generated templates."""

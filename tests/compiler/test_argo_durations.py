@@ -35,9 +35,14 @@ def _refused(objects: list[dict[str, Any]]) -> list[str]:
 
 def test_the_step_templates_use_durations_argo_parses() -> None:
     assert len(TEMPLATES) >= 7
-    found = durations(LIBRARY)
-    assert ("promoflow-approval/approval: default of timeout", "168h") in found
     assert _refused(LIBRARY) == []
+
+
+def test_the_compiled_pauses_carry_their_durations() -> None:
+    """Approvals and soaks are compiled per task: their durations are written out."""
+    found = dict(durations(compiled(ROOT / "environments", "shop")))
+    assert found["promoflow-shop/approval-prod-eu: suspend.duration"] == "168h"
+    assert found["promoflow-shop/soak-prod-eu: suspend.duration"] == "30m"
 
 
 @pytest.mark.parametrize("scenario", [s[0] for s in SCENARIOS])
@@ -47,12 +52,14 @@ def test_every_golden_workflow_uses_durations_argo_parses(scenario: str) -> None
 
 
 def test_the_walk_finds_a_day_duration_where_argo_would_error() -> None:
-    """The check can fail: the approval template as it was compiled before (default 7d)."""
-    old = yaml.safe_load((ROOT / "workflow_templates" / "approval.yaml").read_text())
-    old["spec"]["templates"][0]["inputs"]["parameters"][2]["default"] = "7d"
-    assert _refused([old]) == [
-        "promoflow-approval/approval: default of timeout: unable to parse 7d as a duration: "
-        'time: unknown unit "d" in duration "7d"'
+    """The check can fail: an approval compiled with ``7d``, as promoflow once wrote it."""
+    objects = compiled(ROOT / "environments", "shop")
+    wt = next(o for o in objects if o["kind"] == "WorkflowTemplate")
+    approval = next(t for t in wt["spec"]["templates"] if t["name"] == "approval-prod-eu")
+    approval["suspend"]["duration"] = "7d"
+    assert _refused([wt]) == [
+        "promoflow-shop/approval-prod-eu: suspend.duration: unable to parse 7d as a "
+        'duration: time: unknown unit "d" in duration "7d"'
     ]
 
 
@@ -68,6 +75,6 @@ def test_day_durations_in_a_policy_compile_to_hours(tmp_path: Path) -> None:
     policies.write_text(text)
     objects = compiled(config, "shop")
     values = dict(durations([*LIBRARY, *objects]))
-    assert values["promoflow-shop/promote/approve-prod-eu: timeout"] == "48h"
-    assert values["promoflow-shop/promote/soak-prod-eu: duration"] == "36h"
+    assert values["promoflow-shop/approval-prod-eu: suspend.duration"] == "48h"
+    assert values["promoflow-shop/soak-prod-eu: suspend.duration"] == "36h"
     assert _refused([*LIBRARY, *objects]) == []

@@ -19,13 +19,13 @@ def test_committed_yaml_matches_modules() -> None:
 
 def test_modules_print_their_yaml() -> None:
     result = subprocess.run(
-        [sys.executable, "-m", "workflow_templates", "soak"],
+        [sys.executable, "-m", "workflow_templates", "approver"],
         cwd=ROOT,
         capture_output=True,
         text=True,
         check=True,
     )
-    assert "name: promoflow-soak" in result.stdout
+    assert "name: promoflow-approver" in result.stdout
 
 
 def test_retries_only_transient_failures() -> None:

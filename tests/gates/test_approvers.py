@@ -1,4 +1,6 @@
-"""The approver check that runs in the workflow after an approval (pure).
+"""The approver check that runs in the workflow after an approval and judges its answer
+(pure): a YES in time from an approver goes on; a NO, the timeout, a resume without an
+answer, or someone not listed stops the environment, saying which and who.
 
 The label values are what a real Argo Server (v4.0.5, built here) wrote for a ``set`` made
 with a service account token: ``system-serviceaccount-argo-promoflow-e2e-other``.
@@ -12,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.actors import ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, dns_friendly
-from orchestrator.approvers import Verdict, label_forms, parse_approvers, verify
+from orchestrator.approvers import Answered, Verdict, label_forms, parse_approvers, verify
 
 STARTED, ANSWERED = "2026-11-23T20:37:54Z", "2026-11-23T20:38:02Z"
 WEEK = 7 * 86400.0
@@ -39,92 +41,127 @@ def test_entries_match_the_forms_argo_records() -> None:
     assert parse_approvers(" user:a , user:b;c ") == ["user:a", "user:b", "c"]
 
 
+def answered(
+    approvers: list[str],
+    labels: dict[str, str],
+    answer: str = "YES",
+    *,
+    env: str = "prod-eu",
+    started: str = STARTED,
+    finished: str = ANSWERED,
+    reason: str = "",
+) -> Verdict:
+    return verify(Answered(env, answer, reason, labels, started, finished, "168h", WEEK), approvers)
+
+
 def test_a_listed_service_account_may_approve() -> None:
-    verdict = verify(
-        "prod-eu",
+    verdict = answered(
         ["user:alice@example.com", "user:system:serviceaccount:argo:promoflow-e2e-other"],
         {ACTOR: SEEN_ON_ARGO},
-        STARTED,
-        ANSWERED,
-        WEEK,
     )
-    assert verdict.approved
-    assert verdict.message == f"approved by {SEEN_ON_ARGO} (an approver of prod-eu)"
+    assert verdict == Verdict(True, f"prod-eu approved by {SEEN_ON_ARGO} (an approver of prod-eu)")
 
 
 def test_an_sso_user_is_named_by_email() -> None:
     labels = {ACTOR: "Cg0xMjM0", ACTOR_EMAIL: "alice.at.example.com", ACTOR_USERNAME: "alice"}
-    verdict = verify("prod-eu", ["alice@example.com"], labels, STARTED, ANSWERED, WEEK)
+    verdict = answered(["alice@example.com"], labels)
     assert verdict.approved and "alice.at.example.com" in verdict.message
-    by_name = verify("prod-eu", ["user:alice"], labels, STARTED, ANSWERED, WEEK)
-    assert by_name.approved
+    assert answered(["user:alice"], labels).approved
 
 
 def test_someone_else_is_refused_with_who_and_the_list() -> None:
-    verdict = verify(
-        "prod-eu", ["user:alice@example.com"], {ACTOR: SEEN_ON_ARGO}, STARTED, ANSWERED, WEEK
-    )
-    assert not verdict.approved
-    assert verdict.message == (
-        f"{SEEN_ON_ARGO} may not approve prod-eu (approvers: user:alice@example.com)"
+    verdict = answered(["user:alice@example.com"], {ACTOR: SEEN_ON_ARGO})
+    assert verdict == Verdict(
+        False, f"{SEEN_ON_ARGO} may not approve prod-eu (approvers: user:alice@example.com)"
     )
 
 
 def test_an_answer_without_a_recorded_user_does_not_promote() -> None:
-    verdict = verify("prod-eu", ["user:alice"], {}, STARTED, ANSWERED, WEEK)
+    verdict = answered(["user:alice"], {})
     assert not verdict.approved
     assert "cannot be established" in verdict.message and "argo node set" in verdict.message
 
 
 def test_group_entries_never_match_a_user() -> None:
-    verdict = verify("prod-eu", ["group:sre"], {ACTOR: "sre"}, STARTED, ANSWERED, WEEK)
-    assert not verdict.approved
+    assert not answered(["group:sre"], {ACTOR: "sre"}).approved
 
 
-@pytest.mark.parametrize("answered", ["2026-11-30T20:37:54Z", "2026-11-30T20:37:53Z"])
-def test_a_node_resumed_by_its_timeout_is_not_an_approval(answered: str) -> None:
-    """Argo auto-resumes at the deadline with whatever was set (``set`` without a phase
-    leaves the node running): that is nobody's approval."""
-    verdict = verify("prod-eu", ["user:alice"], {ACTOR: "alice"}, STARTED, answered, WEEK)
-    assert not verdict.approved and "before the timeout" in verdict.message
+@pytest.mark.parametrize("approvers", [[], ["user:alice"]])
+def test_a_no_stops_the_environment_with_who_and_why(approvers: list[str]) -> None:
+    """A NO from anyone stops it (failing closed), whoever is listed."""
+    labels = {ACTOR: "x", ACTOR_EMAIL: "alice.at.example.com"}
+    verdict = answered(approvers, labels, "NO", reason="change freeze")
+    assert verdict == Verdict(False, "prod-eu rejected by alice.at.example.com: change freeze")
+    bare = answered(approvers, {}, "NO")
+    assert bare == Verdict(False, "prod-eu rejected by an unknown user")
+
+
+def test_a_resume_without_an_answer_is_not_an_answer() -> None:
+    """The workflow's RESUME button resumes every waiting node with its outputs' defaults:
+    an empty answer before the timeout; the Argo Server labels who pressed it."""
+    verdict = answered([], {ACTOR_USERNAME: "bob"}, "")
+    assert verdict == Verdict(
+        False, "resumed without an answer by bob: answer approve-prod-eu with YES or NO"
+    )
+    assert answered(["user:bob"], {}, "").message == (
+        "resumed without an answer: answer approve-prod-eu with YES or NO"
+    )
+
+
+@pytest.mark.parametrize("answer", ["", "YES"])
+@pytest.mark.parametrize("finished", ["2026-11-30T20:37:54Z", "2026-11-30T20:37:53Z"])
+def test_a_node_resumed_by_its_timeout_is_not_an_approval(answer: str, finished: str) -> None:
+    """Argo auto-resumes at the deadline with the empty default, or with a value someone
+    set without resuming the node: neither is anybody's approval."""
+    verdict = answered(["user:alice"], {ACTOR: "alice"}, answer, finished=finished)
+    assert verdict == Verdict(
+        False,
+        "prod-eu not promoted: no answer to its approval within 168h (a value set without "
+        "resuming the node is not an answer)",
+    )
+
+
+def test_an_answer_other_than_yes_or_no_stops_it() -> None:
+    verdict = answered([], {ACTOR: "alice"}, "yes")
+    assert verdict == Verdict(False, "the approval of prod-eu was answered 'yes', not YES or NO")
 
 
 def test_unreadable_times_fail_closed() -> None:
-    verdict = verify("prod-eu", ["user:alice"], {ACTOR: "alice"}, "", "{{x}}", WEEK)
-    assert not verdict.approved
+    assert not answered(["user:alice"], {ACTOR: "alice"}, started="", finished="{{x}}").approved
 
 
 def test_with_no_approvers_to_check_a_timely_yes_goes_on() -> None:
-    """The approver step runs after every YES, so that nothing after it reads the outputs
-    of an approval that may have been skipped; with nobody listed it only names who
-    answered."""
     labels = {ACTOR: "Cg0xMjM0", ACTOR_EMAIL: "alice.at.example.com"}
-    verdict = verify("prod-eu", [], labels, STARTED, ANSWERED, WEEK)
-    assert verdict == Verdict(
-        True, "approved by alice.at.example.com (no approvers of prod-eu to check)"
+    assert answered([], labels) == Verdict(
+        True, "prod-eu approved by alice.at.example.com (no approvers of prod-eu to check)"
     )
-    unknown = verify("prod-eu", [], {}, STARTED, ANSWERED, WEEK)
-    assert unknown == Verdict(True, "approved (no approvers of prod-eu to check)")
-
-
-def test_with_no_approvers_a_node_resumed_by_its_timeout_still_does_not_promote() -> None:
-    verdict = verify("prod-eu", [], {ACTOR: "alice"}, STARTED, "2026-11-30T20:37:54Z", WEEK)
-    assert not verdict.approved and "before the timeout" in verdict.message
+    assert answered([], {}) == Verdict(True, "prod-eu approved (no approvers of prod-eu to check)")
 
 
 def test_the_step_passes_a_yes_with_nobody_to_check(tmp_path: Path) -> None:
     from tests.unit.invoke import invoke
 
     result = invoke(
-        "step", "approver", "--environment", "prod", "--approvers", "",
+        "step", "approver", "--environment", "prod", "--approvers", "", "--answer", "YES",
         "--labels", json.dumps({ACTOR_USERNAME: "alice"}), "--started-at", STARTED,
         "--finished-at", ANSWERED, "--outputs", str(tmp_path),
     )  # fmt: skip
     assert result.code == 0, result.output
+    said = "prod approved by alice (no approvers of prod to check)"
+    assert json.loads(result.stdout) == {"approved": True, "reason": said}
+    assert (tmp_path / "approved-by").read_text() == said
+
+
+def test_the_step_fails_a_no_with_the_reason(tmp_path: Path) -> None:
+    from tests.unit.invoke import invoke
+
+    result = invoke(
+        "step", "approver", "--environment", "prod", "--approvers", "", "--answer", "NO",
+        "--reason", "change freeze", "--labels", json.dumps({ACTOR_USERNAME: "alice"}),
+        "--started-at", STARTED, "--finished-at", ANSWERED, "--outputs", str(tmp_path),
+    )  # fmt: skip
+    assert result.code == 1, result.output
     assert json.loads(result.stdout) == {
-        "approved": True,
-        "reason": "approved by alice (no approvers of prod to check)",
+        "approved": False,
+        "reason": "prod rejected by alice: change freeze",
     }
-    assert (tmp_path / "approved-by").read_text() == (
-        "approved by alice (no approvers of prod to check)"
-    )

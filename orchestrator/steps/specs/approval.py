@@ -1,6 +1,12 @@
-"""``approval``: a suspend node with an ``approve`` parameter (YES/NO) people answer in the
-Argo UI or with ``promoflow approve`` / ``promoflow reject``. It resumes by itself with NO
-after its timeout. It has no program: Argo itself waits.
+"""``approval``: a suspend node whose one input, ``approve`` (YES/NO), is what a person
+answers: in the node's resume dialog of the Argo UI, with ``argo node set`` and
+``argo resume``, or with ``promoflow approve`` / ``promoflow reject``. It has no program:
+Argo itself waits, and the ``approver`` step after it judges the answer.
+
+Its other inputs (environment, approvers, timeout) are fixed when the flow is compiled
+(see ``Pause``), so the dialog offers nothing else to edit. A node resumed without an
+answer (its timeout, or the workflow's RESUME button) outputs an empty ``approve``: the
+``approver`` step stops the environment and says which of the two happened.
 """
 
 from __future__ import annotations
@@ -11,14 +17,28 @@ APPROVALS_MUTEX = "{{workflow.name}}-approvals"
 """Approvals of one run take turns, so the actor labels the ``approver`` step reads belong
 to the answer it checks (orchestrator/approvers.py)."""
 
+QUESTION = (
+    "Promote {{inputs.parameters.product}} {{workflow.parameters.version}} into "
+    "{{inputs.parameters.environment}}? Requested by {{workflow.parameters.requested-by}}. "
+    "Who may answer: {{inputs.parameters.answerers}}."
+)
+"""The question the resume dialog shows with the YES/NO choice (Argo fills in the
+workflow's parameters when the node starts)."""
+
 SPEC = register(
     StepSpec(
         name="approval",
-        summary="Wait for a person to answer YES or NO (NO after the timeout).",
+        summary="Wait for a person to answer YES or NO (no answer after the timeout).",
         doc=__doc__ or "",
         inputs=(
+            Input("product"),
             Input("environment"),
-            Input("approvers", ""),
+            Input("approvers", "", help="Approvers the workflow checks (comma-separated)."),
+            Input(
+                "answerers",
+                "anyone Argo lets update this workflow",
+                help="Who may answer, as the question says it.",
+            ),
             Input("timeout", "168h"),
         ),
         pause=Pause(
@@ -27,9 +47,9 @@ SPEC = register(
                 name="approve",
                 choices=("YES", "NO"),
                 default="NO",
-                description="Promote into {{inputs.parameters.environment}}? "
-                "Approvers: {{inputs.parameters.approvers}}",
+                description=QUESTION,
             ),
+            outputs=("reason",),
         ),
         exits={},  # no program: Argo resumes the node
         mutex=APPROVALS_MUTEX,

@@ -1,10 +1,11 @@
-"""``approver``: runs after every approval answered YES; the promotion goes on only if the
-answer came in time and, when the policy lists approvers, Argo recorded a listed approver
-as its author (the ``workflows.argoproj.io/actor`` labels). Answers given in the Argo UI,
-with ``promoflow approve`` or with ``argo node set`` are all checked here. With nobody to
-check (no approvers listed, or ``enforce: argo-rbac``) it lets a timely answer through:
-it is there so that the environment's chain depends on it alone. It reads only the
-workflow's own labels: no credentials.
+"""``approver``: runs after every approval and judges its answer. The promotion goes on
+only on a YES given in time by someone Argo recorded (the ``workflows.argoproj.io/actor``
+labels) and, when the policy lists approvers, by a listed one. A NO, the timeout, or a
+resume without an answer (the workflow's RESUME button) stops the environment with a
+message saying which, and who; its dependants do not run and the run ends Failed.
+Answers given in the Argo UI's resume dialog, with ``promoflow approve``/``reject`` or
+with ``argo node set`` are all judged here. It reads only what Argo hands it: no
+credentials, and nothing that could fail transiently, so it is never retried.
 """
 
 from __future__ import annotations
@@ -17,10 +18,9 @@ from orchestrator.steps.registry import Input, StepSpec, TaskKind, register
 
 
 def run(**values: Any) -> None:
-    """Let the promotion go on only if Argo recorded a listed approver as the answer's
-    author."""
+    """Let the promotion go on only on a timely YES that Argo recorded from an approver."""
     from orchestrator import progress
-    from orchestrator.approvers import parse_approvers, verify
+    from orchestrator.approvers import Answered, parse_approvers, verify
     from orchestrator.nesting import json_too_deep
     from orchestrator.steps import support
 
@@ -35,12 +35,17 @@ def run(**values: Any) -> None:
         support.usage("--labels must be a JSON object of label names to values")
     listed = parse_approvers(values["approvers"])
     verdict = verify(
-        values["environment"],
+        Answered(
+            environment=values["environment"],
+            answer=values["answer"],
+            reason=values["reason"],
+            labels={str(k): str(v) for k, v in recorded.items()},
+            started_at=values["started_at"],
+            finished_at=values["finished_at"],
+            timeout=values["timeout"],
+            timeout_seconds=support.seconds(values["timeout"], "--timeout"),
+        ),
         listed,
-        {str(k): str(v) for k, v in recorded.items()},
-        values["started_at"],
-        values["finished_at"],
-        support.seconds(values["timeout"], "--timeout"),
     )
     progress.node_message(verdict.message)
     support.write_outputs(support.outputs_dir(values["outputs"]), {"approved-by": verdict.message})
@@ -52,8 +57,7 @@ def run(**values: Any) -> None:
 SPEC = register(
     StepSpec(
         name="approver",
-        summary="Let the promotion go on only if Argo recorded a listed approver as the "
-        "answer's author.",
+        summary="Judge an approval's answer: go on only on a timely YES by an approver.",
         doc=__doc__ or "",
         inputs=(
             Input("environment", help="Environment whose approval is checked."),
@@ -61,6 +65,8 @@ SPEC = register(
                 "approvers",
                 help="Comma-separated approvers to check (user:NAME or NAME); empty: none.",
             ),
+            Input("answer", help="The approval's answer: YES, NO, or empty (none given)."),
+            Input("reason", "", help="Why, as the person answering said (may be empty)."),
             Input("labels", help="The Workflow's labels as JSON ({{workflow.labels}})."),
             Input("started-at", help="When the approval node started (RFC 3339)."),
             Input("finished-at", help="When it was answered (RFC 3339)."),
@@ -69,11 +75,12 @@ SPEC = register(
         ),
         outputs=("approved-by",),
         exits={
-            0: "a listed approver answered",
-            1: "nobody listed answered (or the answer came too late)",
+            0: "approved in time (by a listed approver, where approvers are listed)",
+            1: "rejected, not answered, answered late, or by someone not listed",
             2: "usage error",
         },
         deadline=120,
+        retries=False,
         run=run,
         tasks=(TaskKind("approver", rank=20),),
     )

@@ -1,5 +1,7 @@
 """``soak``: suspend for the soak duration before the flow moves on, so the new version
-runs for a while (and alerts have time to fire) before the next environment gets it."""
+runs for a while (and alerts have time to fire) before the next environment gets it.
+Its inputs are fixed when the flow is compiled (see ``Pause``): the node has none a
+person could edit, and resuming it in the UI ends the soak early."""
 
 from __future__ import annotations
 
