@@ -179,17 +179,22 @@ def test_on_exit_runs_with_the_workflow_status(
     assert events[-1].workflow and events[-1].phase == Phase(status)
 
 
-def test_a_rejected_approval_omits_the_environment(tmp_path: Path) -> None:
-    executor = Scripted()
+def test_a_rejected_approval_stops_the_environment_and_fails_the_run(tmp_path: Path) -> None:
+    """The approval node is answered (Succeeded, ``approve=NO`` and the reason), and the
+    approver step that judges it fails (scripted here as the real one exits on a NO): the
+    environment's chain stops there and the run ends Failed, not green."""
+    executor = Scripted(codes={"approver-prod-eu": [1]})
     engine, _ = run("example-shop", tmp_path, executor, AutoApprover({"prod-eu": "not today"}))
     nodes = engine.record.nodes
-    assert nodes["approve-prod-eu"].phase is Phase.FAILED
-    assert nodes["approve-prod-eu"].outputs == {"approve": "NO"}
+    assert nodes["approve-prod-eu"].phase is Phase.SUCCEEDED
+    assert nodes["approve-prod-eu"].outputs == {"approve": "NO", "reason": "not today"}
     assert "not today" in nodes["approve-prod-eu"].message
+    assert "approver-prod-eu" in executor.started  # every answer is judged
+    assert nodes["approver-prod-eu"].phase is Phase.FAILED
     assert "deploy-prod-eu" not in executor.started
     assert nodes["deploy-prod-eu"].phase is Phase.OMITTED
     assert nodes["post-prod-us"].phase is Phase.SUCCEEDED
-    assert nodes["approve-prod-us"].outputs == {"approve": "YES"}
+    assert nodes["approve-prod-us"].outputs == {"approve": "YES", "reason": ""}
     assert engine.record.phase is Phase.FAILED
 
 
@@ -235,26 +240,29 @@ def test_an_unchanged_environment_skips_its_approval_and_still_verifies(tmp_path
 
 
 class TimedOut(AutoApprover):
-    """Nobody answered: the suspend node resumes at its timeout with the default, NO."""
+    """Nobody answered: the suspend node resumes at its timeout with the empty default."""
 
     def answer(self, question: Question) -> Answer:
         if question.environment == "prod-eu":
-            return Answer(True, "", answer_values(question, False))
+            values = {s.name: s.default or "" for s in question.supplied}
+            return Answer(True, "", values)
         return super().answer(question)
 
 
-def test_an_approval_answered_no_by_its_timeout_skips_the_environment(tmp_path: Path) -> None:
-    executor = Scripted()
+def test_an_unanswered_approval_is_judged_and_stops_the_environment(tmp_path: Path) -> None:
+    """The timeout resumes the node with an empty answer: the approver step gets it (and
+    fails, scripted here), nothing of prod-eu runs, and the run ends Failed."""
+    executor = Scripted(codes={"approver-prod-eu": [1]})
     engine, _ = run("example-shop", tmp_path, executor, TimedOut())
     nodes = engine.record.nodes
     assert nodes["approve-prod-eu"].phase is Phase.SUCCEEDED
-    assert nodes["approve-prod-eu"].outputs == {"approve": "NO"}
-    assert nodes["approver-prod-eu"].phase is Phase.SKIPPED
+    assert nodes["approve-prod-eu"].outputs == {"approve": "", "reason": ""}
+    assert nodes["approver-prod-eu"].phase is Phase.FAILED
     for task in ("pre", "deploy", "sync", "post"):
         assert nodes[f"{task}-prod-eu"].phase is Phase.OMITTED, task
     assert "deploy-prod-eu" not in executor.started
     assert nodes["post-prod-us"].phase is Phase.SUCCEEDED
-    assert engine.record.phase is Phase.SUCCEEDED  # skipped, as with no answer on a cluster
+    assert engine.record.phase is Phase.FAILED
 
 
 def test_a_failed_plan_asks_nothing(tmp_path: Path) -> None:

@@ -125,7 +125,11 @@ def test_a_rejected_approval_leaves_production_untouched(tmp_path: Path) -> None
     assert not any(f.startswith("regions/eu/") for _, _, files in log for f in files)
     assert nodes["deploy-prod-eu"].phase is Phase.OMITTED
     assert "rejected" in nodes["approve-prod-eu"].message
-    assert "failed at approve prod-eu" in output
+    # the answer is judged in the workflow: the approver step stops prod-eu, saying why
+    assert nodes["approver-prod-eu"].phase is Phase.FAILED
+    assert "failed at approver prod-eu: prod-eu rejected by sre-oncall.at.example.com" in (
+        " ".join(output.split())
+    )
 
 
 def test_a_failing_gate_stops_the_flow_with_the_reason(tmp_path: Path) -> None:
@@ -442,7 +446,7 @@ def test_a_listed_approver_passes_the_check(tmp_path: Path) -> None:
     check = nodes["approver-prod-eu"]
     assert check.phase is Phase.SUCCEEDED
     assert check.outputs["approved-by"] == (
-        "approved by sre-oncall.at.example.com (an approver of prod-eu)"
+        "prod-eu approved by sre-oncall.at.example.com (an approver of prod-eu)"
     )
 
 

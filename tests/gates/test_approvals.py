@@ -196,3 +196,45 @@ def test_rejection_stops_every_dependant_in_the_compiled_run() -> None:
                     f"approver-{env}.Succeeded || approve-{env}.Skipped",
                 ), task["depends"]
     assert seen == 4
+
+
+def compiled_run() -> dict[str, Any]:
+    """A run as the current compiler makes it: the approval node has no inputs but the
+    answer, supplies ``approve`` and ``reason``, and its template (stored by the
+    controller with the WorkflowTemplate) keeps the approvers as an annotation."""
+    supplied = [
+        {"name": "approve", "valueFrom": {"supplied": {}, "default": ""}},
+        {"name": "reason", "valueFrom": {"supplied": {}, "default": ""}},
+    ]
+    approval = node(
+        "approve-prod-eu", "Suspend", "Running",
+        templateName="approval-prod-eu", outputs={"parameters": supplied},
+        inputs={"parameters": [{"name": "approve", "value": "NO", "enum": ["YES", "NO"]}]},
+    )  # fmt: skip
+    template = {
+        "name": "approval-prod-eu",
+        "metadata": {"annotations": {"promoflow.dev/approvers": "group:sre,user:bob@x"}},
+        "suspend": {"duration": "168h"},
+    }
+    run = run_object()
+    run["status"]["nodes"] = {approval["id"]: approval}
+    run["status"]["storedWorkflowTemplateSpec"] = {"templates": [template]}
+    return run
+
+
+def test_a_compiled_approval_is_answered_no_with_the_reason_and_judged_later() -> None:
+    """Rejecting resumes the node with NO and the reason, as the UI's dialog would: the
+    approver step after it stops the environment with that reason."""
+    alice = Identity(("alice@x",), ("sre",))
+    decision = answer(compiled_run(), "prod-eu", approve=False, message="freeze", identity=alice)
+    assert decision.output_parameters == {"approve": "NO", "reason": "freeze"}
+    assert decision.phase == "Succeeded" and decision.message == "rejected by alice@x: freeze"
+    assert decision.approvers == ["group:sre", "user:bob@x"]
+
+
+def test_a_compiled_approval_refuses_a_caller_outside_its_stored_approvers() -> None:
+    with pytest.raises(ApprovalError, match=r"mallory@x may not answer .*group:sre, user:bob@x"):
+        answer(
+            compiled_run(), "prod-eu", approve=True, message="",
+            identity=Identity(("mallory@x",), ("dev",)),
+        )  # fmt: skip
