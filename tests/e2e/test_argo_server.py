@@ -258,7 +258,13 @@ def test_approve_answers_the_approval_and_the_soak_runs(
     client = argo_client(e2e)
     waiting = wait_for_node(client, name, "approve-prod", ("Running",), 60)
     assert nodes(client.get_workflow(name))["soak-staging"]["phase"] == "Succeeded"
-    assert {p["name"]: p.get("value") for p in waiting["inputs"]["parameters"]}["timeout"] == "48h"
+    (question,) = waiting["inputs"]["parameters"]  # the answer, and nothing else to edit
+    assert question["name"] == "approve" and question["enum"] == ["YES", "NO"]
+    # Argo filled in the run's parameters when the node started
+    assert question["description"].startswith(f"Promote {flow.product} 1.0.0 into prod? ")
+    stored = client.get_workflow(name)["status"]["storedWorkflowTemplateSpec"]["templates"]
+    approval = next(t for t in stored if t["name"] == "approval-prod")
+    assert approval["suspend"]["duration"] == "48h"
 
     answered = flow.promoflow("approve", name, "--env", "prod", "-m", "canary is clean")
 
@@ -274,11 +280,11 @@ def test_approve_answers_the_approval_and_the_soak_runs(
     assert again.code == 1 and "not waiting (it is Succeeded" in again.stderr, again
 
 
-def test_reject_fails_the_approval_and_the_run_with_the_reason(
+def test_reject_stops_the_environment_and_the_run_with_the_reason(
     e2e: E2ESettings, flows: Callable[..., Flow]
 ) -> None:
-    """``promoflow reject`` fails the approval node: nothing after it runs and the run ends
-    Failed, with who rejected it and why in plain sight."""
+    """``promoflow reject`` answers NO with the reason; the approver step fails on it, so
+    nothing after it runs and the run ends Failed, with who rejected it and why."""
     flow = flows(SUSPEND_ONLY)
     name = submit(flow)
     client = argo_client(e2e)
@@ -289,9 +295,13 @@ def test_reject_fails_the_approval_and_the_run_with_the_reason(
     assert answered.code == 0, answered
     workflow = wait_for_end(client, name, e2e.timeout)
     assert workflow["status"]["phase"] == "Failed", summary(workflow)
-    approve = nodes(workflow)["approve-prod"]
-    assert approve["phase"] == "Failed"
+    approve, judged = nodes(workflow)["approve-prod"], nodes(workflow)["approver-prod"]
+    assert approve["phase"] == "Succeeded" and node_output(approve, "approve") == "NO"
+    assert node_output(approve, "reason") == "error budget spent"
     assert "rejected by" in approve["message"] and "error budget spent" in approve["message"]
+    assert judged["phase"] == "Failed", summary(workflow)
+    assert "prod rejected by " in judged["message"], judged
+    assert judged["message"].endswith(": error budget spent"), judged
     soak = nodes(workflow).get("soak-prod")
     assert soak is None or soak["phase"] in ("Omitted", "Skipped"), summary(workflow)
 
@@ -323,12 +333,12 @@ def test_argo_node_set_and_resume_answer_the_approval_too(
     assert nodes(workflow)["soak-prod"]["phase"] == "Succeeded", summary(workflow)
 
 
-def test_an_unanswered_approval_resumes_with_no_after_its_timeout(
+def test_an_unanswered_approval_stops_the_environment_after_its_timeout(
     e2e: E2ESettings, flows: Callable[..., Flow]
 ) -> None:
-    """README: "with no answer it resumes with NO after its timeout, and the environment
-    is skipped": the suspend ``duration`` ends, its ``approve`` output takes the input's
-    default (NO), and prod's soak does not run."""
+    """No answer: the suspend ``duration`` ends, the ``approve`` output takes its empty
+    default, and the approver step fails saying so; prod's soak does not run and the run
+    ends Failed, not green."""
     flow = flows(
         [
             SUSPEND_ONLY[0],
@@ -343,11 +353,14 @@ def test_an_unanswered_approval_resumes_with_no_after_its_timeout(
 
     approve = nodes(workflow)["approve-prod"]
     assert approve["phase"] == "Succeeded", summary(workflow)
-    assert node_output(approve, "approve") == "NO", approve
+    assert node_output(approve, "approve") == "", approve
     assert _seconds(approve) >= 3
+    judged = nodes(workflow)["approver-prod"]
+    assert judged["phase"] == "Failed", summary(workflow)
+    assert "prod not promoted: no answer to its approval within 3s" in judged["message"]
     soak = nodes(workflow).get("soak-prod")
     assert soak is None or soak["phase"] in ("Omitted", "Skipped"), summary(workflow)
-    assert workflow["status"]["phase"] == "Succeeded", summary(workflow)
+    assert workflow["status"]["phase"] == "Failed", summary(workflow)
 
 
 def second_identity(e2e: E2ESettings) -> str:
@@ -403,8 +416,9 @@ def test_the_approval_names_who_may_answer_and_the_workflow_checks_it(
     assert nodes(workflow).get("soak-prod", {}).get("phase") != "Succeeded", summary(workflow)
     check = nodes(workflow)["approver-prod"]
     assert check["phase"] == "Failed", summary(workflow)
-    attempt = nodes(workflow)["approver-prod(0)"]  # the Retry node's only attempt: the pod
-    assert "may not approve prod" in attempt["message"], summary(workflow)
+    # no retry strategy: the pod is the node, with the step's message, and no "(0)" twin
+    assert check["type"] == "Pod" and "approver-prod(0)" not in nodes(workflow)
+    assert "may not approve prod" in check["message"], summary(workflow)
     assert workflow["status"]["phase"] == "Failed", summary(workflow)
 
 
