@@ -1,7 +1,7 @@
 """Approving and rejecting promotions: pure decisions over a Workflow object.
 
 An approval is the compiled ``approve-ENV`` suspend node. Answering it sets its ``approve``
-output (YES/NO), its ``reason``, a message recording who decided and why, and resumes it,
+output (YES/NO), a message recording who decided and why, and resumes it,
 in one call to the Argo Server's ``set`` API: what the UI's resume dialog does in two. The
 ``approver-ENV`` step after it judges every answer alike, whichever client gave it: a NO
 stops the environment there, with the reason, and the run ends Failed.
@@ -152,15 +152,12 @@ def answer(
     who = identity.display if identity is not None else "unknown user"
     verb = "approved" if approve else "rejected"
     text = f"{verb} by {who}" + (f": {message}" if message else "")
-    outputs = {"approve": "YES" if approve else "NO"}
-    judged = "reason" in _parameters(node, "outputs")
-    if judged:  # compiled with a reason: the approver step judges a NO
-        outputs["reason"] = message
+    # a run compiled before every answer was judged (its approval template has inputs
+    # besides the answer) skips on a NO rather than stopping: failing the node stops it
+    judged = set(_parameters(node, "inputs")) <= {"approve"}
     return Answer(
         node_selector=f"displayName={task_name(environment)}",
-        output_parameters=outputs,
-        # a run compiled before approvals were judged in the workflow skips on a NO
-        # rather than stopping: failing the node is what stops it there
+        output_parameters={"approve": "YES" if approve else "NO"},
         phase="Succeeded" if approve or judged else "Failed",
         message=text,
         approvers=allowed,

@@ -60,7 +60,6 @@ class Answered:
     environment: str
     answer: str
     """``YES``, ``NO``, or empty: resumed without an answer (timeout or workflow RESUME)."""
-    reason: str
     labels: dict[str, str]
     started_at: str
     finished_at: str
@@ -97,8 +96,10 @@ def verify(answered: Answered, approvers: list[str]) -> Verdict:
     late = waited >= answered.timeout_seconds - CLOCK_SLACK
     answer = answered.answer.strip()
     if answer == "NO":
-        why = f": {answered.reason}" if answered.reason.strip() else ""
-        return Verdict(False, f"{env} rejected by {who or 'an unknown user'}{why}")
+        # the reason, when one was given, is the approval node's message
+        return Verdict(
+            False, f"{env} rejected by {who or 'an unknown user'} (approve-{env} says why)"
+        )
     if not answer or (answer == "YES" and late):
         if late:
             return Verdict(

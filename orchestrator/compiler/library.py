@@ -190,12 +190,11 @@ def pause_template(spec: StepSpec, name: str, arguments: Mapping[str, str]) -> S
                 description=_fill(answer.description, values),
             )
         )
-    for output in ([answer.name] if answer is not None else []) + list(pause.outputs):
-        unanswered = answer.unanswered if answer is not None and output == answer.name else ""
+    if answer is not None:
         outputs.append(
             Parameter(
-                name=output,
-                value_from=ValueFrom(supplied=SuppliedValueFrom(), default=unanswered),
+                name=answer.name,
+                value_from=ValueFrom(supplied=SuppliedValueFrom(), default=answer.unanswered),
             )
         )
     mutex = _fill(spec.mutex, values)

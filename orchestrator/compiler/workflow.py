@@ -301,7 +301,6 @@ def _approval_tasks(
             "environment": n,
             "approvers": checked,
             "answer": _output(approve, "approve"),
-            "reason": _output(approve, "reason"),
             "labels": "{{workflow.labels}}",
             "started-at": f"{{{{tasks.{approve}.startedAt}}}}",
             "finished-at": f"{{{{tasks.{approve}.finishedAt}}}}",

@@ -2,8 +2,8 @@
 
 On a cluster an approval is a ``suspend`` node with ``supplied`` output parameters, answered
 through the Argo Server ``set`` API (``promoflow approve``/``reject``, the UI's resume
-dialog): the node resumes Succeeded with ``approve=YES`` or ``approve=NO`` (and a
-``reason``), and what follows judges the answer. Locally an :class:`Approver` gives the
+dialog): the node resumes Succeeded with ``approve=YES`` or ``approve=NO`` (the reason in
+its message), and what follows judges the answer. Locally an :class:`Approver` gives the
 same answer, either automatically or by asking in the terminal, so the rest of the
 workflow cannot tell the difference.
 """
@@ -79,15 +79,12 @@ class Approver(Protocol):
     def answer(self, question: Question) -> Answer: ...
 
 
-def answer_values(question: Question, approved: bool, reason: str = "") -> dict[str, str]:
-    """YES/NO for yes/no parameters, the reason for a ``reason``, the default (or empty)
-    for the others."""
+def answer_values(question: Question, approved: bool) -> dict[str, str]:
+    """YES/NO for yes/no parameters, the default (or empty) for the others."""
     values: dict[str, str] = {}
     for param in question.supplied:
         if {YES, NO} <= set(param.enum) or param.name == "approve":
             values[param.name] = YES if approved else NO
-        elif param.name == "reason":
-            values[param.name] = reason
         else:
             values[param.name] = param.default or ""
     return values
@@ -112,7 +109,7 @@ class AutoApprover:
             return Answer(
                 False,
                 f"rejected by {self.who}: {reason}",
-                answer_values(question, False, reason),
+                answer_values(question, False),
                 self.actor,
             )
         return Answer(True, f"approved by {self.who}", answer_values(question, True), self.actor)
@@ -145,4 +142,4 @@ class PromptApprover:
                     self.resume()
         verb = "approved" if approved else "rejected"
         text = f"{verb} by {self.who}" + (f": {message}" if message else "")
-        return Answer(approved, text, answer_values(question, approved, message), self.actor)
+        return Answer(approved, text, answer_values(question, approved), self.actor)

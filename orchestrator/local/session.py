@@ -85,7 +85,7 @@ class _NoOneToAsk:
 
     def answer(self, question: Question) -> Answer:
         reason = "no one to ask (not a terminal); use --auto-approve"
-        return Answer(False, reason, answer_values(question, False, reason))
+        return Answer(False, reason, answer_values(question, False))
 
 
 def _ask(console: Console) -> Callable[[Question], tuple[bool, str]]:

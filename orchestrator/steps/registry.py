@@ -135,9 +135,6 @@ class Pause(NamedTuple):
 
     duration: str
     answer: Answer | None = None
-    outputs: tuple[str, ...] = ()
-    """More outputs clients may supply besides the answer (a reason), not offered to the
-    dialog; each defaults to an empty value."""
 
 
 class TaskKind(NamedTuple):

@@ -67,11 +67,10 @@ def test_an_approval_asks_the_question_with_who_may_answer() -> None:
         )
         assert not answer["description"].endswith(": .")
         outputs = {p["name"]: p["valueFrom"] for p in template["outputs"]["parameters"]}
-        # no answer (timeout, or a resume of the whole workflow) is empty, never a NO
-        assert outputs == {
-            "approve": {"supplied": {}, "default": ""},
-            "reason": {"supplied": {}, "default": ""},
-        }
+        # no answer (timeout, or a resume of the whole workflow) is empty, never a NO; and
+        # the answer is the only supplied output: a node resumed after `argo node set
+        # approve=...` leaves any other unset, and whatever reads it would wait for ever
+        assert outputs == {"approve": {"supplied": {}, "default": ""}}
         annotations = template["metadata"]["annotations"]
         assert annotations["promoflow.dev/environment"] == env
         assert annotations["promoflow.dev/timeout"] == template["suspend"]["duration"]
@@ -83,7 +82,6 @@ def test_an_approval_asks_the_question_with_who_may_answer() -> None:
         assert "when" not in judge  # every answer is judged, NO and none included
         args = {p["name"]: p["value"] for p in judge["arguments"]["parameters"]}
         assert args["answer"] == f"{{{{tasks.approve-{env}.outputs.parameters.approve}}}}"
-        assert args["reason"] == f"{{{{tasks.approve-{env}.outputs.parameters.reason}}}}"
 
 
 def test_only_steps_that_can_fail_transiently_are_retried() -> None:

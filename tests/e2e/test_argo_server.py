@@ -297,11 +297,9 @@ def test_reject_stops_the_environment_and_the_run_with_the_reason(
     assert workflow["status"]["phase"] == "Failed", summary(workflow)
     approve, judged = nodes(workflow)["approve-prod"], nodes(workflow)["approver-prod"]
     assert approve["phase"] == "Succeeded" and node_output(approve, "approve") == "NO"
-    assert node_output(approve, "reason") == "error budget spent"
     assert "rejected by" in approve["message"] and "error budget spent" in approve["message"]
     assert judged["phase"] == "Failed", summary(workflow)
     assert "prod rejected by " in judged["message"], judged
-    assert judged["message"].endswith(": error budget spent"), judged
     soak = nodes(workflow).get("soak-prod")
     assert soak is None or soak["phase"] in ("Omitted", "Skipped"), summary(workflow)
 

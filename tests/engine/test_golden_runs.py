@@ -180,21 +180,21 @@ def test_on_exit_runs_with_the_workflow_status(
 
 
 def test_a_rejected_approval_stops_the_environment_and_fails_the_run(tmp_path: Path) -> None:
-    """The approval node is answered (Succeeded, ``approve=NO`` and the reason), and the
+    """The approval node is answered (Succeeded, ``approve=NO``, the reason its message), and the
     approver step that judges it fails (scripted here as the real one exits on a NO): the
     environment's chain stops there and the run ends Failed, not green."""
     executor = Scripted(codes={"approver-prod-eu": [1]})
     engine, _ = run("example-shop", tmp_path, executor, AutoApprover({"prod-eu": "not today"}))
     nodes = engine.record.nodes
     assert nodes["approve-prod-eu"].phase is Phase.SUCCEEDED
-    assert nodes["approve-prod-eu"].outputs == {"approve": "NO", "reason": "not today"}
+    assert nodes["approve-prod-eu"].outputs == {"approve": "NO"}
     assert "not today" in nodes["approve-prod-eu"].message
     assert "approver-prod-eu" in executor.started  # every answer is judged
     assert nodes["approver-prod-eu"].phase is Phase.FAILED
     assert "deploy-prod-eu" not in executor.started
     assert nodes["deploy-prod-eu"].phase is Phase.OMITTED
     assert nodes["post-prod-us"].phase is Phase.SUCCEEDED
-    assert nodes["approve-prod-us"].outputs == {"approve": "YES", "reason": ""}
+    assert nodes["approve-prod-us"].outputs == {"approve": "YES"}
     assert engine.record.phase is Phase.FAILED
 
 
@@ -256,7 +256,7 @@ def test_an_unanswered_approval_is_judged_and_stops_the_environment(tmp_path: Pa
     engine, _ = run("example-shop", tmp_path, executor, TimedOut())
     nodes = engine.record.nodes
     assert nodes["approve-prod-eu"].phase is Phase.SUCCEEDED
-    assert nodes["approve-prod-eu"].outputs == {"approve": "", "reason": ""}
+    assert nodes["approve-prod-eu"].outputs == {"approve": ""}
     assert nodes["approver-prod-eu"].phase is Phase.FAILED
     for task in ("pre", "deploy", "sync", "post"):
         assert nodes[f"{task}-prod-eu"].phase is Phase.OMITTED, task

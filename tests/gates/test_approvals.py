@@ -200,12 +200,9 @@ def test_rejection_stops_every_dependant_in_the_compiled_run() -> None:
 
 def compiled_run() -> dict[str, Any]:
     """A run as the current compiler makes it: the approval node has no inputs but the
-    answer, supplies ``approve`` and ``reason``, and its template (stored by the
+    answer, supplies ``approve``, and its template (stored by the
     controller with the WorkflowTemplate) keeps the approvers as an annotation."""
-    supplied = [
-        {"name": "approve", "valueFrom": {"supplied": {}, "default": ""}},
-        {"name": "reason", "valueFrom": {"supplied": {}, "default": ""}},
-    ]
+    supplied = [{"name": "approve", "valueFrom": {"supplied": {}, "default": ""}}]
     approval = node(
         "approve-prod-eu", "Suspend", "Running",
         templateName="approval-prod-eu", outputs={"parameters": supplied},
@@ -223,11 +220,11 @@ def compiled_run() -> dict[str, Any]:
 
 
 def test_a_compiled_approval_is_answered_no_with_the_reason_and_judged_later() -> None:
-    """Rejecting resumes the node with NO and the reason, as the UI's dialog would: the
-    approver step after it stops the environment with that reason."""
+    """Rejecting resumes the node with NO and the reason as its message, as the UI's dialog
+    would resume it: the approver step after it stops the environment."""
     alice = Identity(("alice@x",), ("sre",))
     decision = answer(compiled_run(), "prod-eu", approve=False, message="freeze", identity=alice)
-    assert decision.output_parameters == {"approve": "NO", "reason": "freeze"}
+    assert decision.output_parameters == {"approve": "NO"}
     assert decision.phase == "Succeeded" and decision.message == "rejected by alice@x: freeze"
     assert decision.approvers == ["group:sre", "user:bob@x"]
 

@@ -49,9 +49,8 @@ def answered(
     env: str = "prod-eu",
     started: str = STARTED,
     finished: str = ANSWERED,
-    reason: str = "",
 ) -> Verdict:
-    return verify(Answered(env, answer, reason, labels, started, finished, "168h", WEEK), approvers)
+    return verify(Answered(env, answer, labels, started, finished, "168h", WEEK), approvers)
 
 
 def test_a_listed_service_account_may_approve() -> None:
@@ -87,13 +86,16 @@ def test_group_entries_never_match_a_user() -> None:
 
 
 @pytest.mark.parametrize("approvers", [[], ["user:alice"]])
-def test_a_no_stops_the_environment_with_who_and_why(approvers: list[str]) -> None:
-    """A NO from anyone stops it (failing closed), whoever is listed."""
+def test_a_no_stops_the_environment_with_who(approvers: list[str]) -> None:
+    """A NO from anyone stops it (failing closed), whoever is listed; the reason, when one
+    was given, is the approval node's message."""
     labels = {ACTOR: "x", ACTOR_EMAIL: "alice.at.example.com"}
-    verdict = answered(approvers, labels, "NO", reason="change freeze")
-    assert verdict == Verdict(False, "prod-eu rejected by alice.at.example.com: change freeze")
+    verdict = answered(approvers, labels, "NO")
+    assert verdict == Verdict(
+        False, "prod-eu rejected by alice.at.example.com (approve-prod-eu says why)"
+    )
     bare = answered(approvers, {}, "NO")
-    assert bare == Verdict(False, "prod-eu rejected by an unknown user")
+    assert bare == Verdict(False, "prod-eu rejected by an unknown user (approve-prod-eu says why)")
 
 
 def test_a_resume_without_an_answer_is_not_an_answer() -> None:
@@ -152,16 +154,16 @@ def test_the_step_passes_a_yes_with_nobody_to_check(tmp_path: Path) -> None:
     assert (tmp_path / "approved-by").read_text() == said
 
 
-def test_the_step_fails_a_no_with_the_reason(tmp_path: Path) -> None:
+def test_the_step_fails_a_no(tmp_path: Path) -> None:
     from tests.unit.invoke import invoke
 
     result = invoke(
         "step", "approver", "--environment", "prod", "--approvers", "", "--answer", "NO",
-        "--reason", "change freeze", "--labels", json.dumps({ACTOR_USERNAME: "alice"}),
+        "--labels", json.dumps({ACTOR_USERNAME: "alice"}),
         "--started-at", STARTED, "--finished-at", ANSWERED, "--outputs", str(tmp_path),
     )  # fmt: skip
     assert result.code == 1, result.output
     assert json.loads(result.stdout) == {
         "approved": False,
-        "reason": "prod rejected by alice: change freeze",
+        "reason": "prod rejected by alice (approve-prod says why)",
     }

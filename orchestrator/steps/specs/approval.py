@@ -7,6 +7,12 @@ Its other inputs (environment, approvers, timeout) are fixed when the flow is co
 (see ``Pause``), so the dialog offers nothing else to edit. A node resumed without an
 answer (its timeout, or the workflow's RESUME button) outputs an empty ``approve``: the
 ``approver`` step stops the environment and says which of the two happened.
+
+``approve`` is its only supplied output: Argo applies the outputs' defaults only on the
+timeout and on a resume of the whole workflow, so any other supplied output would stay
+unset when a person answers ``approve`` alone (``argo node set`` then ``argo resume``, the
+UI's dialog), and every task reading it would wait for ever. A reason given with
+``promoflow reject -m`` goes into the node's message.
 """
 
 from __future__ import annotations
@@ -49,7 +55,6 @@ SPEC = register(
                 default="NO",
                 description=QUESTION,
             ),
-            outputs=("reason",),
         ),
         exits={},  # no program: Argo resumes the node
         mutex=APPROVALS_MUTEX,

@@ -38,7 +38,6 @@ def run(**values: Any) -> None:
         Answered(
             environment=values["environment"],
             answer=values["answer"],
-            reason=values["reason"],
             labels={str(k): str(v) for k, v in recorded.items()},
             started_at=values["started_at"],
             finished_at=values["finished_at"],
@@ -66,7 +65,6 @@ SPEC = register(
                 help="Comma-separated approvers to check (user:NAME or NAME); empty: none.",
             ),
             Input("answer", help="The approval's answer: YES, NO, or empty (none given)."),
-            Input("reason", "", help="Why, as the person answering said (may be empty)."),
             Input("labels", help="The Workflow's labels as JSON ({{workflow.labels}})."),
             Input("started-at", help="When the approval node started (RFC 3339)."),
             Input("finished-at", help="When it was answered (RFC 3339)."),
