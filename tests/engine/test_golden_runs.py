@@ -10,7 +10,7 @@ import pytest
 from orchestrator.engine.depends import task_depends
 from orchestrator.engine.model import Phase, ProgressEvent
 from orchestrator.engine.runner import Engine, EngineOptions
-from orchestrator.engine.suspend import Answer, AutoApprover, Question, answer_values
+from orchestrator.engine.suspend import Answer, AutoApprover, Question
 from tests.engine.scripted import Scripted, dag_tasks, golden
 
 GOLDEN_RUNS = ["example-shop", "example-checkout", "fan-out", "diamond", "chain-10", "no-gates"]
