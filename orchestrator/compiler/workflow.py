@@ -392,6 +392,7 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
             "promoflow.dev/flow": flow.name,
         },
         annotations={
+            "workflows.argoproj.io/title": f"Promote {product.name}",
             "workflows.argoproj.io/description": f"Promotes {product.name} along flow "
             f"{flow.name}: {plan.route()}",
         },

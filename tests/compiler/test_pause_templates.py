@@ -91,3 +91,20 @@ def test_only_steps_that_can_fail_transiently_are_retried() -> None:
     }
     assert retried["approver"] is False
     assert retried["promote"] and retried["wait-argocd"]
+
+
+def test_what_the_ui_shows_carries_titles_and_descriptions() -> None:
+    """The template and each run have a title and a description (the list, the summary
+    and the template catalogue show them); every run parameter says what it is."""
+    from tests.compiler.helpers import EXAMPLES
+
+    template, run = compiled(EXAMPLES, "shop")[:2]
+    for manifest in (template, run):
+        annotations = manifest["metadata"]["annotations"]
+        assert annotations["workflows.argoproj.io/title"].startswith(("Promote shop", "shop "))
+        assert annotations["workflows.argoproj.io/description"]
+        parameters = manifest["spec"]["arguments"]["parameters"]
+        assert [p["name"] for p in parameters] == [
+            "product", "version", "version-fields", "source-commit", "requested-by",
+        ]  # fmt: skip
+        assert all(len(p.get("description", "")) > 20 for p in parameters), parameters
