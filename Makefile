@@ -11,7 +11,8 @@ $(STAMP): pyproject.toml constraints.txt
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -c constraints.txt -e '.[dev]'
 	# bytecode up front: every step process loads it even where PYTHONDONTWRITEBYTECODE is set
-	$(BIN)/python -m compileall -q orchestrator reporters workflow_templates
+	# (the tests too: the suite starts hundreds of processes that import them)
+	$(BIN)/python -m compileall -q orchestrator reporters workflow_templates tests bench
 	touch $(STAMP)
 
 demo: $(STAMP)
