@@ -80,8 +80,9 @@ class LocalOptions:
 
 
 class _NoOneToAsk:
-    """Non-interactive runs without ``--auto-approve``: every approval is answered NO,
-    as an unanswered approval on the cluster resumes with its default at the timeout."""
+    """Non-interactive runs without ``--auto-approve``: every approval is answered NO, so
+    nothing is promoted without someone's answer (the approver step stops it, as an
+    unanswered approval on the cluster is stopped at its timeout)."""
 
     def answer(self, question: Question) -> Answer:
         reason = "no one to ask (not a terminal); use --auto-approve"

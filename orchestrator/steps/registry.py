@@ -127,7 +127,7 @@ class Pause(NamedTuple):
 
     A pause step's inputs are fixed when the flow is compiled: the compiler writes one
     template per task with ``{{inputs.parameters.NAME}}`` in ``duration``, the answer's
-    description and ``outputs`` replaced by their values, and the values as annotations
+    description and the mutex replaced by their values, and the values as annotations
     (``promoflow.dev/NAME``). The suspended node's only inputs are then what a person
     answers: the Argo UI's resume dialog offers every input of the node for editing and
     sends each back as an output, which the Argo Server refuses for anything but a
