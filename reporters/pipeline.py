@@ -81,6 +81,8 @@ class Pipeline:
     """The Argo Workflows UI, for promotion links."""
     notifier: Notifier | None = None
     """Configured notifications (services, triggers, subscriptions), besides ``sinks``."""
+    on_workflow: Callable[[App], None] | None = None
+    """Told of each promotion Workflow's newest state, whole (writes the run's message)."""
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
@@ -232,6 +234,8 @@ class Pipeline:
         if kind == REPORTS.rstrip(":"):
             return self._report(key, obj)
         trim, changes_of = RESOURCES[kind]
+        if kind == "workflows" and obj is not None and self.on_workflow is not None:
+            self.on_workflow(obj)
         old = self.seen.get(key)
         new = trim(obj) if obj is not None else None
         changes = changes_of(old, new, self.ui) if kind == "workflows" else changes_of(old, new)

@@ -32,6 +32,7 @@ from reporters.notifications.notifier import Notifier
 from reporters.notifications.services import sinks_for
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
+from reporters.runstatus import RunMessages
 from reporters.sinks.delivery import Delivery, Sink
 from reporters.sinks.github import GitHubStatusSink
 from reporters.sinks.github_deployment import GitHubDeploymentSink
@@ -109,6 +110,14 @@ def parser() -> argparse.ArgumentParser:
         help="Where promotion Workflows are watched (default: ARGO_NAMESPACE, else all).",
     )
     p.add_argument("--argo-ui", default="", help="The Argo Workflows UI, for promotion links.")
+    p.add_argument(
+        "--run-messages",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="With --resources workflows: write where each promotion run is, or how it "
+        "ended, into its Workflow's status.message, which the Argo list shows (needs "
+        "`patch` on workflows).",
+    )
     p.add_argument(
         "--notifications",
         default=os.environ.get("PROMOFLOW_NOTIFICATIONS", ""),
@@ -188,6 +197,7 @@ class Reporter:
         ui: str = "",
         notifier: Notifier | None = None,
         services: Sequence[Sink] = (),
+        run_messages: RunMessages | None = None,
     ) -> None:
         self.watcher = watcher
         self.watchers = [watcher, *others]
@@ -200,7 +210,9 @@ class Reporter:
             enricher=enricher,
             ui=ui,
             notifier=notifier,
+            on_workflow=run_messages.offer if run_messages is not None else None,
         )
+        self.run_messages = run_messages.start() if run_messages is not None else None
         self.stream = Stream()
         self.stopping = threading.Event()
         self.received = 0
@@ -279,6 +291,8 @@ class Reporter:
                     self._wake()
         for delivery in self.deliveries:
             delivery.stop()
+        if self.run_messages is not None:
+            self.run_messages.stop()
 
     def stop(self) -> None:
         self.stopping.set()
@@ -365,6 +379,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         options.argo_ui,
         notifier,
         services,
+        RunMessages(api) if options.run_messages and "workflows" in kinds else None,
     )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())

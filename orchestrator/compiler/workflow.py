@@ -50,6 +50,9 @@ WORKFLOW_PARAMETERS = {
     "approvals and reports.",
 }
 """The run's parameters with the descriptions the Argo UI shows beside them."""
+ENVIRONMENT_TASKS = "promoflow.dev/environment-tasks"
+"""On the DAG: each environment's tasks, in flow order (JSON). What the reporter reads to
+say which environment a run is at (``reporters/events/runmessage.py``)."""
 DEADLINE_MARGIN = timedelta(minutes=1)
 DEFAULT_APPROVAL_TIMEOUT = "168h"  # 7 days, as Go writes it: Argo has no "d" unit
 
@@ -407,9 +410,13 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
         last: dict[str, str] = {}
         commits: dict[str, str] = {}
         pauses = _Pauses()
-        with DAG(name="promote", fail_fast=False):
+        with DAG(name="promote", fail_fast=False) as dag:
+            owned: dict[str, list[str]] = {}
             for env in plan.environments:
+                before = len(dag.tasks)
                 _environment_tasks(plan, env, last, commits, settings, pauses)
+                owned[env.environment] = [str(t.name) for t in dag.tasks[before:]]
+            dag.annotations = {ENVIRONMENT_TASKS: json.dumps(owned, separators=(",", ":"))}
         pauses.build()
         with Steps(name="report"):
             Step(

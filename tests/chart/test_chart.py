@@ -49,6 +49,7 @@ CASES: dict[str, tuple[str, ...]] = {
                      "argocd.server=127.0.0.1:26080", "argocd.opts=--plaintext",
                      "reporters.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
                      "reporters.extraEnv[0].value=127.0.0.1"),
+    "no-run-messages": (*BASE, "reporters.runMessages=false"),
     "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
 }  # fmt: skip
 
@@ -165,7 +166,7 @@ def test_each_account_gets_exactly_what_it_needs() -> None:
         (WEBHOOKS, "promoflow", "argoproj.io", "workflows", "create get list watch update patch"),
         (WEBHOOKS, "promoflow", "argoproj.io", "workflowtemplates", "get list"),
         (REPORTERS, "argocd", "argoproj.io", "applications", "get list watch"),
-        (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch"),
+        (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch patch"),
         (APPLY, "promoflow", "argoproj.io", "workflowtemplates", "get list create update"),
         (WORKFLOW, "promoflow", "argoproj.io", "workflowtaskresults", "create patch"),
     )
@@ -177,7 +178,7 @@ def test_rights_follow_the_namespaces_values_name() -> None:
     assert {g for g in listed if g[0] == REPORTERS} == table(
         (REPORTERS, "argocd", "argoproj.io", "applications", "get list watch"),
         (REPORTERS, "team-a", "argoproj.io", "applications", "get list watch"),
-        (REPORTERS, "argo", "argoproj.io", "workflows", "get list watch"),
+        (REPORTERS, "argo", "argoproj.io", "workflows", "get list watch patch"),
         (REPORTERS, "shop-dev", "apps", "replicasets", "get list watch"),
         (REPORTERS, "shop-prod", "apps", "replicasets", "get list watch"),
     )
@@ -188,13 +189,29 @@ def test_rights_follow_the_namespaces_values_name() -> None:
     everywhere = {g for g in grants("all-namespaces") if g[0] == REPORTERS}
     assert everywhere == table(
         (REPORTERS, "*", "argoproj.io", "applications", "get list watch"),
-        (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch"),
+        (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch patch"),
         (REPORTERS, "*", "argoproj.io", "rollouts", "get list watch"),
         (REPORTERS, "*", "apps", "replicasets", "get list watch"),
     )
     for case in CASES:
         if case != "all-namespaces":
             assert objects(case, "ClusterRole") == [], case
+
+
+def test_run_messages_are_the_reporters_only_write_and_can_be_turned_off() -> None:
+    """The reporters may patch Workflows (to write each run's message) and nothing else;
+    the step pods' account never may. Off, the right and the flag go together."""
+    for case in CASES:
+        writes = {g for g in grants(case) if g[4] not in ("get", "list", "watch")}
+        assert not {g for g in writes if g[0].endswith("/promoflow-workflow") and
+                    g[3] == "workflows"}, case  # fmt: skip
+    assert (REPORTERS, "promoflow", "argoproj.io", "workflows", "patch") in grants("defaults")
+    off = {g for g in grants("no-run-messages") if g[0] == REPORTERS}
+    assert all(g[4] in ("get", "list", "watch") for g in off)
+    [reporters] = objects("no-run-messages", "StatefulSet")
+    assert "--no-run-messages" in reporters["spec"]["template"]["spec"]["containers"][0]["args"]
+    [default] = objects("defaults", "StatefulSet")
+    assert "--no-run-messages" not in default["spec"]["template"]["spec"]["containers"][0]["args"]
 
 
 def test_approvers_are_bound_to_their_groups_through_argo_sso_rbac() -> None:
