@@ -94,6 +94,11 @@ def run_message(workflow: Obj) -> str:
         failed = [t for t, p in phases.items() if p in FAILED]
         if failed:
             failures.append(_failure(env, failed[0], nodes))
+        elif _unanswered(env, nodes, tasks.get(env) or []):
+            failures.append(
+                f"approve-{env} was resumed without an answer (`argo resume` without `argo "
+                f"node set`), so Argo cannot go on with {env}: stop this run and promote again"
+            )
         elif phases.get(f"approve-{env}") == "Running":
             who = approvers.get(env, "")
             now.append(f"waiting for approval of {env}" + (f" (approvers: {who})" if who else ""))
@@ -123,6 +128,18 @@ def _promoted(phases: dict[str, str], tasks: list[str]) -> bool:
         and all(p in FULFILLED for p in phases.values())
         and "Succeeded" in phases.values()
     )
+
+
+def _unanswered(env: str, nodes: dict[str, Obj], tasks: list[str]) -> bool:
+    """An approval resumed by node without a value set (``argo resume
+    --node-field-selector``): Argo applies the output's default only when the whole
+    workflow is resumed, so ``approve`` stays unset and the task after it, which needs it,
+    never starts. The run would hang, silent, until its deadline."""
+    asked, judge = nodes.get(f"approve-{env}"), f"approver-{env}"
+    if asked is None or asked.get("phase") != "Succeeded" or judge not in tasks or judge in nodes:
+        return False
+    outputs = (asked.get("outputs") or {}).get("parameters") or []
+    return any(p.get("name") == "approve" and "value" not in p for p in outputs)
 
 
 def _failure(env: str, task: str, nodes: dict[str, Obj]) -> str:

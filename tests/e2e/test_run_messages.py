@@ -37,7 +37,7 @@ from tests.e2e.flows import (
 )
 from tests.e2e.k8s import api_client, wait_until
 from tests.e2e.settings import E2ESettings
-from tests.e2e.test_argo_server import submit
+from tests.e2e.test_argo_server import argo_cli, submit
 from tests.e2e.test_argo_ui_requests import _me, flow_with_approvers
 
 pytestmark = pytest.mark.e2e
@@ -161,3 +161,26 @@ def test_the_message_of_a_run_resumed_without_an_answer(
         ended = wait_for_message(e2e, name, lambda m: "resumed" in m, "says it was resumed")
     assert ended.startswith("resumed without an answer by "), ended
     assert ended.endswith(": answer approve-prod with YES or NO; promoted to dev, staging"), ended
+
+
+def test_an_approval_resumed_by_node_without_a_value_is_said_not_left_hanging(
+    e2e: E2ESettings, flows: Callable[..., Flow], tmp_path: Path
+) -> None:
+    """``argo resume --node-field-selector`` without ``argo node set``: Argo gives the
+    output no default on that path, the approver cannot start, and the run would sit in
+    Running until its deadline with nothing to say why. The list says it."""
+    flow = flow_with_approvers(flows, [])
+    with reporting(e2e, tmp_path / "state.db"):
+        name = submit(flow)
+        wait_for_node(argo_client(e2e), name, "approve-prod", ("Running",), 60)
+        try:
+            selector = ("--node-field-selector", "displayName=approve-prod")
+            resumed = argo_cli(e2e, "resume", name, *selector)
+            assert resumed.returncode == 0, resumed.stdout + resumed.stderr
+            said = wait_for_message(e2e, name, lambda m: "cannot go on" in m, "says it is stuck")
+        finally:
+            argo_cli(e2e, "stop", name)
+    assert said.startswith("approve-prod was resumed without an answer (`argo resume` without"), (
+        said
+    )
+    assert said.endswith("stop this run and promote again; promoted to dev, staging"), said

@@ -237,3 +237,22 @@ def test_the_pipeline_offers_each_promotion_workflow_whole(tmp_path: Path) -> No
     workflow = real("waiting-approval")
     pipeline.handle("workflows:argo/" + workflow["metadata"]["name"], workflow)
     assert offered == [workflow]  # untrimmed: the plan is in the stored template
+
+
+def test_an_approval_resumed_by_node_without_a_value_says_the_run_cannot_go_on() -> None:
+    """``argo resume --node-field-selector`` alone (captured from the real controller): the
+    node succeeds with ``approve`` unset and the approver never starts. Argo shows a run
+    that merely keeps running; the message says what happened and what to do."""
+    workflow = real("resumed-node-without-answer")
+    assert workflow["status"]["phase"] == "Running" and not workflow["status"].get("message")
+    assert "approver-prod" not in {n["displayName"] for n in workflow["status"]["nodes"].values()}
+    assert run_message(workflow) == (
+        "approve-prod was resumed without an answer (`argo resume` without `argo node set`), "
+        "so Argo cannot go on with prod: stop this run and promote again; "
+        "promoted to dev, staging"
+    )
+    answered = copy.deepcopy(workflow)  # the same node with a value set first: no such message
+    for n in answered["status"]["nodes"].values():
+        if n["displayName"] == "approve-prod":
+            n["outputs"]["parameters"][0]["value"] = "YES"
+    assert "cannot go on" not in run_message(answered)
