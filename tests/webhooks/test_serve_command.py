@@ -27,7 +27,7 @@ def _serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[str, subproce
         command, env=clean_env(env), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     url = f"http://127.0.0.1:{port}"
-    deadline = time.monotonic() + 30
+    deadline = time.monotonic() + 90  # a loaded machine starts Python slowly
     try:
         while True:
             try:
@@ -35,7 +35,9 @@ def _serve(args: list[str], env: dict[str, str]) -> Iterator[tuple[str, subproce
                 break
             except httpx.TransportError:
                 if proc.poll() is not None or time.monotonic() > deadline:
-                    raise AssertionError(proc.communicate()[1]) from None
+                    if proc.poll() is None:  # still starting: stop it, or reading waits for ever
+                        proc.kill()
+                    raise AssertionError(proc.communicate(timeout=20)[1]) from None
                 time.sleep(0.1)
         yield url, proc
     finally:
