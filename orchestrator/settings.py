@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from orchestrator import __version__
+from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX
 from orchestrator.urls import UrlError, check_url, server_url
 
 S = TypeVar("S", bound=BaseSettings)
@@ -82,7 +83,7 @@ class StepSettings(BaseSettings):
     argocd_server: str = "argocd-server.argocd.svc:443"
     argocd_opts: str = ""
     report_url: str = Field("", description="Where the onExit handler posts results")
-    template_prefix: str = "promoflow"
+    template_prefix: str = DEFAULT_TEMPLATE_PREFIX
     ui_url: str = Field("", description="Argo Workflows UI base URL, for links in reports")
 
     @field_validator("argocd_server")

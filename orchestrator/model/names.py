@@ -12,6 +12,8 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
+from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX, MAX_PRODUCT, product_template
+
 LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
 _LABEL = re.compile(LABEL_PATTERN)
 MAX_LABEL = 63
@@ -38,3 +40,25 @@ Name = Annotated[
     WithJsonSchema({"type": "string", "pattern": LABEL_PATTERN, "maxLength": MAX_LABEL}),
 ]
 """A resource or environment name: a DNS-1123 label."""
+
+
+def check_product_name(value: str) -> str:
+    """A DNS-1123 label short enough for every name derived from it (see
+    :data:`orchestrator.naming.MAX_PRODUCT`); the message names the limit that applies."""
+    check_dns_label(value)
+    if len(value) > MAX_PRODUCT:
+        longest = product_template(DEFAULT_TEMPLATE_PREFIX, "<product>")
+        raise ValueError(
+            f"{value!r} is too long for a product name: at most {MAX_PRODUCT} characters "
+            f"(has {len(value)}), so that its WorkflowTemplate {longest!r} fits the "
+            f"{MAX_LABEL} characters of a Kubernetes name"
+        )
+    return value
+
+
+ProductName = Annotated[
+    str,
+    AfterValidator(check_product_name),
+    WithJsonSchema({"type": "string", "pattern": LABEL_PATTERN, "maxLength": MAX_PRODUCT}),
+]
+"""A product's name: a DNS-1123 label of at most :data:`MAX_PRODUCT` characters."""
