@@ -15,6 +15,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from orchestrator import __version__
+from orchestrator.kubenames import MAX_LABEL, check_namespace
 from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX
 from orchestrator.urls import UrlError, check_url, server_url
 
@@ -51,6 +52,18 @@ def _url_setting(value: str, *, hint: str = "") -> str:
         return check_url(value, hint=hint)
     except UrlError as exc:
         raise ValueError(str(exc)) from None
+
+
+def _namespace_setting(value: str) -> str:
+    """A namespace from the environment: a Kubernetes name (it goes into API paths and
+    Workflows). The message states the rule without the value, as every setting's does."""
+    try:
+        return check_namespace(value)
+    except ValueError:
+        raise ValueError(
+            "not a valid namespace: lowercase letters, digits and '-', starting and ending "
+            f"with a letter or digit, at most {MAX_LABEL} characters (RFC 1123 label)"
+        ) from None
 
 
 def _no_credential_flags(value: str) -> str:
@@ -117,6 +130,11 @@ class ArgoSettings(BaseSettings):
     secure: bool = True
     insecure_skip_verify: bool = False
     base_href: str = ""
+
+    @field_validator("namespace")
+    @classmethod
+    def _check_namespace(cls, value: str) -> str:
+        return _namespace_setting(value)
 
     @property
     def base_url(self) -> str:
@@ -224,6 +242,11 @@ class GateSettings(BaseSettings):
         30.0, gt=0, le=3600, allow_inf_nan=False, description="Backoff cap while polling"
     )
     stream: bool = Field(True, description="React to change events instead of polling")
+
+    @field_validator("argocd_namespace")
+    @classmethod
+    def _check_namespace(cls, value: str) -> str:
+        return _namespace_setting(value)
 
     @field_validator("kube_api")
     @classmethod

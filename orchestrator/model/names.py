@@ -1,4 +1,4 @@
-"""Kubernetes name rules, shared by every resource.
+"""Name types of the configuration, on Kubernetes' rules (:mod:`orchestrator.kubenames`).
 
 Environment and product names end up in Argo CD application names, DAG task names and label
 values, so they must be valid RFC 1123 labels; checking here turns a late failure in the
@@ -7,30 +7,45 @@ cluster into an early error with a position.
 
 from __future__ import annotations
 
-import re
 from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
+from orchestrator.kubenames import (
+    LABEL_PATTERN,
+    MAX_LABEL,
+    MAX_SUBDOMAIN,
+    SUBDOMAIN_PATTERN,
+    check_cluster_name,
+    check_dns_label,
+    check_namespace,
+)
 from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX, MAX_PRODUCT, product_template
 
-LABEL_PATTERN = r"^[a-z0-9]([-a-z0-9]*[a-z0-9])?$"
-_LABEL = re.compile(LABEL_PATTERN)
-MAX_LABEL = 63
+__all__ = [
+    "LABEL_PATTERN",
+    "MAX_LABEL",
+    "ClusterName",
+    "Name",
+    "Namespace",
+    "ProductName",
+    "check_dns_label",
+    "check_product_name",
+]
 
+Namespace = Annotated[
+    str,
+    AfterValidator(check_namespace),
+    WithJsonSchema({"type": "string", "pattern": LABEL_PATTERN, "maxLength": MAX_LABEL}),
+]
+"""A Kubernetes namespace."""
 
-def check_dns_label(value: str) -> str:
-    """Return ``value`` when it is a DNS-1123 label, else raise ValueError with the rule."""
-    if len(value) > MAX_LABEL:
-        raise ValueError(
-            f"{value!r} is not a valid name: at most {MAX_LABEL} characters (has {len(value)})"
-        )
-    if not _LABEL.match(value):
-        raise ValueError(
-            f"{value!r} is not a valid name: use lowercase letters, digits and '-', "
-            "starting and ending with a letter or digit (RFC 1123 label)"
-        )
-    return value
+ClusterName = Annotated[
+    str,
+    AfterValidator(check_cluster_name),
+    WithJsonSchema({"type": "string", "pattern": SUBDOMAIN_PATTERN, "maxLength": MAX_SUBDOMAIN}),
+]
+"""The name of a cluster Argo CD deploys to."""
 
 
 Name = Annotated[

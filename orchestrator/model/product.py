@@ -8,7 +8,7 @@ from pydantic import field_validator
 
 from orchestrator.model.base import Metadata, Model, Resource
 from orchestrator.model.checks import GitUrl
-from orchestrator.model.names import Name, ProductName
+from orchestrator.model.names import Name, Namespace, ProductName
 from orchestrator.model.template import RelativeFile
 from orchestrator.model.trigger import Triggers
 
@@ -47,7 +47,7 @@ class ApplicationRef(Model):
     environment: Name
     argocd_app: Name | None = None
     path: RelativeFile | None = None
-    namespace: str | None = None
+    namespace: Namespace | None = None
 
 
 class ResolvedApp(Model):
