@@ -80,6 +80,19 @@ def _no_credential_flags(value: str) -> str:
     return value
 
 
+class ConfigSettings(BaseSettings):
+    """How the configuration is read (``PROMOFLOW_CONFIG_*``).
+
+    ``PROMOFLOW_CONFIG_PYTHON=false`` turns Python configuration files off: a Python file
+    is code, and it runs with the rights of the process that loads it (the webhook service
+    holds the webhook secrets and an Argo token). Off, such a file is an error, never
+    imported and never skipped in silence. The chart sets it from ``config.python``."""
+
+    model_config = SettingsConfigDict(env_prefix="PROMOFLOW_CONFIG_", extra="ignore")
+
+    python: bool = Field(True, description="Load Python configuration files (they run as code)")
+
+
 class StepSettings(BaseSettings):
     """What compiled workflows run with: the step image, service account and Secret names.
 

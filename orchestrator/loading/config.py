@@ -91,8 +91,18 @@ def _paths(root: Path) -> tuple[Iterator[Path | Unlisted], Path | None]:
     return iter([root]), None
 
 
-def load_config(root: Path) -> tuple[Config, list[Problem]]:
-    """Load every resource under ``root`` (a directory or one file); never raises for input."""
+PYTHON_OFF = (
+    "Python configuration is turned off (PROMOFLOW_CONFIG_PYTHON=false; the chart's "
+    "config.python): a Python file runs as code in the process that loads it; write it as "
+    "YAML, or turn Python configuration on if whoever can change this file may run code there"
+)
+
+
+def load_config(root: Path, python_allowed: bool = True) -> tuple[Config, list[Problem]]:
+    """Load every resource under ``root`` (a directory or one file); never raises for input.
+
+    ``python_allowed=False``: a promoflow Python file (one that imports ``orchestrator``)
+    is reported, never imported. Other Python files are no configuration and stay ignored."""
     config, problems = Config(), []
     paths, inside = _paths(root)
     for path in paths:
@@ -113,6 +123,8 @@ def load_config(root: Path) -> tuple[Config, list[Problem]]:
             continue  # another tool's file, whatever its encoding
         if decoded.error is not None:
             found = [Problem(Position(display, decoded.line, decoded.col), decoded.error)]
+        elif python and not python_allowed:
+            found = [Problem(Position(display), PYTHON_OFF)]
         elif python:
             resources, found = load_python(path, display, decoded.text)
             config.resources.extend(resources)
