@@ -63,8 +63,9 @@ def _what(mode: int) -> str:
     return next((text for test, text in _KINDS if test(mode)), "not a regular file")
 
 
-def _open_regular(path: Path) -> int:
-    """A descriptor of ``path`` when it is a regular file (not following a link)."""
+def _open_regular(path: Path) -> tuple[int, int]:
+    """A descriptor of ``path`` and its size, when it is a regular file (not following a
+    link)."""
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
     except OSError as exc:
@@ -73,11 +74,24 @@ def _open_regular(path: Path) -> int:
         if exc.errno == errno.ENXIO:  # what opening a socket says
             raise NotRegular(errno.EINVAL, f"{_what(os.lstat(path).st_mode)}: {_HINT}") from None
         raise
-    mode = os.fstat(fd).st_mode
-    if not stat.S_ISREG(mode):
+    found = os.fstat(fd)
+    if not stat.S_ISREG(found.st_mode):
         os.close(fd)
-        raise NotRegular(errno.EINVAL, f"{_what(mode)}: {_HINT}")
-    return fd
+        raise NotRegular(errno.EINVAL, f"{_what(found.st_mode)}: {_HINT}")
+    return fd, found.st_size
+
+
+def _read_all(fd: int, size: int) -> bytes:
+    """Everything up to the end of the file (it may have grown since ``fstat``), with the
+    descriptor closed; plain ``os.read`` calls: a buffered file object per file cost more
+    than the checks."""
+    try:
+        chunks = [os.read(fd, size + 1)]
+        while chunks[-1]:
+            chunks.append(os.read(fd, 1 << 16))
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 def _inside(target: Path, root: Path) -> bool:
@@ -89,7 +103,7 @@ def read_regular(path: Path, root: Path | None) -> bytes:
     ``root`` (the resolved configuration directory; ``None``: a file named on the command
     line, whose links are the user's own choice); else :class:`NotRegular`."""
     try:
-        fd = _open_regular(path)
+        fd, size = _open_regular(path)
     except NotRegular as exc:
         if exc.errno != errno.ELOOP:
             raise
@@ -101,14 +115,12 @@ def read_regular(path: Path, root: Path | None) -> bytes:
                 f"to regular files inside it; {_HINT}",
             ) from None
         try:
-            fd = _open_regular(target)
+            fd, size = _open_regular(target)
         except FileNotFoundError:
             raise NotRegular(errno.ENOENT, "a symbolic link to nothing (dangling)") from None
         except NotRegular as inner:
             raise NotRegular(inner.errno, f"a symbolic link to {inner.strerror}") from None
-    with os.fdopen(fd, "rb") as file:
-        os.set_blocking(fd, True)
-        return file.read()
+    return _read_all(fd, size)
 
 
 def ignore_spec(root: Path) -> GitIgnoreSpec:
