@@ -15,7 +15,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from orchestrator import __version__
-from orchestrator.kubenames import MAX_LABEL, check_namespace
+from orchestrator.kubenames import MAX_LABEL, check_dns_label, check_namespace
 from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX
 from orchestrator.urls import UrlError, check_url, server_url
 
@@ -111,6 +111,20 @@ class StepSettings(BaseSettings):
     report_url: str = Field("", description="Where the onExit handler posts results")
     template_prefix: str = DEFAULT_TEMPLATE_PREFIX
     ui_url: str = Field("", description="Argo Workflows UI base URL, for links in reports")
+
+    @field_validator("template_prefix")
+    @classmethod
+    def _check_prefix(cls, value: str) -> str:
+        """The first part of every WorkflowTemplate name (``<prefix>-<step>``): a DNS label,
+        or the templates could not be created; the room it leaves for product names is
+        checked when a product is compiled."""
+        try:
+            return check_dns_label(value)
+        except ValueError:
+            raise ValueError(
+                "not a valid name prefix: lowercase letters, digits and '-', starting and "
+                f"ending with a letter or digit, at most {MAX_LABEL} characters"
+            ) from None
 
     @field_validator("argocd_server")
     @classmethod

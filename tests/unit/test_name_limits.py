@@ -148,6 +148,31 @@ def test_a_longer_product_name_is_refused_by_validate_with_the_limit(
     ]
 
 
+def test_a_longer_environment_name_is_refused_by_validate_with_the_limit(
+    ws: Workspace,
+) -> None:
+    longer = _name("a", MAX_NAME + 1)
+    write_config(ws, _name("p", MAX_PRODUCT), (longer, "prod"))
+    problems = ws.problems()
+    assert problems[0] == (
+        f"config.yaml:3:12: error: metadata.name: {longer!r} is not a valid name: at most "
+        f"{MAX_NAME} characters (has {MAX_NAME + 1})"
+    )
+
+
+@pytest.mark.parametrize("prefix", ["$(id)", "Promoflow", "a_b", "x" * 64])
+def test_a_template_prefix_that_is_no_kubernetes_name_is_refused(
+    ws: Workspace, prefix: str
+) -> None:
+    write_config(ws, "shop", ("dev", "prod"))
+    result = invoke("compile", "-c", ".", "-p", "shop", env={"PROMOFLOW_TEMPLATE_PREFIX": prefix})
+    assert_clean_failure(result, 2)
+    assert result.lines == [
+        "error: PROMOFLOW_TEMPLATE_PREFIX: not a valid name prefix: lowercase letters, digits "
+        "and '-', starting and ending with a letter or digit, at most 63 characters"
+    ]
+
+
 def test_a_longer_template_prefix_is_a_clean_compile_error(ws: Workspace) -> None:
     """``PROMOFLOW_TEMPLATE_PREFIX`` leaves less room than the default prefix."""
     product = _name("p", MAX_PRODUCT)
