@@ -11,6 +11,10 @@ import hashlib
 import re
 
 MAX_NAME = 63
+"""Kubernetes' longest label value and DNS label, and Hera's longest Workflow or
+WorkflowTemplate name."""
+DEFAULT_TEMPLATE_PREFIX = "promoflow"
+"""Prefix of every WorkflowTemplate promoflow installs (``PROMOFLOW_TEMPLATE_PREFIX``)."""
 _LABEL_VALUE = re.compile(r"[^A-Za-z0-9._-]+")
 
 
@@ -38,3 +42,17 @@ def repo_lock(url: str, branch: str) -> str:
 def product_lock(product: str) -> str:
     """Workflow-level mutex of a product's promotions: a newer one waits for the older."""
     return f"promoflow-product-{product}"
+
+
+def product_template(prefix: str, product: str) -> str:
+    """The product's WorkflowTemplate: ``promoflow-shop``."""
+    return f"{prefix}-{product}"
+
+
+MAX_PRODUCT = MAX_NAME - len(product_template(DEFAULT_TEMPLATE_PREFIX, ""))
+"""Longest product name (53): the longest name derived from it must fit :data:`MAX_NAME`.
+Derived from a product: its WorkflowTemplate ``promoflow-<product>`` (the longest), the
+Argo Events Sensor ``promoflow-<product>``, the ``promoflow.dev/product`` label
+(``<product>``), the Workflow name ``<product>-<version>-<hash>`` (cut to fit) and the
+mutex ``promoflow-product-<product>`` (Argo puts no bound on mutex names).
+``tests/unit/test_name_limits.py`` compiles a product of this length."""

@@ -15,6 +15,8 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from orchestrator import __version__
+from orchestrator.kubenames import MAX_LABEL, check_dns_label, check_namespace
+from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX
 from orchestrator.urls import UrlError, check_url, server_url
 
 S = TypeVar("S", bound=BaseSettings)
@@ -52,6 +54,18 @@ def _url_setting(value: str, *, hint: str = "") -> str:
         raise ValueError(str(exc)) from None
 
 
+def _namespace_setting(value: str) -> str:
+    """A namespace from the environment: a Kubernetes name (it goes into API paths and
+    Workflows). The message states the rule without the value, as every setting's does."""
+    try:
+        return check_namespace(value)
+    except ValueError:
+        raise ValueError(
+            "not a valid namespace: lowercase letters, digits and '-', starting and ending "
+            f"with a letter or digit, at most {MAX_LABEL} characters (RFC 1123 label)"
+        ) from None
+
+
 def _no_credential_flags(value: str) -> str:
     try:
         flags = shlex.split(value)
@@ -64,6 +78,19 @@ def _no_credential_flags(value: str) -> str:
                 "the Workflow; the token comes from the Secret named by PROMOFLOW_ARGOCD_SECRET"
             )
     return value
+
+
+class ConfigSettings(BaseSettings):
+    """How the configuration is read (``PROMOFLOW_CONFIG_*``).
+
+    ``PROMOFLOW_CONFIG_PYTHON=false`` turns Python configuration files off: a Python file
+    is code, and it runs with the rights of the process that loads it (the webhook service
+    holds the webhook secrets and an Argo token). Off, such a file is an error, never
+    imported and never skipped in silence. The chart sets it from ``config.python``."""
+
+    model_config = SettingsConfigDict(env_prefix="PROMOFLOW_CONFIG_", extra="ignore")
+
+    python: bool = Field(True, description="Load Python configuration files (they run as code)")
 
 
 class StepSettings(BaseSettings):
@@ -82,8 +109,22 @@ class StepSettings(BaseSettings):
     argocd_server: str = "argocd-server.argocd.svc:443"
     argocd_opts: str = ""
     report_url: str = Field("", description="Where the onExit handler posts results")
-    template_prefix: str = "promoflow"
+    template_prefix: str = DEFAULT_TEMPLATE_PREFIX
     ui_url: str = Field("", description="Argo Workflows UI base URL, for links in reports")
+
+    @field_validator("template_prefix")
+    @classmethod
+    def _check_prefix(cls, value: str) -> str:
+        """The first part of every WorkflowTemplate name (``<prefix>-<step>``): a DNS label,
+        or the templates could not be created; the room it leaves for product names is
+        checked when a product is compiled."""
+        try:
+            return check_dns_label(value)
+        except ValueError:
+            raise ValueError(
+                "not a valid name prefix: lowercase letters, digits and '-', starting and "
+                f"ending with a letter or digit, at most {MAX_LABEL} characters"
+            ) from None
 
     @field_validator("argocd_server")
     @classmethod
@@ -116,6 +157,11 @@ class ArgoSettings(BaseSettings):
     secure: bool = True
     insecure_skip_verify: bool = False
     base_href: str = ""
+
+    @field_validator("namespace")
+    @classmethod
+    def _check_namespace(cls, value: str) -> str:
+        return _namespace_setting(value)
 
     @property
     def base_url(self) -> str:
@@ -223,6 +269,11 @@ class GateSettings(BaseSettings):
         30.0, gt=0, le=3600, allow_inf_nan=False, description="Backoff cap while polling"
     )
     stream: bool = Field(True, description="React to change events instead of polling")
+
+    @field_validator("argocd_namespace")
+    @classmethod
+    def _check_namespace(cls, value: str) -> str:
+        return _namespace_setting(value)
 
     @field_validator("kube_api")
     @classmethod

@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from orchestrator.kubenames import check_namespace
 from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import Enricher
 from reporters.enrich.jira import JiraIssues
@@ -64,6 +65,7 @@ def parser() -> argparse.ArgumentParser:
         "-n",
         "--namespace",
         default="",
+        type=_namespace_list,
         help="Watch these namespaces, comma-separated (default: all, which needs a ClusterRole).",
     )
     p.add_argument(
@@ -101,12 +103,14 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--workload-namespaces",
         default="",
+        type=_namespace_list,
         help="Where the apps' Rollouts and ReplicaSets are watched, comma-separated "
         "(default: all namespaces, which needs a ClusterRole).",
     )
     p.add_argument(
         "--workflows-namespace",
         default=os.environ.get("ARGO_NAMESPACE", ""),
+        type=_namespace_list,
         help="Where promotion Workflows are watched (default: ARGO_NAMESPACE, else all).",
     )
     p.add_argument("--argo-ui", default="", help="The Argo Workflows UI, for promotion links.")
@@ -395,6 +399,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     if server is not None:
         server.should_exit = True
     return 0
+
+
+def _namespace_list(text: str) -> str:
+    """``--namespace`` and the like, each name checked as Kubernetes checks a namespace:
+    they go into API paths, so ``\t`` or ``$(id)`` is a usage error, not a request."""
+    for name in _names(text):
+        if name:
+            try:
+                check_namespace(name)
+            except ValueError as exc:
+                raise argparse.ArgumentTypeError(str(exc)) from None
+    return text
 
 
 def _names(text: str) -> list[str]:

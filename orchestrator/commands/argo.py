@@ -107,6 +107,7 @@ def argo_settings(argo_server: str | None, namespace: str | None) -> ArgoSetting
     """The Argo Server connection as the argo CLI reads it, with ``--argo-server`` and
     ``--namespace`` over it; ``--argo-server`` is checked first, so an error names the
     flag (and never repeats its value: it may carry a password)."""
+    from orchestrator.kubenames import check_namespace
     from orchestrator.settings import ArgoSettings
     from orchestrator.urls import UrlError, server_url
 
@@ -118,6 +119,10 @@ def argo_settings(argo_server: str | None, namespace: str | None) -> ArgoSetting
             fail(f"--argo-server: {exc}", 2)
         overrides["server"] = argo_server
     if namespace:
+        try:
+            check_namespace(namespace)
+        except ValueError as exc:
+            fail(f"--namespace: {exc}", 2)
         overrides["namespace"] = namespace
     return settings(ArgoSettings, **overrides)
 

@@ -97,10 +97,11 @@ def load_valid(config: Path) -> Config:
     from orchestrator.graph import validate
     from orchestrator.loading import load_config
     from orchestrator.problems import sort_problems
+    from orchestrator.settings import ConfigSettings
 
     if not config.exists():
         raise typer.BadParameter(f"{config} does not exist", param_hint="--config")
-    loaded, problems = load_config(config)
+    loaded, problems = load_config(config, settings(ConfigSettings).python)
     problems = sort_problems([*problems, *validate(loaded)])
     for problem in problems:
         err.print(str(problem), markup=False)

@@ -8,7 +8,15 @@ helpers the step programs share live in :mod:`orchestrator.naming`, re-exported 
 
 from __future__ import annotations
 
-from orchestrator.naming import MAX_NAME, digest, label_value, product_lock, repo_lock, slug
+from orchestrator.naming import (
+    MAX_NAME,
+    digest,
+    label_value,
+    product_lock,
+    product_template,
+    repo_lock,
+    slug,
+)
 
 __all__ = [
     "MAX_NAME",
@@ -21,10 +29,6 @@ __all__ = [
     "task",
     "workflow_name",
 ]
-
-
-def product_template(prefix: str, product: str) -> str:
-    return f"{prefix}-{product}"
 
 
 def workflow_name(product: str, version: str, request_id: str) -> str:

@@ -381,11 +381,26 @@ def _promote_args(
     }
 
 
+def _template_name(settings: StepSettings, product: str) -> str:
+    """The product's WorkflowTemplate name, or why it cannot have one: product names are
+    bounded for the default prefix (:data:`orchestrator.naming.MAX_PRODUCT`), and a
+    longer ``PROMOFLOW_TEMPLATE_PREFIX`` leaves less room."""
+    name = names.product_template(settings.template_prefix, product)
+    if len(name) > names.MAX_NAME:
+        room = names.MAX_NAME - len(names.product_template(settings.template_prefix, ""))
+        raise CompileError(
+            f"the WorkflowTemplate name {name!r} has {len(name)} characters, more than the "
+            f"{names.MAX_NAME} of a Kubernetes name: with PROMOFLOW_TEMPLATE_PREFIX="
+            f"{settings.template_prefix!r}, product names may have at most {room}"
+        )
+    return name
+
+
 def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTemplate:
     """The product's WorkflowTemplate: the DAG of every environment plus the exit handler."""
     product, flow = plan.product, plan.flow
     with WorkflowTemplate(
-        name=names.product_template(settings.template_prefix, product.name),
+        name=_template_name(settings, product.name),
         entrypoint="promote",
         on_exit="report",
         service_account_name=settings.service_account,
@@ -477,9 +492,7 @@ def promotion_workflow(
             "workflows.argoproj.io/title": f"{product.name} {request.version}",
             "workflows.argoproj.io/description": f"{path}{by}",
         },
-        workflow_template_ref=WorkflowTemplateRef(
-            name=names.product_template(settings.template_prefix, product.name)
-        ),
+        workflow_template_ref=WorkflowTemplateRef(name=_template_name(settings, product.name)),
         arguments=[
             Parameter(name=p, value=values[p], description=text)
             for p, text in WORKFLOW_PARAMETERS.items()

@@ -8,9 +8,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
-from pathspec import GitIgnoreSpec
-
 from orchestrator.loading.documents import Broken, resource_from
+from orchestrator.loading.files import NotRegular, Unlisted, candidates, read_regular
 from orchestrator.loading.ours import claims
 from orchestrator.loading.python_source import is_promoflow_python, load_python
 from orchestrator.loading.salvage import intended
@@ -27,7 +26,6 @@ from orchestrator.model import (
 from orchestrator.model.base import Position
 from orchestrator.problems import Problem
 
-_SKIP_DIRS = {"node_modules", "__pycache__", "venv", "site-packages"}
 R = TypeVar("R", bound=Resource)
 
 
@@ -77,41 +75,6 @@ class Config:
         return self.of(PromotionPolicy)
 
 
-IGNORE_FILE = ".promoflowignore"
-
-
-def ignore_spec(root: Path) -> GitIgnoreSpec:
-    """``.promoflowignore`` at the configuration root, read as git reads ``.gitignore``
-    (pathspec implements the same rules): ``name`` at any depth, ``dir/sub`` from the root,
-    a trailing ``/`` only directories, ``!pattern`` re-includes, ``#`` comments. Users
-    already know these rules; a look-alike with fewer of them would surprise."""
-    path = root / IGNORE_FILE
-    lines = decode(path.read_bytes()).text.splitlines() if path.is_file() else []
-    return GitIgnoreSpec.from_lines(lines)
-
-
-def _files(root: Path) -> Iterator[Path]:
-    if root.is_file():
-        yield root
-        return
-    spec = ignore_spec(root)
-    for dirpath, dirnames, filenames in os.walk(root):
-        base = Path(dirpath).relative_to(root).as_posix()
-        prefix = "" if base == "." else f"{base}/"
-        dirnames[:] = sorted(
-            d
-            for d in dirnames
-            if not d.startswith(".")
-            and d not in _SKIP_DIRS
-            and not spec.match_file(f"{prefix}{d}/")
-        )
-        for name in sorted(filenames):
-            if not name.endswith((".yaml", ".yml", ".py")) or name.startswith("."):
-                continue
-            if not spec.match_file(f"{prefix}{name}"):
-                yield Path(dirpath) / name
-
-
 def _display(path: Path) -> str:
     """Paths relative to the working directory when possible: what editors can open."""
     try:
@@ -120,14 +83,39 @@ def _display(path: Path) -> str:
         return str(path)
 
 
-def load_config(root: Path) -> tuple[Config, list[Problem]]:
-    """Load every resource under ``root`` (a directory or one file); never raises for input."""
+def _paths(root: Path) -> tuple[Iterator[Path | Unlisted], Path | None]:
+    """What to read under ``root``, and the directory symbolic links must stay inside
+    (``None`` for one file named by the user: see :mod:`orchestrator.loading.files`)."""
+    if root.is_dir():
+        return candidates(root), Path(os.path.realpath(root))
+    return iter([root]), None
+
+
+PYTHON_OFF = (
+    "Python configuration is turned off (PROMOFLOW_CONFIG_PYTHON=false; the chart's "
+    "config.python): a Python file runs as code in the process that loads it; write it as "
+    "YAML, or turn Python configuration on if whoever can change this file may run code there"
+)
+
+
+def load_config(root: Path, python_allowed: bool = True) -> tuple[Config, list[Problem]]:
+    """Load every resource under ``root`` (a directory or one file); never raises for input.
+
+    ``python_allowed=False``: a promoflow Python file (one that imports ``orchestrator``)
+    is reported, never imported. Other Python files are no configuration and stay ignored."""
     config, problems = Config(), []
-    for path in _files(root):
+    paths, inside = _paths(root)
+    for path in paths:
+        if isinstance(path, Unlisted):
+            problems.append(Problem(Position(_display(path.path)), path.reason))
+            continue
         display = _display(path)
         python = path.suffix == ".py"
         try:
-            decoded = decode(path.read_bytes(), python=python)
+            decoded = decode(read_regular(path, inside), python=python)
+        except NotRegular as exc:
+            problems.append(Problem(Position(display), f"not read: {exc.strerror}"))
+            continue
         except OSError as exc:
             problems.append(Problem(Position(display), f"cannot read file: {exc.strerror or exc}"))
             continue
@@ -135,6 +123,8 @@ def load_config(root: Path) -> tuple[Config, list[Problem]]:
             continue  # another tool's file, whatever its encoding
         if decoded.error is not None:
             found = [Problem(Position(display, decoded.line, decoded.col), decoded.error)]
+        elif python and not python_allowed:
+            found = [Problem(Position(display), PYTHON_OFF)]
         elif python:
             resources, found = load_python(path, display, decoded.text)
             config.resources.extend(resources)

@@ -8,10 +8,15 @@ every flow without a word). The rule, documented in the README's Configuration s
 - ``apiVersion: promoflow.dev/v1alpha1``: ours, loaded;
 - an apiVersion that mentions ``promoflow`` in any other way (``promoflow.io/v1alpha1``,
   ``promoflow.dev/v1``, ``Promoflow.dev/v1alpha1``): ours, and an error;
-- a promoflow kind under a group one or two typing slips away from ``promoflow.dev``
-  (``promflow.dev``, ``promoflow.de``; similarity >= 0.85): ours, and an error;
-- a promoflow kind without an apiVersion, when it is a kind only promoflow uses
-  (``PromotionTemplate``, ``PromotionFlow``, ``PromotionPolicy``) or the file holds other
+- a kind only promoflow uses (``PromotionTemplate``, ``PromotionFlow``,
+  ``PromotionPolicy``) under any other apiVersion (``v1``, ``apps/v1``,
+  ``argoproj.io/v1alpha1``) or none: ours, and an error. No other project is known to
+  define these kinds, and a PromotionPolicy under ``v1`` used to take the production
+  approvals away as silently as a typo did;
+- ``Environment`` or ``Product`` (names other projects use too) under a group one or two
+  typing slips away from ``promoflow.dev`` (``promflow.dev``, ``promoflow.de``; similarity
+  >= 0.85): ours, and an error;
+- ``Environment`` or ``Product`` without an apiVersion, when the file holds other
   promoflow documents: ours, and an error;
 - anything else, e.g. ``kind: Environment`` under ``apps.example.com/v1``: not ours.
 
@@ -31,7 +36,7 @@ from orchestrator.model.base import API_GROUP, API_VERSION
 
 KINDS = ("Environment", "Product", "PromotionTemplate", "PromotionFlow", "PromotionPolicy")
 OWN_KINDS = ("PromotionTemplate", "PromotionFlow", "PromotionPolicy")
-"""Kinds no other project is known to use: without an apiVersion they are still ours."""
+"""Kinds no other project is known to use: under any apiVersion, or none, they are ours."""
 SIMILARITY = 0.85
 """How close a group must be to ``promoflow.dev`` to be taken for a typo of it.
 Measured: one or two slips score >= 0.92, ``promotion.dev`` 0.77, ``monoflow.dev`` 0.80."""
@@ -97,7 +102,9 @@ def claim(data: dict[Any, Any]) -> Claim:
         return Claim.WRONG_VERSION if ours_kind else Claim.OTHER
     if api_version == API_VERSION:
         return Claim.OURS
-    if mentions_promoflow(api_version) or (ours_kind and near_miss(api_version)):
+    if kind in OWN_KINDS or mentions_promoflow(api_version):
+        return Claim.WRONG_VERSION
+    if ours_kind and near_miss(api_version):
         return Claim.WRONG_VERSION
     return Claim.OTHER
 

@@ -6,14 +6,15 @@ from typing import ClassVar, Literal
 
 from orchestrator.model.base import Model, Resource
 from orchestrator.model.checks import ServerUrl
+from orchestrator.model.names import ClusterName, Namespace
 
 
 class Cluster(Model):
     """An Argo CD destination the environment's apps are deployed to."""
 
-    name: str
+    name: ClusterName
     server: ServerUrl | None = None
-    namespaces: list[str] = []
+    namespaces: list[Namespace] = []
 
 
 class EnvironmentSpec(Model):

@@ -6,9 +6,9 @@ from typing import ClassVar, Literal
 
 from pydantic import field_validator
 
-from orchestrator.model.base import Model, Resource
+from orchestrator.model.base import Metadata, Model, Resource
 from orchestrator.model.checks import GitUrl
-from orchestrator.model.names import Name
+from orchestrator.model.names import Name, Namespace, ProductName
 from orchestrator.model.template import RelativeFile
 from orchestrator.model.trigger import Triggers
 
@@ -47,7 +47,7 @@ class ApplicationRef(Model):
     environment: Name
     argocd_app: Name | None = None
     path: RelativeFile | None = None
-    namespace: str | None = None
+    namespace: Namespace | None = None
 
 
 class ResolvedApp(Model):
@@ -73,9 +73,16 @@ class ProductSpec(Model):
         return _check_placeholders(value)
 
 
+class ProductMetadata(Metadata):
+    """A product's name is shorter than other names: Kubernetes names derive from it."""
+
+    name: ProductName
+
+
 class Product(Resource):
     KIND: ClassVar[str] = "Product"
     kind: Literal["Product"] = "Product"
+    metadata: ProductMetadata
     spec: ProductSpec
 
     def application(self, environment: str) -> ResolvedApp:

@@ -51,6 +51,8 @@ CASES: dict[str, tuple[str, ...]] = {
                      "reporters.extraEnv[0].value=127.0.0.1"),
     "no-run-messages": (*BASE, "reporters.runMessages=false"),
     "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
+    "python-config": ("config.python=true",
+                      "config.files.flows\\.py=from orchestrator.dsl import env"),
 }  # fmt: skip
 
 
@@ -212,6 +214,36 @@ def test_run_messages_are_the_reporters_only_write_and_can_be_turned_off() -> No
     assert "--no-run-messages" in reporters["spec"]["template"]["spec"]["containers"][0]["args"]
     [default] = objects("defaults", "StatefulSet")
     assert "--no-run-messages" not in default["spec"]["template"]["spec"]["containers"][0]["args"]
+
+
+def _config_python(case: str) -> dict[str, str]:
+    """``PROMOFLOW_CONFIG_PYTHON`` of each process that loads the configuration."""
+    found = {}
+    for where, pod in _pods(case):
+        for container in pod["containers"]:
+            for env in container.get("env", []):
+                if env["name"] == "PROMOFLOW_CONFIG_PYTHON":
+                    found[where.split("/")[0]] = env["value"]
+    return found
+
+
+def test_python_configuration_is_off_unless_config_python_turns_it_on() -> None:
+    """Python configuration files run as code in the webhook service and the apply job:
+    off by default, and both processes are told the same."""
+    assert _config_python("defaults") == {"Deployment": "false", "Job": "false"}
+    assert _config_python("python-config") == {"Deployment": "true", "Job": "true"}
+
+
+def test_a_python_file_with_python_configuration_off_is_refused_when_rendering() -> None:
+    refused = helm(
+        "template", RELEASE, str(CHART), "--set", "config.files.flows\\.py=import orchestrator",
+        "--set", "config.files.envs\\.yaml=kind: Environment", check=False,
+    )  # fmt: skip
+    assert refused.returncode != 0
+    assert (
+        "config.files.flows.py: a Python configuration file, and config.python is false"
+        in refused.stderr
+    )
 
 
 def test_approvers_are_bound_to_their_groups_through_argo_sso_rbac() -> None:

@@ -49,6 +49,39 @@ def test_a_mistyped_api_version_is_an_error_through_the_cli(
     ]
 
 
+@pytest.mark.parametrize("api_version", ["v1", "apps/v1", "argoproj.io/v1alpha1", "example.com/v2"])
+@pytest.mark.parametrize("kind", ["PromotionPolicy", "PromotionFlow", "PromotionTemplate"])
+def test_a_promoflow_only_kind_under_another_api_version_is_an_error(
+    ws: Workspace, api_version: str, kind: str
+) -> None:
+    """The report: a PromotionPolicy under ``v1`` took the production approvals from 10
+    to 0 and validate exited 0. No other project defines these kinds, so whatever the
+    apiVersion, the document is promoflow's and its apiVersion is wrong."""
+    ws.write_base()
+    ws.write(
+        "own.yaml",
+        POLICY.format(api_version=api_version).replace("kind: PromotionPolicy", f"kind: {kind}"),
+    )
+    result = invoke("validate", "-c", ".")
+    assert_clean_failure(result, 1)
+    assert result.lines == [
+        f"own.yaml:1:1: error: unsupported apiVersion {api_version!r} {EXPECTED}"
+    ]
+
+
+def test_a_policy_under_another_api_version_beside_other_manifests_is_reported(
+    ws: Workspace,
+) -> None:
+    """In a file of other projects' manifests too (a GitOps repository's ``prod.yaml``)."""
+    ws.write_base()
+    ws.write(
+        "prod.yaml",
+        "apiVersion: apps/v1\nkind: Deployment\nmetadata: {name: web}\n---\n"
+        + POLICY.format(api_version="apps/v1"),
+    )
+    assert ws.problems() == [f"prod.yaml:5:1: error: unsupported apiVersion 'apps/v1' {EXPECTED}"]
+
+
 def test_a_file_whose_only_document_is_mistyped_is_still_read(ws: Workspace) -> None:
     """The loader skips files without ``promoflow.dev/`` early; a typo must not hide one."""
     ws.write("policy.yaml", POLICY.format(api_version="promoflow.io/v1alpha1"))

@@ -94,6 +94,9 @@ app.kubernetes.io/component: {{ .component }}
 - name: PROMOFLOW_UI_URL
   value: {{ .Values.argo.ui | quote }}
 {{- end }}
+{{- /* both processes that load the configuration: the webhook service and the apply job */}}
+- name: PROMOFLOW_CONFIG_PYTHON
+  value: {{ .Values.config.python | quote }}
 {{- end -}}
 
 {{/* The Argo Server token of a ServiceAccount, from the token Secret the chart makes for it. */}}
