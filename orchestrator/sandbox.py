@@ -25,6 +25,7 @@ template language promoflow accepts shares them.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 import time
@@ -180,7 +181,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         what = f"{operator!r}"
         ints = isinstance(left, int) and isinstance(right, int)
         if operator == "**" and ints and right > 0 and abs(left) > 1:
-            self.check_bits(left.bit_length() * right, what)
+            self.check_bits(int(right * math.log2(abs(left))) + 1, what)
         elif operator == "*" and ints:
             self.check_bits(left.bit_length() + right.bit_length(), what)
         elif operator == "*":
