@@ -14,8 +14,9 @@ messages in the promote step, so each render here is bounded:
   checked *before* it runs, since a single C-level call cannot be interrupted: no value
   may exceed :attr:`Limits.max_length` characters or items, no integer
   :attr:`Limits.max_int_bits` bits;
-- the Python lines and calls a render executes are counted and timed (``sys.settrace``
-  on this thread only), up to :attr:`Limits.max_steps` and :attr:`Limits.max_seconds`;
+- every loop iteration, call, filter and operator is a step, each bounded in
+  size by the above; a render's steps are counted and the clock read at each, up to
+  :attr:`Limits.max_steps` and :attr:`Limits.max_seconds`;
 - the output is built chunk by chunk and refused beyond :attr:`Limits.max_length`.
 
 What breaks a limit raises :class:`LimitError` (a Jinja ``SecurityError``) naming the
@@ -31,15 +32,15 @@ import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import wraps
-from types import FrameType
 from typing import Any, NoReturn
 
 from jinja2 import Template
 from jinja2.compiler import CodeGenerator, Frame
 from jinja2.exceptions import SecurityError
-from jinja2.nodes import Concat
+from jinja2.nodes import Call, Concat, EnvironmentAttribute, For
 from jinja2.sandbox import ImmutableSandboxedEnvironment
 
 
@@ -67,9 +68,13 @@ class LimitError(SecurityError):
 
 
 class FrozenDict(dict[Any, Any]):
-    """A dict that refuses to change: what a template is given, shared by every render
-    of one event, cannot be changed by any of them. Still a dict to ``tojson`` and
-    ``repr``, so templates print it as before."""
+    """A dict that refuses to change: what a template is given cannot be changed by it
+    for anything else. Still a dict to ``tojson`` and ``repr``, so templates print it as
+    before.
+
+    Made by :func:`freeze` as a shallow copy; each value is frozen in turn when it is
+    first read, so an event's app is copied only as far as its templates look into it.
+    """
 
     def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("template data is read-only")
@@ -77,9 +82,32 @@ class FrozenDict(dict[Any, Any]):
     __setitem__ = __delitem__ = __ior__ = _refuse
     clear = pop = popitem = setdefault = update = _refuse
 
+    def __getitem__(self, key: Any) -> Any:
+        value = dict.__getitem__(self, key)
+        if type(value) not in _PLAIN:
+            value = freeze(value)
+            dict.__setitem__(self, key, value)
+        return value
+
+    def get(self, key: Any, default: Any = None) -> Any:
+        try:
+            return self[key]
+        except KeyError:
+            return default
+
+    def values(self) -> list[Any]:  # type: ignore[override]
+        return [self[key] for key in self]
+
+    def items(self) -> list[tuple[Any, Any]]:  # type: ignore[override]
+        return [(key, self[key]) for key in self]
+
+    def copy(self) -> FrozenDict:
+        return self
+
 
 class FrozenList(list[Any]):
-    """A list that refuses to change (see :class:`FrozenDict`)."""
+    """A list that refuses to change, its items frozen as they are read (see
+    :class:`FrozenDict`)."""
 
     def _refuse(self, *args: Any, **kwargs: Any) -> NoReturn:
         raise TypeError("template data is read-only")
@@ -87,14 +115,41 @@ class FrozenList(list[Any]):
     __setitem__ = __delitem__ = __iadd__ = __imul__ = _refuse
     append = extend = insert = pop = remove = clear = sort = reverse = _refuse
 
+    def _item(self, index: int) -> Any:
+        value = list.__getitem__(self, index)
+        if type(value) not in _PLAIN:
+            value = freeze(value)
+            list.__setitem__(self, index, value)
+        return value
+
+    def __getitem__(self, index: Any) -> Any:
+        if isinstance(index, slice):
+            return FrozenList(list.__getitem__(self, index))
+        return self._item(index)
+
+    def __iter__(self) -> Iterator[Any]:
+        for index in range(len(self)):
+            yield self._item(index)
+
+    def copy(self) -> FrozenList:
+        return self
+
+
+_PLAIN = frozenset({str, int, float, bool, type(None), FrozenDict, FrozenList})
+"""Types :func:`freeze` keeps as they are: immutable, or frozen already."""
+
 
 def freeze(value: Any) -> Any:
-    """A read-only copy of JSON-like ``value``: dicts and lists copied as
-    :class:`FrozenDict` and :class:`FrozenList`, everything else as it is."""
-    if isinstance(value, Mapping):
-        return FrozenDict({k: freeze(v) for k, v in value.items()})
-    if isinstance(value, list | tuple):
-        return FrozenList(freeze(v) for v in value)
+    """A read-only copy of JSON-like ``value``: dicts and lists as :class:`FrozenDict`
+    and :class:`FrozenList` (their contents copied in turn as they are read), everything
+    else as it is."""
+    kind = type(value)
+    if kind in _PLAIN:
+        return value
+    if kind is dict or isinstance(value, Mapping):
+        return FrozenDict(value)
+    if kind is list or kind is tuple or isinstance(value, list | tuple):
+        return FrozenList(value)
     return value
 
 
@@ -150,9 +205,9 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         super().__init__(*args, **kwargs)
         self.limits = limits
         self.code_generator_class = _Generator
-        for name, bound in _FILTER_BOUNDS.items():
-            if name in self.filters:
-                self.filters[name] = self._bounded_filter(self.filters[name], bound)
+        for name, func in list(self.filters.items()):
+            self.filters[name] = self._bounded_filter(func, _FILTER_BOUNDS.get(name))
+        del self.globals["lipsum"]  # paragraphs of filler, as many as asked: no use here
 
     # -- sizes ------------------------------------------------------------------------
 
@@ -178,6 +233,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         """Each operator that can grow a value, checked before it runs: its result is
         computed in one C call that nothing can interrupt."""
+        self.step()
         what = f"{operator!r}"
         ints = isinstance(left, int) and isinstance(right, int)
         if operator == "**" and ints and right > 0 and abs(left) > 1:
@@ -208,6 +264,7 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         return bounded
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
+        __self.step()
         owner = getattr(__obj, "__self__", None)
         name = getattr(__obj, "__name__", "call")
         if isinstance(owner, str) and name in _STR_BOUNDS:
@@ -221,20 +278,26 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         out: list[str] = []
         size = 0
         for part in parts:
+            self.step()
             text = str(part)
             size += len(text)
             self.check_length(size, "'~'")
             out.append(text)
         return "".join(out)
 
-    def _bounded_filter(self, func: Callable[..., Any], bound: _Bound) -> Callable[..., Any]:
+    def _bounded_filter(self, func: Callable[..., Any], bound: _Bound | None) -> Callable[..., Any]:
+        """``func`` counted as a step; with ``bound``, refused before it runs if its
+        result would be too long; its result checked after."""
         passes = getattr(func, "jinja_pass_arg", None)
+        name = getattr(func, "__name__", "filter").removeprefix("do_").removeprefix("sync_do_")
 
         @wraps(func)
         def bounded(*args: Any, **kwargs: Any) -> Any:
-            own = args[1:] if passes is not None else args
-            self.check_length(bound(*own, **kwargs), func.__name__.removeprefix("do_"))
-            return self.check_value(func(*args, **kwargs), func.__name__.removeprefix("do_"))
+            self.step()
+            if bound is not None:
+                own = args[1:] if passes is not None else args
+                self.check_length(bound(*own, **kwargs), name)
+            return self.check_value(func(*args, **kwargs), name)
 
         return bounded
 
@@ -244,41 +307,75 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         """``template`` rendered with ``context``, within the limits."""
         out: list[str] = []
         size = 0
+        limit = self.limits.max_length
         with self.bounded():
-            for chunk in template.generate(**context):
-                size += len(chunk)
-                self.check_length(size, "the output")
-                out.append(chunk)
+            try:  # as Template.render does, with the output's length checked as it grows
+                for chunk in template.root_render_func(template.new_context(dict(context))):
+                    size += len(chunk)
+                    if size > limit:
+                        self.check_length(size, "the output")
+                    out.append(chunk)
+            except Exception:
+                self.handle_exception()
         return "".join(out)
 
     @contextmanager
     def bounded(self) -> Iterator[None]:
-        """Count and time what runs on this thread until the block ends."""
-        limits = self.limits
-        deadline = time.monotonic() + limits.max_seconds
-        steps = 0
-
-        def trace(frame: FrameType, event: str, arg: Any) -> Any:
-            nonlocal steps
-            steps += 1
-            if steps & 0xFF == 0:
-                if steps > limits.max_steps:
-                    raise LimitError(f"stopped after {limits.max_steps:,} steps")
-                if time.monotonic() > deadline:
-                    raise LimitError(f"stopped after {limits.max_seconds:g} s")
-            # line events only in the template's own code: its loops call nothing
-            return trace if frame.f_code.co_filename == "<template>" else None
-
-        before = sys.gettrace()
-        sys.settrace(trace)
+        """Count and time the steps run in this context (this thread) until the block
+        ends."""
+        token = _BUDGET.set(_Budget(self.limits))
         try:
             yield
         finally:
-            sys.settrace(before)
+            _BUDGET.reset(token)
+
+    def step(self) -> None:
+        """One unit of a render's work: a loop's iteration, a call (of a macro too), a
+        filter, an operator. Each is bounded in size, so counting them and reading the
+        clock at each bounds the whole render (a filter's own loop over a bounded list,
+        looking up an attribute of each item, is one step)."""
+        budget = _BUDGET.get()
+        if budget is not None:
+            budget.steps += 1
+            if budget.steps > budget.max_steps or time.monotonic() > budget.deadline:
+                budget.stop()
+
+    def counted(self, iterable: Iterable[Any]) -> Iterator[Any]:
+        """What a ``{% for %}`` loop iterates, one step per item."""
+        for item in iterable:
+            self.step()
+            yield item
+
+
+class _Budget:
+    """The steps and time left to one render."""
+
+    def __init__(self, limits: Limits) -> None:
+        self.steps = 0
+        self.max_steps = limits.max_steps
+        self.seconds = limits.max_seconds
+        self.deadline = time.monotonic() + limits.max_seconds
+
+    def stop(self) -> NoReturn:
+        if self.steps > self.max_steps:
+            raise LimitError(f"stopped after {self.max_steps:,} steps")
+        raise LimitError(f"stopped after {self.seconds:g} s")
+
+
+_BUDGET: ContextVar[_Budget | None] = ContextVar("template_budget", default=None)
+"""The budget of the render running in this context, if any (compiling a template
+folds constants through the same filters, outside any render)."""
 
 
 class _Generator(CodeGenerator):
-    """Jinja's code generator, with ``~`` through :meth:`BoundedEnvironment.concat`."""
+    """Jinja's code generator, with ``~`` through :meth:`BoundedEnvironment.concat` and
+    every loop through :meth:`BoundedEnvironment.counted`."""
+
+    def visit_For(self, node: For, frame: Frame) -> None:
+        counted = Call(EnvironmentAttribute("counted"), [node.iter], [], None, None)
+        loop = For(node.target, counted, node.body, node.else_, node.test, node.recursive)
+        loop.set_lineno(node.lineno)
+        super().visit_For(loop, frame)
 
     def visit_Concat(self, node: Concat, frame: Frame) -> None:
         if frame.eval_ctx.volatile or frame.eval_ctx.autoescape:

@@ -82,7 +82,15 @@ REFUSED = [
         "{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
         "stopped after 200,000 steps",
     ),
-    ("{{ lipsum(10**6) }}", "stopped after 200,000 steps"),
+    (
+        "{% macro f(n) %}{% if n %}{{ f(n - 1) }}{{ f(n - 1) }}{% endif %}{% endmacro %}"
+        "{{ f(60) }}",
+        "stopped after 200,000 steps",
+    ),
+    (
+        "{% for i in range(99999) %}{{ range(99999) | map('abs') | sum }}{% endfor %}",
+        "stopped after 200,000 steps",
+    ),
 ]
 
 
