@@ -63,6 +63,12 @@ class Limits:
 LIMITS = Limits()
 
 
+UNBOUNDED = sys.maxsize
+"""What a size estimate says of a result it cannot bound."""
+MAX_INDENT = 16
+"""The widest indent ``tojson`` takes."""
+
+
 class LimitError(SecurityError):
     """A render refused or stopped: it would have gone past one of its :class:`Limits`."""
 
@@ -186,7 +192,7 @@ def _format_size(text: str, *args: Any, **kwargs: Any) -> int:
             flat.append(value)
     numbers = _NUMBER.findall(text)
     if any(len(n) > 9 for n in numbers):
-        return sys.maxsize
+        return UNBOUNDED
     widths = [int(n) for n in numbers]
     if "*" in text or _NESTED.search(text):  # widths taken from the arguments
         widths += [abs(v) for v in flat if isinstance(v, int)]
@@ -215,9 +221,11 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
         raise LimitError(what)
 
     def check_length(self, size: int, what: str) -> None:
-        if size > self.limits.max_length:
-            self.refuse(f"{what} would be {size:,} long, over the limit of "
-                        f"{self.limits.max_length:,}")  # fmt: skip
+        limit = self.limits.max_length
+        if size >= UNBOUNDED:
+            self.refuse(f"{what} would be longer than the limit of {limit:,}")
+        if size > limit:
+            self.refuse(f"{what} would be {size:,} long, over the limit of {limit:,}")
 
     def check_value(self, value: Any, what: str) -> Any:
         if isinstance(value, int):
@@ -455,6 +463,12 @@ def _truncate(s: Any, length: Any = 255, _kill: Any = False, end: Any = "...",
     return len(str(s)) + len(str(kwargs.get("end", end)))
 
 
+def _tojson(value: Any, indent: Any = None) -> int:
+    """Indented JSON grows with the indent times the depth of every line: a small one
+    only (Go's and Python's pretty printers use 2 or 4)."""
+    return UNBOUNDED if indent is not None and _int(indent) > MAX_INDENT else 0
+
+
 _STR_BOUNDS: dict[str, _Bound] = {
     "center": _padded,
     "ljust": _padded,
@@ -475,6 +489,8 @@ _FILTER_BOUNDS: dict[str, _Bound] = {
     "join": lambda value, d="", *_, **k: _join_size(k.get("d", d), value),
     "replace": _replace_size,
     "batch": _batch,
+    "slice": _batch,
+    "tojson": _tojson,
     "truncate": _truncate,
 }
 """Jinja's filters whose result can be much longer than their input, and that length."""

@@ -60,6 +60,8 @@ def render(context: dict[str, Any], template: str | None = None) -> str:
         text = env.render(env.from_string(template or DEFAULT_TEMPLATE), values)
     except TemplateError as exc:
         raise MessageError(f"commit message template: {exc}") from None
+    except Exception as exc:  # a filter on a value it cannot take, 1 / 0, recursion
+        raise MessageError(f"commit message template: {type(exc).__name__}: {exc}") from None
     text = text.strip() + "\n"
     if not text.strip():
         raise MessageError("commit message template produced an empty message")

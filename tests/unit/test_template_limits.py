@@ -55,7 +55,9 @@ REFUSED = [
     ("{{ (2**4000) * (2**4000) }}", "'*' makes a number over 4,096 bits"),
     ("{{ 'x' * 10**9 }}", "'*' would be 1,000,000,000 long"),
     ("{{ [1, 2] * 10**6 }}", "'*' would be 2,000,000 long"),
-    ("{{ '%0999999999d' % 1 }}", "'%' would be"),
+    ("{{ '%0999999999d' % 1 }}", "'%' would be longer than the limit of 262,144"),
+    ("{{ [1] | slice(10**9) | list }}", "slice would be 1,000,000,000 long"),
+    ("{{ [[1]] | tojson(indent=10**6) }}", "tojson would be longer than the limit"),
     ("{{ '%*d' % (10**9, 1) }}", "'%' would be"),
     ("{{ '{:>999999999}'.format(1) }}", "format would be"),
     ("{{ '{:{}}'.format(1, 10**9) }}", "format would be"),
@@ -142,6 +144,8 @@ def test_a_commit_message_template_has_the_same_limits_and_cannot_change_its_val
     for template, said in [
         ("{{ 9**(9**10) }}", "'**' makes a number over 4,096 bits"),
         ("{{ files.append('x') }}", "access to attribute 'append' of 'FrozenList'"),
+        ("{{ 1 / 0 }}", "ZeroDivisionError: division by zero"),
+        ("{% macro f() %}{{ f() }}{% endmacro %}{{ f() }}", "RecursionError"),
         ("{% for i in range(99999) %}{% for j in range(99999) %}{% endfor %}{% endfor %}",
          "stopped after"),
     ]:  # fmt: skip
