@@ -55,7 +55,7 @@ class Limits:
     max_int_bits: int = 4_096
     """Bits of any integer computed (a 1,233-digit number)."""
     max_steps: int = 200_000
-    """Python lines and calls executed while rendering."""
+    """Steps of one render: loop iterations, calls, filters and operators."""
     max_seconds: float = 1.0
     """Wall time of one render."""
 

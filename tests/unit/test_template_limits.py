@@ -165,7 +165,8 @@ SMALL = Limits(max_length=2_000, max_int_bits=256, max_steps=5_000, max_seconds=
 
 atoms = st.one_of(
     st.integers(-(10**30), 10**30).map(str),
-    st.sampled_from(["9", "99999", "10**9", "2", "0", "-1", "1.5", "none", "true"]),
+    st.sampled_from(["9", "99999", "10**9", "2", "0", "-1", "1.5", "none", "true", "2 ** 255"]),
+    st.sampled_from(["'x' * 999", "'{:>50}'", "'%5s%-9d'", "'\\t' * 99", "[0] * 999"]),
     st.text("abx%{}:*\t\n0123456789 ", max_size=12).map(repr),
     st.sampled_from([
         "context", "context.argocdUrl", "app", "app.metadata.labels", "app.status.images",
@@ -211,6 +212,10 @@ def templates() -> st.SearchStrategy[str]:
             + " }}{% endfor %}{% endfor %}"
         ),
         expression.map(lambda e: "{% set ns = namespace(v='') %}{% set ns.v = " + e + " %}"),
+        expression.map(
+            lambda e: "{% macro m(n) %}{% if n %}{{ m(n - 1) }}{{ m(n - 1) }}{% endif %}{{ "
+            + e + " }}{% endmacro %}{{ m(20) }}"
+        ),
         st.text("ab {}%", max_size=6),
     )  # fmt: skip
     return st.lists(piece, min_size=1, max_size=4).map("".join)
