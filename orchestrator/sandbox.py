@@ -21,7 +21,9 @@ messages in the promote step, so each render here is bounded:
 
 What breaks a limit raises :class:`LimitError` (a Jinja ``SecurityError``) naming the
 limit; callers name the template. The limits are in this one module so that every
-template language promoflow accepts shares them.
+template language promoflow accepts shares them: :class:`Limits` checks sizes,
+:func:`budget` and :func:`step` count and time a render, :func:`freeze` makes its data
+read-only, whatever engine renders.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import re
 import sys
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 from functools import wraps
@@ -58,6 +60,27 @@ class Limits:
     """Steps of one render: loop iterations, calls, filters and operators."""
     max_seconds: float = 1.0
     """Wall time of one render."""
+
+    def check_length(self, size: int, what: str) -> None:
+        """Refuse to make ``what`` if it would be ``size`` characters or items long."""
+        if size >= UNBOUNDED:
+            raise LimitError(f"{what} would be longer than the limit of {self.max_length:,}")
+        if size > self.max_length:
+            raise LimitError(
+                f"{what} would be {size:,} long, over the limit of {self.max_length:,}"
+            )
+
+    def check_bits(self, bits: int, what: str) -> None:
+        if bits > self.max_int_bits:
+            raise LimitError(f"{what} makes a number over {self.max_int_bits:,} bits")
+
+    def check_value(self, value: Any, what: str) -> Any:
+        """``value``, made by ``what``, if it is within the limits."""
+        if isinstance(value, int):
+            self.check_bits(value.bit_length(), what)
+        else:
+            self.check_length(_size(value), what)
+        return value
 
 
 LIMITS = Limits()
@@ -217,46 +240,25 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
     # -- sizes ------------------------------------------------------------------------
 
-    def refuse(self, what: str) -> NoReturn:
-        raise LimitError(what)
-
-    def check_length(self, size: int, what: str) -> None:
-        limit = self.limits.max_length
-        if size >= UNBOUNDED:
-            self.refuse(f"{what} would be longer than the limit of {limit:,}")
-        if size > limit:
-            self.refuse(f"{what} would be {size:,} long, over the limit of {limit:,}")
-
-    def check_value(self, value: Any, what: str) -> Any:
-        if isinstance(value, int):
-            self.check_bits(value.bit_length(), what)
-        else:
-            self.check_length(_size(value), what)
-        return value
-
-    def check_bits(self, bits: int, what: str) -> None:
-        if bits > self.limits.max_int_bits:
-            self.refuse(f"{what} makes a number over {self.limits.max_int_bits:,} bits")
-
     def call_binop(self, context: Any, operator: str, left: Any, right: Any) -> Any:
         """Each operator that can grow a value, checked before it runs: its result is
         computed in one C call that nothing can interrupt."""
-        self.step()
+        step()
         what = f"{operator!r}"
         ints = isinstance(left, int) and isinstance(right, int)
         if operator == "**" and ints and right > 0 and abs(left) > 1:
-            self.check_bits(int(right * math.log2(abs(left))) + 1, what)
+            self.limits.check_bits(int(right * math.log2(abs(left))) + 1, what)
         elif operator == "*" and ints:
-            self.check_bits(left.bit_length() + right.bit_length(), what)
+            self.limits.check_bits(left.bit_length() + right.bit_length(), what)
         elif operator == "*":
             count, seq = (right, left) if isinstance(right, int) else (left, right)
             if isinstance(count, int):
-                self.check_length(_size(seq) * max(count, 0), what)
+                self.limits.check_length(_size(seq) * max(count, 0), what)
         elif operator == "%" and isinstance(left, str):
-            self.check_length(_format_size(left, right), what)
+            self.limits.check_length(_format_size(left, right), what)
         elif operator == "+":
-            self.check_length(_size(left) + _size(right), what)
-        return self.check_value(super().call_binop(context, operator, left, right), what)
+            self.limits.check_length(_size(left) + _size(right), what)
+        return self.limits.check_value(super().call_binop(context, operator, left, right), what)
 
     def wrap_str_format(self, value: Any) -> Callable[..., str] | None:
         wrapped = super().wrap_str_format(value)
@@ -266,30 +268,30 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
         @wraps(wrapped)
         def bounded(*args: Any, **kwargs: Any) -> str:
-            self.check_length(_format_size(text, *args, **kwargs), "format")
-            return str(self.check_value(wrapped(*args, **kwargs), "format"))
+            self.limits.check_length(_format_size(text, *args, **kwargs), "format")
+            return str(self.limits.check_value(wrapped(*args, **kwargs), "format"))
 
         return bounded
 
     def call(__self, __context: Any, __obj: Any, *args: Any, **kwargs: Any) -> Any:
-        __self.step()
+        step()
         owner = getattr(__obj, "__self__", None)
         name = getattr(__obj, "__name__", "call")
         if isinstance(owner, str) and name in _STR_BOUNDS:
-            __self.check_length(_STR_BOUNDS[name](owner, *args, **kwargs), name)
+            __self.limits.check_length(_STR_BOUNDS[name](owner, *args, **kwargs), name)
         elif isinstance(owner, int) and name == "to_bytes":
-            __self.check_length(int(args[0]) if args else int(kwargs.get("length", 1)), name)
-        return __self.check_value(super().call(__context, __obj, *args, **kwargs), name)
+            __self.limits.check_length(int(args[0]) if args else int(kwargs.get("length", 1)), name)
+        return __self.limits.check_value(super().call(__context, __obj, *args, **kwargs), name)
 
     def concat(self, parts: Iterable[Any]) -> str:
         """``a ~ b``: the joined length checked as it grows."""
         out: list[str] = []
         size = 0
         for part in parts:
-            self.step()
+            step()
             text = str(part)
             size += len(text)
-            self.check_length(size, "'~'")
+            self.limits.check_length(size, "'~'")
             out.append(text)
         return "".join(out)
 
@@ -301,11 +303,11 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
 
         @wraps(func)
         def bounded(*args: Any, **kwargs: Any) -> Any:
-            self.step()
+            step()
             if bound is not None:
                 own = args[1:] if passes is not None else args
-                self.check_length(bound(*own, **kwargs), name)
-            return self.check_value(func(*args, **kwargs), name)
+                self.limits.check_length(bound(*own, **kwargs), name)
+            return self.limits.check_value(func(*args, **kwargs), name)
 
         return bounded
 
@@ -321,37 +323,19 @@ class BoundedEnvironment(ImmutableSandboxedEnvironment):
                 for chunk in template.root_render_func(template.new_context(dict(context))):
                     size += len(chunk)
                     if size > limit:
-                        self.check_length(size, "the output")
+                        self.limits.check_length(size, "the output")
                     out.append(chunk)
             except Exception:
                 self.handle_exception()
         return "".join(out)
 
-    @contextmanager
-    def bounded(self) -> Iterator[None]:
-        """Count and time the steps run in this context (this thread) until the block
-        ends."""
-        token = _BUDGET.set(_Budget(self.limits))
-        try:
-            yield
-        finally:
-            _BUDGET.reset(token)
-
-    def step(self) -> None:
-        """One unit of a render's work: a loop's iteration, a call (of a macro too), a
-        filter, an operator. Each is bounded in size, so counting them and reading the
-        clock at each bounds the whole render (a filter's own loop over a bounded list,
-        looking up an attribute of each item, is one step)."""
-        budget = _BUDGET.get()
-        if budget is not None:
-            budget.steps += 1
-            if budget.steps > budget.max_steps or time.monotonic() > budget.deadline:
-                budget.stop()
+    def bounded(self) -> AbstractContextManager[None]:
+        return budget(self.limits)
 
     def counted(self, iterable: Iterable[Any]) -> Iterator[Any]:
         """What a ``{% for %}`` loop iterates, one step per item."""
         for item in iterable:
-            self.step()
+            step()
             yield item
 
 
@@ -373,6 +357,29 @@ class _Budget:
 _BUDGET: ContextVar[_Budget | None] = ContextVar("template_budget", default=None)
 """The budget of the render running in this context, if any (compiling a template
 folds constants through the same filters, outside any render)."""
+
+
+@contextmanager
+def budget(limits: Limits = LIMITS) -> Iterator[None]:
+    """Count and time the steps run in this context (this thread) until the block ends:
+    any template engine calls :func:`step` at each unit of its work inside."""
+    token = _BUDGET.set(_Budget(limits))
+    try:
+        yield
+    finally:
+        _BUDGET.reset(token)
+
+
+def step() -> None:
+    """One unit of a render's work: a loop's iteration, a call (of a macro too), a filter,
+    an operator. Each is bounded in size, so counting them and reading the clock at each
+    bounds the whole render (a filter's own loop over a bounded list, looking up an
+    attribute of each item, is one step)."""
+    current = _BUDGET.get()
+    if current is not None:
+        current.steps += 1
+        if current.steps > current.max_steps or time.monotonic() > current.deadline:
+            current.stop()
 
 
 class _Generator(CodeGenerator):
