@@ -93,7 +93,7 @@ class Notifier:
         for trigger, recipients in sorted(wanted(self.config, obj, self._problem).items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
-                now = bool(self._evaluate(trigger, "when", condition.when, context))
+                now = bool(self._evaluate(trigger, condition.when, context))
                 if "event" not in names(condition.when):  # a state: sent when it turns true
                     was = self.conditions.get(name, False)
                     if now != was:
@@ -105,7 +105,12 @@ class Notifier:
                 if not now:
                     continue
                 if condition.once_per:
-                    value = self._evaluate(trigger, "oncePer", condition.once_per, context)
+                    try:
+                        value = evaluate(condition.once_per, context)
+                    except RenderError as exc:  # no value to send once per: nothing sent
+                        reason = str(exc).rstrip(".")
+                        self._problem(f"trigger {trigger}: oncePer: {reason} (not sent)")
+                        continue
                     basis = f"once\x1f{key}\x1f{value}"
                 else:
                     basis = str(event["id"])
@@ -125,12 +130,12 @@ class Notifier:
                         routed.outgoing.append(Outgoing(service, nid, payload, due, hold))
         return routed
 
-    def _evaluate(self, trigger: str, field: str, text: str, context: Obj) -> Any:
+    def _evaluate(self, trigger: str, text: str, context: Obj) -> Any:
         """A condition's value; one the sandbox refuses is a problem told, and false."""
         try:
             return evaluate(text, context)
         except RenderError as exc:
-            self._problem(f"trigger {trigger}: {field}: {str(exc).rstrip('.')} (taken as false)")
+            self._problem(f"trigger {trigger}: when: {str(exc).rstrip('.')} (taken as false)")
             return None
 
     def _payload(
@@ -182,4 +187,4 @@ class Notifier:
         event["id"] = data.pop("notification", {}).get("event", event.get("id"))
         event["data"] = data
         context = frozen({"app": obj, "event": event, "context": self.config.context})
-        return bool(self._evaluate(trigger, "when", conditions[int(index)].when, context))
+        return bool(self._evaluate(trigger, conditions[int(index)].when, context))

@@ -107,6 +107,25 @@ def test_a_condition_cannot_change_the_context_either(tmp_path: Path) -> None:
     assert warnings[0].endswith("(taken as false)")
 
 
+def test_a_once_per_value_that_is_refused_sends_nothing(tmp_path: Path) -> None:
+    path = tmp_path / "cm.yaml"
+    path.write_text(
+        configmap("{{ 1 }}").replace(
+            "send: [tamper, link]", "send: [tamper, link]\n    oncePer: 9 ** (9 ** 10)"
+        )
+    )
+    warnings: list[str] = []
+    notifier = Notifier(load(path), warn=warnings.append)
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=notifier)
+    pipeline.handle("argocd/shop-dev", shop(sync="OutOfSync", health="Progressing"))
+    deploy(pipeline, NEW, "2026-11-24T10:01:00Z")
+    assert outbox(store, "stdout") == []
+    assert warnings == [
+        "trigger on-deployed: oncePer: '**' makes a number over 4,096 bits (not sent)"
+    ]
+
+
 @pytest.mark.parametrize(
     ("tamper", "refused"),
     [
