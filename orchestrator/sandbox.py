@@ -160,6 +160,10 @@ class FrozenList(list[Any]):
         for index in range(len(self)):
             yield self._item(index)
 
+    def __reversed__(self) -> Iterator[Any]:
+        for index in range(len(self) - 1, -1, -1):
+            yield self._item(index)
+
     def copy(self) -> FrozenList:
         return self
 

@@ -48,6 +48,18 @@ def test_frozen_data_reads_and_prints_as_the_original_and_refuses_every_change()
             change()
     assert data == DATA
     assert DATA["app"]["status"]["images"] is not images  # a copy: the original is apart
+    # however it is read, what comes out is frozen too
+    for read in (
+        data["app"],
+        data.get("app"),
+        next(iter(data.values())),
+        dict(data.items())["app"],
+        freeze([DATA["app"]])[0],
+        next(iter(freeze([DATA["app"]]))),
+        next(reversed(freeze([DATA["app"]]))),
+        freeze([DATA["app"]])[:1][0],
+    ):
+        assert isinstance(read, FrozenDict) and isinstance(read["metadata"], FrozenDict)
 
 
 REFUSED = [
