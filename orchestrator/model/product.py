@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import string
 from typing import ClassVar, Literal
 
 from pydantic import field_validator
@@ -18,7 +19,15 @@ DEFAULT_BRANCH_TEMPLATE = "env/{environment}"
 
 
 def _check_placeholders(value: str) -> str:
+    """Bare ``{product}`` and ``{environment}`` only: a format spec (``{product:>999999999}``)
+    or an attribute (``{product.__class__}``) would make ``str.format`` build a gigabyte or
+    reach past the value."""
     try:
+        for _, field, spec, conversion in string.Formatter().parse(value):
+            extra = spec or conversion or ""
+            if field is not None and (extra or any(c in field for c in ".[")):
+                raise ValueError(f"{field}{'!' + conversion if conversion else ''}"
+                                 f"{':' + spec if spec else ''}")  # fmt: skip
         value.format(product="p", environment="e")
     except (KeyError, IndexError, ValueError) as exc:
         raise ValueError(

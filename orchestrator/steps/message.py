@@ -6,7 +6,8 @@ the files came from another environment, ``Built-From: COMMIT`` where a new vers
 the trigger environment (the commit it was built from, when the promotion names one), then
 ``Promotion-Run:``, ``Requested-By:`` and ``Jira-Issues:``. A team can supply its own
 template (PROMOFLOW_COMMIT_TEMPLATE); the sandbox keeps a template from reaching anything
-but the values given to it.
+but the values given to it, from changing them, and from running or growing past the
+limits of :mod:`orchestrator.sandbox`.
 """
 
 from __future__ import annotations
@@ -16,9 +17,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from jinja2 import StrictUndefined, TemplateError
-from jinja2.sandbox import SandboxedEnvironment
 
 from orchestrator.errors import PromoflowError
+from orchestrator.sandbox import BoundedEnvironment, freeze
 
 DEFAULT_TEMPLATE = """\
 Promote {{ product }} {{ version or "(current version)" }} to {{ environment }}
@@ -53,11 +54,14 @@ def jira_keys(messages: Iterable[str]) -> list[str]:
 
 
 def render(context: dict[str, Any], template: str | None = None) -> str:
-    env = SandboxedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+    env = BoundedEnvironment(undefined=StrictUndefined, keep_trailing_newline=True)
+    values = {name: freeze(value) for name, value in context.items()}
     try:
-        text = env.from_string(template or DEFAULT_TEMPLATE).render(**context)
+        text = env.render(env.from_string(template or DEFAULT_TEMPLATE), values)
     except TemplateError as exc:
         raise MessageError(f"commit message template: {exc}") from None
+    except Exception as exc:  # a filter on a value it cannot take, 1 / 0, recursion
+        raise MessageError(f"commit message template: {type(exc).__name__}: {exc}") from None
     text = text.strip() + "\n"
     if not text.strip():
         raise MessageError("commit message template produced an empty message")

@@ -28,7 +28,7 @@ from typing import Any
 
 from reporters.events.ids import NAMESPACE
 from reporters.notifications.config import Notifications
-from reporters.notifications.expressions import evaluate, names, render
+from reporters.notifications.expressions import RenderError, evaluate, frozen, names, render
 from reporters.notifications.subscriptions import wanted
 from reporters.state.store import Outgoing
 
@@ -89,11 +89,11 @@ class Notifier:
         routed = Routed()
         if obj is None:
             return routed
-        context = {"app": obj, "event": event, "context": self.config.context}
+        context = frozen({"app": obj, "event": event, "context": self.config.context})
         for trigger, recipients in sorted(wanted(self.config, obj, self._problem).items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
-                now = bool(evaluate(condition.when, context))
+                now = bool(self._evaluate(trigger, condition.when, context))
                 if "event" not in names(condition.when):  # a state: sent when it turns true
                     was = self.conditions.get(name, False)
                     if now != was:
@@ -105,7 +105,12 @@ class Notifier:
                 if not now:
                     continue
                 if condition.once_per:
-                    value = evaluate(condition.once_per, context)
+                    try:
+                        value = evaluate(condition.once_per, context)
+                    except RenderError as exc:  # no value to send once per: nothing sent
+                        reason = str(exc).rstrip(".")
+                        self._problem(f"trigger {trigger}: oncePer: {reason} (not sent)")
+                        continue
                     basis = f"once\x1f{key}\x1f{value}"
                 else:
                     basis = str(event["id"])
@@ -125,6 +130,14 @@ class Notifier:
                         routed.outgoing.append(Outgoing(service, nid, payload, due, hold))
         return routed
 
+    def _evaluate(self, trigger: str, text: str, context: Obj) -> Any:
+        """A condition's value; one the sandbox refuses is a problem told, and false."""
+        try:
+            return evaluate(text, context)
+        except RenderError as exc:
+            self._problem(f"trigger {trigger}: when: {str(exc).rstrip('.')} (taken as false)")
+            return None
+
     def _payload(
         self,
         event: Obj,
@@ -138,19 +151,26 @@ class Notifier:
         template = self.config.templates.get(template_name)
         if service is None or template is None:
             return None
+        block = template.get(service.type)
+        if service.type == "webhook" and isinstance(block, dict):
+            block = block.get(service.name)
+        try:
+            message = render(template.get("message", ""), context)
+            rendered = render(block, context) if block is not None else None
+        except RenderError as exc:  # nothing half-rendered is sent
+            reason = str(exc).rstrip(".")
+            self._problem(f"template {template_name}: {reason} (not sent to {service_name})")
+            return None
         notification: Obj = {
             "event": event["id"],
             "trigger": trigger,
             "template": template_name,
             "service": service_name,
             "recipient": recipient,
-            "message": render(template.get("message", ""), context),
+            "message": message,
         }
-        block = template.get(service.type)
-        if service.type == "webhook" and isinstance(block, dict):
-            block = block.get(service.name)
-        if block is not None:
-            notification[service.type] = render(block, context)
+        if rendered is not None:
+            notification[service.type] = rendered
         return {**event, "data": {**(event.get("data") or {}), "notification": notification}}
 
     def still(self, held: Outgoing, obj: Obj | None) -> bool:
@@ -166,5 +186,5 @@ class Notifier:
         data = dict(event.get("data") or {})
         event["id"] = data.pop("notification", {}).get("event", event.get("id"))
         event["data"] = data
-        context = {"app": obj, "event": event, "context": self.config.context}
-        return bool(evaluate(conditions[int(index)].when, context))
+        context = frozen({"app": obj, "event": event, "context": self.config.context})
+        return bool(self._evaluate(trigger, conditions[int(index)].when, context))

@@ -290,12 +290,17 @@ def test_templates_run_in_a_sandbox(tmp_path: Path) -> None:
         "  - recipients: [stdout]\n"
     )
     store = Store()
-    pipeline = Pipeline(store, [], notifier=Notifier(load(path)))
+    warnings: list[str] = []
+    notifier = Notifier(load(path), warn=warnings.append)
+    pipeline = Pipeline(store, [], notifier=notifier)
     pipeline.handle("argocd/shop-dev", shop(sync="OutOfSync"))
     deploy(pipeline, NEW, "2026-11-24T10:01:00Z")
-    [told] = outbox(store, "stdout")
-    message = told["data"]["notification"]["message"]
-    assert "object" not in message and "class" not in message
+    assert outbox(store, "stdout") == []  # refused: told, not sent half-rendered
+    assert warnings == [
+        "template app-deployed: access to attribute '__class__' of 'str' object is unsafe "
+        "(not sent to stdout)"
+    ]
+    assert notifier.problems == 1
 
 
 def test_the_documented_example_loads_and_notifies_as_the_docs_say() -> None:

@@ -90,6 +90,20 @@ def test_templates_accept_only_product_and_environment(field: str) -> None:
     ]
 
 
+@pytest.mark.parametrize(
+    "template", ["{product:>999999999}", "{product.__class__}", "{environment!r}", "{product[0]}"]
+)
+def test_templates_take_no_format_spec_attribute_or_conversion(template: str) -> None:
+    with pytest.raises(ValidationError) as exc:
+        _product(appNameTemplate=template)
+    [(where, message)] = _errors(exc)
+    assert where == ("spec", "appNameTemplate")
+    assert message == (
+        f"Value error, {template!r}: only {{product}} and {{environment}} may be used "
+        f"({template[1:-1]})"
+    )
+
+
 def test_bad_branch_template() -> None:
     with pytest.raises(ValidationError) as exc:
         _product(repo={"url": "https://g/x.git", "branchTemplate": "env/{0}"})
