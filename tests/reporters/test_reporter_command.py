@@ -8,6 +8,7 @@ import json
 import signal
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -44,16 +45,33 @@ def test_stdout_sink_prints_cloudevents_of_real_changes(tmp_path: Path) -> None:
         proc = subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
+        lines: list[str] = []
+        assert proc.stdout is not None
+        reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")))
+        reader.start()
+
+        def printed(kind: str) -> bool:  # waits on what the process says, not on a clock
+            deadline = time.monotonic() + 60
+            while time.monotonic() < deadline and proc.poll() is None:
+                if any(f'"type": "{kind}"' in line or f'"type":"{kind}"' in line for line in lines):
+                    return True
+                time.sleep(0.05)
+            return False
+
         try:
-            time.sleep(2)
+            assert printed("app.created"), lines
             sim.deploy("shop-dev", "d" * 40)
             for _ in range(5):
                 sim.reconcile("shop-dev")  # churn: nothing
-            time.sleep(2)
+            assert printed("app.deployed"), lines
+            time.sleep(1)  # the churn's turn to (not) print
         finally:
             proc.send_signal(signal.SIGTERM)
-            out, err = proc.communicate(timeout=30)
-    events = [json.loads(line) for line in out.splitlines()]
+            proc.wait(timeout=30)
+            reader.join(10)  # stdout is the reader's alone: read to its end
+            assert proc.stderr is not None
+            err = proc.stderr.read()
+    events = [json.loads(line) for line in lines]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "app.created"
     assert "app.deployed" in kinds and kinds.count("app.deployed") <= 2
