@@ -46,8 +46,9 @@ def test_stdout_sink_prints_cloudevents_of_real_changes(tmp_path: Path) -> None:
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
         )
         lines: list[str] = []
-        assert proc.stdout is not None
-        reader = threading.Thread(target=lambda: lines.extend(iter(proc.stdout.readline, "")))
+        stdout = proc.stdout
+        assert stdout is not None
+        reader = threading.Thread(target=lambda: lines.extend(iter(stdout.readline, "")))
         reader.start()
 
         def printed(kind: str) -> bool:  # waits on what the process says, not on a clock
@@ -71,6 +72,8 @@ def test_stdout_sink_prints_cloudevents_of_real_changes(tmp_path: Path) -> None:
             reader.join(10)  # stdout is the reader's alone: read to its end
             assert proc.stderr is not None
             err = proc.stderr.read()
+            proc.stderr.close()
+            stdout.close()
     events = [json.loads(line) for line in lines]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "app.created"
