@@ -187,13 +187,14 @@ class GitRemote:
             try:
                 stdout, stderr = process.communicate(stdin, timeout=self.timeout)
             except subprocess.TimeoutExpired:
-                with contextlib.suppress(ProcessLookupError):
-                    os.killpg(process.pid, signal.SIGKILL)
-                process.communicate()
+                _end(process)
                 raise GitError(
                     f"git {args[0]} timed out after {self.timeout:g}s against {self.url}",
                     transient=True,
                 ) from None
+            except BaseException:  # Ctrl-C, or the step's own deadline: git goes too
+                _end(process)
+                raise
         return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
     def fetch_branch(self, branch: str) -> pygit2.Commit:
@@ -421,6 +422,14 @@ class GitRemote:
         if any(m in text for m in (*markers, "failed to update ref", "[remote rejected]")):
             raise PushRejected(f"push to {branch} rejected: the branch moved")
         raise classify(self.scrub(result.stderr.strip()), self.url)
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    """Kill ``git`` and what it started (its own session: a signal to promoflow's
+    process group no longer reaches it), then reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
 
 
 def blob_mode(mode: int) -> bool:
