@@ -52,15 +52,6 @@ def _url_setting(value: str, *, hint: str = "") -> str:
         raise ValueError(str(exc)) from None
 
 
-def _read_token(path: str) -> str:
-    """A token file's content; a ``ValueError`` naming the file (never its content)."""
-    try:
-        return Path(path).read_text().strip()
-    except (OSError, UnicodeDecodeError) as exc:
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not text"
-        raise ValueError(f"cannot read {path}: {reason}") from None
-
-
 def _no_credential_flags(value: str) -> str:
     try:
         flags = shlex.split(value)
@@ -112,6 +103,15 @@ class StepSettings(BaseSettings):
     @classmethod
     def _check_opts(cls, value: str) -> str:
         return _no_credential_flags(value)
+
+
+def _read_token(path: str) -> str:
+    """A token file's content; a ``ValueError`` naming the file (never its content)."""
+    try:
+        return Path(path).read_text().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not text"
+        raise ValueError(f"cannot read {path}: {reason}") from None
 
 
 class ArgoSettings(BaseSettings):
