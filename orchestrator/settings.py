@@ -146,6 +146,15 @@ class StepSettings(BaseSettings):
         return _no_credential_flags(value)
 
 
+def _read_token(path: str) -> str:
+    """A token file's content; a ``ValueError`` naming the file (never its content)."""
+    try:
+        return Path(path).read_text().strip()
+    except (OSError, UnicodeDecodeError) as exc:
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else "not text"
+        raise ValueError(f"cannot read {path}: {reason}") from None
+
+
 class ArgoSettings(BaseSettings):
     """Argo Server connection, as the argo CLI reads it (ARGO_SERVER is host:port)."""
 
@@ -153,6 +162,11 @@ class ArgoSettings(BaseSettings):
 
     server: str = ""
     token: SecretStr = SecretStr("")
+    token_file: str = Field(
+        "",
+        description="File holding the token, read at every request (ARGO_TOKEN wins): a "
+        "projected ServiceAccount token, which the kubelet renews before it expires",
+    )
     namespace: str = "argo"
     secure: bool = True
     insecure_skip_verify: bool = False
@@ -173,11 +187,21 @@ class ArgoSettings(BaseSettings):
 
     @property
     def authorization(self) -> str | None:
-        """The Authorization header value; ARGO_TOKEN may or may not include "Bearer "."""
+        """The Authorization header value; ARGO_TOKEN may or may not include "Bearer ".
+        ARGO_TOKEN_FILE is read each time: a short-lived token is replaced in place."""
         token = self.token.get_secret_value().strip()
+        if not token and self.token_file:
+            token = _read_token(self.token_file)
         if not token:
             return None
         return token if token.lower().startswith(("bearer ", "basic ")) else f"Bearer {token}"
+
+    @field_validator("token_file")
+    @classmethod
+    def _check_token_file(cls, value: str) -> str:
+        if value:
+            _read_token(value)  # an unreadable file is refused at start, not per request
+        return value
 
     @model_validator(mode="after")
     def _check_base_url(self) -> ArgoSettings:

@@ -75,13 +75,22 @@ class ArgoClient:
         """The server has answered as the API before (see :func:`neterrors.answer`)."""
         session = session or requests.Session()
         session.hooks["response"].append(self._screen)
+        session.auth = self._authorize
         self.service = WorkflowsService(
             host=settings.base_url.rstrip("/") + "/",
-            token=settings.authorization,
+            token=None,  # set per request by ``_authorize``
             verify_ssl=not settings.insecure_skip_verify,
             namespace=settings.namespace,
             session=session,
         )
+
+    def _authorize(self, request: requests.PreparedRequest) -> requests.PreparedRequest:
+        """The Authorization header of each request, asked of the settings every time: a
+        token file (ARGO_TOKEN_FILE) is renewed while a command runs."""
+        authorization = self.settings.authorization
+        if authorization:
+            request.headers["Authorization"] = authorization
+        return request
 
     def _screen(self, response: requests.Response, *_args: Any, **_kwargs: Any) -> None:
         """Response hook: raise :class:`_NotTheApi` for an answer Hera could only misread

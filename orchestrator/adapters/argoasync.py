@@ -37,12 +37,10 @@ class AsyncArgo:
             raise ArgoError("no Argo Server configured: set ARGO_SERVER or pass --argo-server")
         self.settings = settings
         self.namespace = settings.namespace
-        headers = {"Accept": "application/json"}
-        if settings.authorization:
-            headers["Authorization"] = settings.authorization
         self._client = httpx.AsyncClient(
             base_url=settings.base_url.rstrip("/"),
-            headers=headers,
+            headers={"Accept": "application/json"},
+            auth=self._authorize,
             verify=not settings.insecure_skip_verify,
             timeout=timeout,
             transport=transport,
@@ -51,6 +49,14 @@ class AsyncArgo:
         self._api_seen = False
         self._ui = settings.ui_link("").rstrip("/")
         """Where the UI shows a run, but for its name (``ui_link`` is asked per reply)."""
+
+    def _authorize(self, request: httpx.Request) -> httpx.Request:
+        """The Authorization header of each request, asked of the settings every time: a
+        token file (ARGO_TOKEN_FILE) is renewed while the service runs."""
+        authorization = self.settings.authorization
+        if authorization:
+            request.headers["Authorization"] = authorization
+        return request
 
     async def aclose(self) -> None:
         await self._client.aclose()

@@ -20,7 +20,9 @@ from __future__ import annotations
 import base64
 import contextlib
 import hashlib
+import math
 import os
+import signal
 import subprocess
 import tempfile
 from collections.abc import Callable, Iterable
@@ -40,7 +42,6 @@ from orchestrator.urls import scrub
 
 REMOTE = "origin"
 T = TypeVar("T")
-DEFAULT_TIMEOUT = 300
 UNSHALLOW = 0x7FFFFFFF
 """git's INFINITE_DEPTH: ``deepen`` by it is what ``git fetch --unshallow`` sends."""
 
@@ -57,6 +58,9 @@ class GitRemote:
         timeout: float = 120,
     ) -> None:
         self.url, self.credentials = split_credentials(url, credentials or Credentials())
+        self.timeout = timeout
+        """Seconds each exchange with the remote may take, whichever transport: a native
+        request's socket timeout, the whole of one ``git`` command of the CLI transport."""
         self._tmp: tempfile.TemporaryDirectory[str] | None = None
         if cache_dir is not None:
             key = hashlib.sha256(self.url.encode()).hexdigest()[:16]
@@ -129,7 +133,13 @@ class GitRemote:
             GIT_CONFIG_NOSYSTEM="1",
             LC_ALL="C",
         )
-        settings = {"protocol.version": "2"}
+        # a transfer slower than a byte a second for the deadline ends before it
+        seconds = str(max(1, math.ceil(self.timeout)))
+        settings = {
+            "protocol.version": "2",
+            "http.lowSpeedLimit": "1",
+            "http.lowSpeedTime": seconds,
+        }
         creds = self.credentials
         authorization = self._authorization()
         if authorization:
@@ -137,7 +147,8 @@ class GitRemote:
         if creds.ssh_key:
             env["GIT_SSH_COMMAND"] = (
                 f"ssh -i {creds.ssh_key} -o IdentitiesOnly=yes -o BatchMode=yes "
-                "-o StrictHostKeyChecking=accept-new"
+                f"-o StrictHostKeyChecking=accept-new -o ConnectTimeout={seconds} "
+                f"-o ServerAliveInterval={seconds} -o ServerAliveCountMax=1"
             )
         env["GIT_CONFIG_COUNT"] = str(len(settings))
         for i, (key, value) in enumerate(settings.items()):
@@ -160,19 +171,31 @@ class GitRemote:
         return result.stdout
 
     def _run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        try:
-            result = subprocess.run(
-                ["git", "--git-dir", str(self.path), *args],
-                input=stdin,
-                capture_output=True,
-                text=True,
-                env=self._env(),
-                timeout=DEFAULT_TIMEOUT,
-                check=False,
-            )
-        except subprocess.TimeoutExpired:
-            raise GitError(f"git {args[0]} timed out against {self.url}", transient=True) from None
-        return result
+        """One ``git`` command, ended when it outlasts the remote's ``timeout``, with what
+        it started: ``git-remote-http`` or ``ssh`` would otherwise go on talking to the
+        remote (they share the new session's process group)."""
+        argv = ["git", "--git-dir", str(self.path), *args]
+        with subprocess.Popen(
+            argv,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=self._env(),
+            start_new_session=True,
+        ) as process:
+            try:
+                stdout, stderr = process.communicate(stdin, timeout=self.timeout)
+            except subprocess.TimeoutExpired:
+                _end(process)
+                raise GitError(
+                    f"git {args[0]} timed out after {self.timeout:g}s against {self.url}",
+                    transient=True,
+                ) from None
+            except BaseException:  # Ctrl-C, or the step's own deadline: git goes too
+                _end(process)
+                raise
+        return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
     def fetch_branch(self, branch: str) -> pygit2.Commit:
         """Fetch the tip of ``branch`` (one commit, its trees, no blobs); return it."""
@@ -399,6 +422,14 @@ class GitRemote:
         if any(m in text for m in (*markers, "failed to update ref", "[remote rejected]")):
             raise PushRejected(f"push to {branch} rejected: the branch moved")
         raise classify(self.scrub(result.stderr.strip()), self.url)
+
+
+def _end(process: subprocess.Popen[str]) -> None:
+    """Kill ``git`` and what it started (its own session: a signal to promoflow's
+    process group no longer reaches it), then reap it."""
+    with contextlib.suppress(ProcessLookupError):
+        os.killpg(process.pid, signal.SIGKILL)
+    process.communicate()
 
 
 def blob_mode(mode: int) -> bool:

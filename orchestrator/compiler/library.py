@@ -35,6 +35,7 @@ from hera.workflows import (
 )
 from hera.workflows.models import Mutex, SuppliedValueFrom, Synchronization, ValueFrom
 
+from orchestrator.compiler import podsecurity
 from orchestrator.settings import StepSettings
 from orchestrator.steps import registry
 from orchestrator.steps.registry import TRANSIENT_EXIT, Input, StepSpec
@@ -51,6 +52,7 @@ __all__ = [
     "build",
     "library",
     "template_name",
+    "uses_kubernetes",
 ]
 
 
@@ -127,6 +129,14 @@ def _deadline(spec: StepSpec) -> str | None:
     return str(spec.deadline) if spec.deadline is not None else None
 
 
+def uses_kubernetes(settings: StepSettings, spec: StepSpec) -> bool:
+    """Whether the step's own program calls the Kubernetes API, and so gets a token: a
+    step that talks to Argo CD reads Application objects through the Kubernetes API where
+    no Argo CD server is set (``argocd_access: auto``, :mod:`orchestrator.gates.sources`).
+    Steps that talk only to Git, the Argo CD API or the reporters get none."""
+    return "argocd" in spec.needs and not settings.argocd_server
+
+
 def _container(settings: StepSettings, spec: StepSpec) -> Container:
     inputs = spec.template_inputs
     labelled = any(i.name == "environment" for i in inputs)
@@ -145,6 +155,10 @@ def _container(settings: StepSettings, spec: StepSpec) -> Container:
         if labelled
         else None,
         synchronization=_synchronization(spec),
+        pod_security_context=podsecurity.pod_security(),
+        security_context=podsecurity.container_security(),
+        volumes=[podsecurity.scratch_volume()],
+        pod_spec_patch=podsecurity.pod_spec_patch(uses_kubernetes(settings, spec)),
     )
 
 

@@ -39,8 +39,20 @@ from orchestrator.engine.retry import POLICIES, RetryError, go_atoi, go_duration
 from orchestrator.engine.templates import BOUNDARY_KINDS, LEAF_KINDS, Template, Workflow
 
 POD_ONLY = frozenset(
-    {"metadata", "serviceAccountName", "nodeSelector", "tolerations", "affinity", "priority"}
+    {
+        "metadata",
+        "serviceAccountName",
+        "nodeSelector",
+        "tolerations",
+        "affinity",
+        "priority",
+        "securityContext",
+        "podSpecPatch",
+        "volumes",
+    }
 )
+"""Pod shape, nothing a local process can differ by; of ``volumes`` only ``emptyDir``
+(scratch space a process has anyway), checked in ``_scratch_only``."""
 TEMPLATE_KEYS = frozenset(
     {
         "name",
@@ -55,7 +67,17 @@ TEMPLATE_KEYS = frozenset(
     }
 )
 CONTAINER_KEYS = frozenset(
-    {"name", "image", "imagePullPolicy", "command", "args", "env", "resources", "securityContext"}
+    {
+        "name",
+        "image",
+        "imagePullPolicy",
+        "command",
+        "args",
+        "env",
+        "resources",
+        "securityContext",
+        "volumeMounts",
+    }
 )
 TASK_KEYS = frozenset(
     {"name", "template", "templateRef", "arguments", "depends", "dependencies", "when"}
@@ -88,6 +110,24 @@ def _refuse(keys: Iterable[str], allowed: frozenset[str], where: str) -> None:
     extra = sorted(set(keys) - allowed)
     if extra:
         raise EngineError(f"unsupported Argo feature: {extra[0]} in {where}")
+
+
+def _scratch_only(body: Mapping[str, Any], where: str) -> None:
+    """Volumes a local run can do without: ``emptyDir`` ones, mounted by name."""
+    names = set()
+    for volume in body.get("volumes") or []:
+        if set(volume) != {"name", "emptyDir"}:
+            raise EngineError(
+                f"unsupported Argo feature: volume {volume.get('name')!r} in {where} "
+                "(only emptyDir volumes)"
+            )
+        names.add(volume["name"])
+    for mount in (body.get("container") or {}).get("volumeMounts") or []:
+        if mount.get("name") not in names:
+            raise EngineError(
+                f"unsupported Argo feature: volumeMount {mount.get('name')!r} in {where} "
+                "(only of the template's emptyDir volumes)"
+            )
 
 
 def _declared(section: Any, kind: str) -> set[str]:
@@ -151,6 +191,7 @@ class _Checker:
         if kind not in (*LEAF_KINDS, *BOUNDARY_KINDS):
             raise EngineError(f"unsupported Argo feature: {kind or 'empty'} template {tpl.label}")
         _refuse(body.keys(), TEMPLATE_KEYS | POD_ONLY, where)
+        _scratch_only(body, where)
         if (body.get("inputs") or {}).get("artifacts") or (body.get("outputs") or {}).get(
             "artifacts"
         ):

@@ -281,6 +281,18 @@ def test_a_command_that_is_not_installed_is_an_error_node(tmp_path: Path) -> Non
         ),
         (lambda wf: wf["spec"].update(volumes=[]), "volumes"),
         (
+            lambda wf: wf["spec"]["templates"][1].update(
+                volumes=[{"name": "data", "hostPath": {"path": "/"}}]
+            ),
+            "volume 'data' in template t",
+        ),
+        (
+            lambda wf: wf["spec"]["templates"][1]["container"].update(
+                volumeMounts=[{"name": "elsewhere", "mountPath": "/x"}]
+            ),
+            "volumeMount 'elsewhere'",
+        ),
+        (
             lambda wf: wf["spec"]["templates"][1]["container"].update(
                 args=["{{=sprig.trim('x')}}"]
             ),
@@ -296,6 +308,8 @@ def test_a_command_that_is_not_installed_is_an_error_node(tmp_path: Path) -> Non
         "retry-limit",
         "depends",
         "volumes",
+        "template-volume",
+        "volume-mount",
         "expression",
     ],
 )

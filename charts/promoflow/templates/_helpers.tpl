@@ -100,12 +100,25 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{/* The Argo Server token of a ServiceAccount, from the token Secret the chart makes for it. */}}
+{{- /* The Argo Server (--auth-mode=client) acts with the token a pod sends: a projected
+       ServiceAccount token, short-lived and renewed by the kubelet, which promoflow reads
+       at every request (ARGO_TOKEN_FILE). The pod itself mounts no token. */}}
 {{- define "promoflow.argoToken" -}}
-- name: ARGO_TOKEN
-  valueFrom:
-    secretKeyRef:
-      name: {{ printf "%s-token" .name }}
-      key: token
+- name: ARGO_TOKEN_FILE
+  value: /var/run/secrets/promoflow/argo/token
+{{- end -}}
+
+{{- define "promoflow.argoTokenMount" -}}
+- {name: argo-token, mountPath: /var/run/secrets/promoflow/argo, readOnly: true}
+{{- end -}}
+
+{{- define "promoflow.argoTokenVolume" -}}
+- name: argo-token
+  projected:
+    sources:
+      - serviceAccountToken:
+          path: token
+          expirationSeconds: {{ .Values.tokens.expirationSeconds | int }}
 {{- end -}}
 
 {{- define "promoflow.network" -}}
