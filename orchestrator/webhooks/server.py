@@ -82,14 +82,27 @@ class DeadlineProtocol(H11Protocol):
         super().connection_lost(exc)
 
 
-def config(app: Any, host: str, port: int, log_level: str = "info", **more: Any) -> uvicorn.Config:
+def config(
+    app: Any,
+    host: str,
+    port: int,
+    log_level: str = "info",
+    *,
+    header_timeout: float = HEADER_TIMEOUT,
+    **more: Any,
+) -> uvicorn.Config:
     """The uvicorn configuration of ``promoflow serve`` (and of tests and benchmarks that
-    run it on loopback)."""
+    run it on loopback, which may shorten ``header_timeout``)."""
+    limit = header_timeout
+
+    class Protocol(DeadlineProtocol):
+        header_timeout = limit
+
     return uvicorn.Config(
         app,
         host=host,
         port=port,
-        http=DeadlineProtocol,
+        http=Protocol,
         access_log=False,
         log_level=log_level,
         **more,
