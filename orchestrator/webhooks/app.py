@@ -74,7 +74,8 @@ BODY_TIMEOUT = 10.0
 the connection closed), so slow senders cannot hold connections open."""
 DISCONNECTED = 499
 """The status logged (never sent) when the sender went away mid-delivery, as nginx does."""
-MAX_RUNS_SHOWN = 4
+MAX_RUNS = 300
+"""Characters of the runs a log line names (a few run names; more are cut short)."""
 
 
 @dataclass
@@ -103,9 +104,7 @@ class Reply:
 
     def log_line(self, label: str, elapsed: float) -> str:
         """The delivery's one line: every field escaped and bounded, so the line is too."""
-        runs = ",".join(printable(r.name, MAX_FIELD) for r in self.runs[:MAX_RUNS_SHOWN])
-        if len(self.runs) > MAX_RUNS_SHOWN:
-            runs += f",+{len(self.runs) - MAX_RUNS_SHOWN}"
+        runs = printable(",".join(r.name for r in self.runs), MAX_RUNS)
         return (
             f"{label} {self.status} {self.outcome} "
             f"delivery={printable(self.delivery, MAX_FIELD) or '-'} runs={runs or '-'} "
@@ -139,7 +138,7 @@ class Service:
             known = registry.providers()
             raise Refused(
                 404,
-                f"unknown provider {printable(name, 40)!r}{suggest(name[:40], known)}; "
+                f"unknown provider '{printable(name, 40)}'{suggest(name[:40], known)}; "
                 f"one of: {', '.join(known)}",
             )
         if incoming.path_token and not provider.url_token:

@@ -54,11 +54,13 @@ class DeadlineProtocol(H11Protocol):
 
     def _head_too_slow(self) -> None:
         self._head_deadline = None
-        if self.transport.is_closing() or self.conn.their_state is not h11.IDLE:
-            return  # a request is in progress: its body has the app's deadline
-        if self.cycle is not None and not self.cycle.response_complete:
+        if self.transport.is_closing():
             return
-        if self.conn.our_state is h11.IDLE:  # nothing is being sent back: say why
+        if self.cycle is not None and not self.cycle.response_complete:
+            return  # a request is being answered: its body has the app's deadline
+        # no request, a head still coming, or a body sent after its answer (to an unknown
+        # route): nobody reads it, so the connection goes
+        if self.conn.their_state is h11.IDLE and self.conn.our_state is h11.IDLE:
             self.transport.write(TIMEOUT_REPLY)
         log.info("- 408 refused: the request headers did not arrive in %g s", self.header_timeout)
         self.transport.close()
@@ -69,8 +71,8 @@ class DeadlineProtocol(H11Protocol):
 
     def data_received(self, data: bytes) -> None:
         super().data_received(data)
-        if self.conn.their_state is not h11.IDLE:
-            self._disarm()  # the head is in
+        if self.cycle is not None and not self.cycle.response_complete:
+            self._disarm()  # a head is in and being answered (not a body sent after that)
 
     def on_response_complete(self) -> None:
         super().on_response_complete()

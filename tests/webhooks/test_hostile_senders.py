@@ -234,3 +234,22 @@ def test_signed_fields_reach_the_log_and_the_reply_escaped_and_bounded(
     line = logged[0]
     assert len(line) <= MAX_LINE and line.isprintable(), line
     assert "delivery=guid-1\\x85\\x9b2Jforged" in line and "\\x1b[2J" in line
+
+
+def test_a_body_sent_to_no_endpoint_is_not_listened_to_for_long(tmp_path: Path) -> None:
+    """Starlette answers 404 without reading the body; the sender that goes on sending it
+    is cut off by the connection's deadline."""
+    with served(tmp_path, header_timeout=0.5) as (url, _), _connect(url) as sock:
+        sock.sendall(_head("/nowhere", {}, 1000))
+        answer = sock.recv(65536)
+        sent, closed = 0, False
+        try:
+            while sent < 400 and not closed:
+                sock.sendall(b" ")
+                sent += 1
+                if select.select([sock], [], [], 0.05)[0]:
+                    closed = sock.recv(65536) == b""
+        except ConnectionError:
+            closed = True
+    assert answer.startswith(b"HTTP/1.1 404 ")
+    assert closed, "the server kept reading a body nobody reads"
