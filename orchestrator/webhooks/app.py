@@ -153,12 +153,6 @@ class Service:
         provider.authorize(incoming, secret)
         return provider, secret
 
-    async def deliver(self, name: str, incoming: Incoming) -> Reply:
-        """A whole delivery, its body read: admitted, verified, parsed and submitted."""
-        provider, secret = self.admit(name, incoming)
-        provider.verify(incoming, secret)
-        return await self.handle(provider, incoming)
-
     async def handle(self, provider: registry.Provider, incoming: Incoming) -> Reply:
         """A delivery whose body the provider verified: parsed, mapped, submitted."""
         name = provider.name
