@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import dataclasses
 import hashlib
 import logging
 import time
@@ -307,7 +306,7 @@ def create_app(service: Service) -> Starlette:
             provider, secret = service.admit(name, head)
             body = await _body(request, service.max_body, service.body_timeout)
             read = True
-            incoming = dataclasses.replace(head, body=body)
+            incoming = Incoming(head.headers, body, head.query, head.path_token)
             provider.verify(incoming, secret)
             delivery = provider.delivery_id(incoming)
             reply = await service.handle(provider, incoming)
