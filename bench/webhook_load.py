@@ -27,8 +27,22 @@ Printed: requests/s and p50/p99 of each, the ratios, the first deliveries' laten
 requests to the Git server; errors and duplicate submissions are counted from what the
 fake Argo Servers hold.
 
+Then hostile senders, against a third ``promoflow serve`` (warm, GitHub and Azure DevOps
+secrets set), each figure measured in the same run as its baseline:
+
+  1 MiB unauthenticated body  the server's CPU time (from /proc) per Azure DevOps delivery of
+                              1 MiB of ``[]`` with wrong credentials, against a signed 1 KiB
+                              GitHub delivery (a redelivery), each on a new connection
+  /healthz under attack       p99 of sequential probes (a new connection each, as the
+                              kubelet probes) while UNAUTHENTICATED senders send such
+                              bodies in a loop, and while SLOW senders trickle bodies a
+                              byte at a time (from a process at nice 19, as if from other
+                              machines); against the p99 with no attack
+
 Targets: throughput >= 0.5x the bare endpoint and p99 < 50 ms (warm), zero errors and
-zero duplicate submissions (one Workflow per push) in both runs.
+zero duplicate submissions (one Workflow per push) in both runs; an unauthenticated 1 MiB
+body costs the server about what a signed 1 KiB delivery does (< 1.5x: its body is never
+read, let alone parsed); /healthz p99 < 100 ms under either attack.
 """
 
 from __future__ import annotations
@@ -47,6 +61,7 @@ import uuid
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 import httpx
@@ -64,6 +79,14 @@ CONCURRENCY = 50
 PRODUCTS = tuple(f"app{i}" for i in range(10))
 SECRET = "bench-webhook-secret"
 SEED = 20261124
+UNAUTHENTICATED = 12
+"""Senders of 1 MiB bodies with wrong credentials, in a loop (the load that pushed /healthz
+past the kubelet's 1 s probe timeout when bodies were parsed before authentication)."""
+SLOW = 200
+"""Senders that trickle a body a byte every 100 ms until they are cut off, then reconnect."""
+PROBES = 300
+ATTACK_SECONDS = 15.0
+MIB = 1 << 20
 console = Console(highlight=False)
 
 
@@ -105,7 +128,10 @@ def serve_child(kind: str, port: int, config_dir: str = "") -> None:
 
 
 @contextmanager
-def _process(args: list[str], port: int, env: dict[str, str] | None = None) -> Iterator[str]:
+def _process(
+    args: list[str], port: int, env: dict[str, str] | None = None, pids: list[int] | None = None
+) -> Iterator[str]:
+    """The process, once it answers on ``port``; its pid is appended to ``pids``."""
     proc = subprocess.Popen(
         args, env={**os.environ, **(env or {})}, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
     )
@@ -121,6 +147,8 @@ def _process(args: list[str], port: int, env: dict[str, str] | None = None) -> I
                     _, err = proc.communicate()
                     sys.exit(f"{' '.join(args[:4])} did not start: {err.decode()[-2000:]}")
                 time.sleep(0.1)
+        if pids is not None:
+            pids.append(proc.pid)
         yield url
     finally:
         proc.terminate()
@@ -348,6 +376,182 @@ def _promoflow(
     return Run(elapsed, latencies, statuses, firsts, len(stored), len(keys), fetched)
 
 
+# -- hostile senders -----------------------------------------------------------------------
+
+
+def _cpu(pid: int) -> float:
+    """Seconds of CPU the process has used (user + system), from /proc."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def _once(host: str, port: int, request: bytes) -> float:
+    """One request on a new connection, read until the server closes it; seconds taken."""
+    started = time.perf_counter()
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(request)
+        await reader.read(-1)
+    except (OSError, asyncio.IncompleteReadError):
+        pass
+    finally:
+        writer.close()
+    return time.perf_counter() - started
+
+
+@cache
+def _unauthenticated(host: str) -> bytes:
+    body = b"[" + b"[]," * ((MIB - 4) // 3) + b"[]]"
+    lines = [
+        "POST /webhooks/azure HTTP/1.1", f"Host: {host}", f"Content-Length: {len(body)}",
+        "Content-Type: application/json", "Authorization: Basic d3Jvbmc6Y3JlZGVudGlhbHM=",
+        "Connection: close",
+    ]  # fmt: skip
+    return ("\r\n".join(lines) + "\r\n\r\n").encode() + body
+
+
+def _slow_head(host: str) -> bytes:
+    lines = [
+        "POST /webhooks/github HTTP/1.1", f"Host: {host}", f"Content-Length: {MIB}",
+        "X-GitHub-Event: push", "X-Hub-Signature-256: sha256=" + "0" * 64,
+    ]  # fmt: skip
+    return ("\r\n".join(lines) + "\r\n\r\n").encode()
+
+
+async def _probe(host: str, port: int, seconds: float = 0.0) -> list[float]:
+    """PROBES sequential probes, and more until ``seconds`` have passed."""
+    request = f"GET /healthz HTTP/1.1\r\nHost: {host}\r\nConnection: close\r\n\r\n".encode()
+    began = time.perf_counter()
+    latencies: list[float] = []
+    while len(latencies) < PROBES or time.perf_counter() - began < seconds:
+        latencies.append(await _once(host, port, request))
+    return latencies
+
+
+async def _attack(kind: str, host: str, port: int, senders: int, seconds: float) -> int:
+    """``senders`` running the ``kind`` attack for ``seconds``; the requests they made."""
+    attacker = {"flood": _flood, "trickle": _trickle}[kind]
+    stop = asyncio.Event()
+    made = [0]
+
+    async def loop() -> None:
+        while not stop.is_set():
+            await attacker(host, port, stop)
+            made[0] += 1
+
+    tasks = [asyncio.create_task(loop()) for _ in range(senders)]
+    await asyncio.sleep(seconds)
+    stop.set()
+    for task in tasks:
+        task.cancel()
+    await asyncio.gather(*tasks, return_exceptions=True)
+    return made[0]
+
+
+def attack_child(kind: str, port: int, senders: str, seconds: str) -> None:
+    made = asyncio.run(_attack(kind, "127.0.0.1", port, int(senders), float(seconds)))
+    print(made)
+
+
+async def _under(host: str, port: int, kind: str, senders: int) -> tuple[list[float], int]:
+    """/healthz latencies while ``senders`` run the ``kind`` attack from a process of their
+    own, at the lowest CPU priority: attackers are on other machines, so what is measured is
+    the server's work for them, not their competition for this machine's CPUs (sending 1 MiB
+    bodies over loopback costs the sender more than the server). The requests they made."""
+    child = await asyncio.create_subprocess_exec(
+        "nice", "-n", "19", sys.executable, "-m", "bench.webhook_load", "attack", str(port),
+        kind, str(senders), str(ATTACK_SECONDS + 2), stdout=asyncio.subprocess.PIPE,
+    )  # fmt: skip
+    await asyncio.sleep(1.5)  # the attack under way
+    # past the body deadline (10 s), so slow senders are cut off and come back
+    latencies = await _probe(host, port, ATTACK_SECONDS)
+    out, _ = await child.communicate()
+    return latencies, int(out.decode().split()[-1] or 0)
+
+
+async def _flood(host: str, port: int, stop: asyncio.Event) -> None:
+    del stop
+    await _once(host, port, _unauthenticated(host))
+
+
+async def _trickle(host: str, port: int, stop: asyncio.Event) -> None:
+    reader, writer = await asyncio.open_connection(host, port)
+    try:
+        writer.write(_slow_head(host))
+        while not stop.is_set() and not reader.at_eof():
+            writer.write(b" ")
+            await writer.drain()
+            try:
+                await asyncio.wait_for(reader.read(65536), 0.1)
+            except TimeoutError:
+                continue
+    except OSError:
+        pass
+    finally:
+        writer.close()
+
+
+@dataclass
+class Hostile:
+    signed_cpu: float
+    unauthenticated_cpu: float
+    idle: list[float]
+    flooded: list[float]
+    floods: int
+    trickled: list[float]
+    trickles: int
+
+
+def _hostile(
+    root: Path, config: Path, requests: list[tuple[int, bytes, dict[str, str]]]
+) -> Hostile:
+    """A warm ``promoflow serve`` (after the load's runs) under each attack."""
+    from orchestrator.simulator.serve import free_port
+
+    me = [sys.executable, "-m", "bench.webhook_load"]
+    argo_port, serve_port = free_port(), free_port()
+    pids: list[int] = []
+    with ExitStack() as stack:
+        argo = stack.enter_context(_process([*me, "argo", str(argo_port), str(config)], argo_port))
+        serve_args = [
+            sys.executable, "-m", "orchestrator.cli", "serve", "-c", str(config),
+            "--port", str(serve_port), "--argo-server", argo, "--log-level", "warning",
+            "--git-cache", str(root / "serve-cache"),
+        ]  # fmt: skip
+        env = {
+            "PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET,
+            "PROMOFLOW_WEBHOOK_AZURE_SECRET": SECRET,
+            "ARGO_NAMESPACE": "argo",
+        }
+        serve = stack.enter_context(_process(serve_args, serve_port, env, pids))
+        host = serve.removeprefix("http://")
+        name, port = host.split(":")
+        signed = requests[:2000]
+        asyncio.run(_load(serve, signed, "warming"))  # every push submitted and remembered
+
+        async def measure() -> Hostile:
+            # each on a connection of its own: a refused sender's connection is closed
+            count = 300
+            once = [r.replace(b"\r\n\r\n", b"\r\nConnection: close\r\n\r\n", 1) for r in
+                    (w for _, w in _wire(serve, signed[:count]))]  # fmt: skip
+            before = _cpu(pids[0])
+            for request in once:
+                await _once(name, int(port), request)
+            signed_cpu = (_cpu(pids[0]) - before) / count
+            before = _cpu(pids[0])
+            for _ in range(count):
+                await _once(name, int(port), _unauthenticated(host))
+            unauthenticated_cpu = (_cpu(pids[0]) - before) / count
+            idle = await _probe(name, int(port))
+            flooded, floods = await _under(name, int(port), "flood", UNAUTHENTICATED)
+            trickled, trickles = await _under(name, int(port), "trickle", SLOW)
+            return Hostile(
+                signed_cpu, unauthenticated_cpu, idle, flooded, floods, trickled, trickles
+            )
+
+        return asyncio.run(measure())
+
+
 def main() -> None:
     from orchestrator.simulator.git_http import GitHttpServer
     from orchestrator.simulator.serve import free_port
@@ -375,6 +579,7 @@ def main() -> None:
             warms.append(_promoflow(root, config, git, requests, f"warm {i + 1}", None))
         runs = {"bare": _median(bares), "cold": cold, "warm": _median(warms)}
         every = [cold, *warms]
+        hostile = _hostile(root, config, requests)
     console.print(
         f"{DELIVERIES} deliveries of {PUSHES} pushes, {CONCURRENCY} in flight, seed {SEED}"
         f" (bare and warm: the median of {ROUNDS} alternated rounds, by throughput):"
@@ -398,6 +603,14 @@ def main() -> None:
                 f"p50 {statistics.median(run.firsts) * 1000:.1f} ms"
             )
     bare, cold, warm = runs["bare"], runs["cold"], runs["warm"]
+    idle_p99 = _p(hostile.idle, 99) * 1000
+    console.print(
+        f"hostile senders: /healthz p50/p99 {_p(hostile.idle, 50) * 1000:.1f}/{idle_p99:.1f} ms"
+        f" idle, {_p(hostile.flooded, 50) * 1000:.1f}/{_p(hostile.flooded, 99) * 1000:.1f} ms"
+        f" under {UNAUTHENTICATED} unauthenticated 1 MiB senders ({hostile.floods} bodies),"
+        f" {_p(hostile.trickled, 50) * 1000:.1f}/{_p(hostile.trickled, 99) * 1000:.1f} ms"
+        f" under {SLOW} slow senders ({hostile.trickles} cut off)"
+    )
     finish(
         "webhook load",
         [
@@ -429,6 +642,28 @@ def main() -> None:
                 below(0.5),
             ),
             Row(
+                "1 MiB unauthenticated body",
+                hostile.unauthenticated_cpu / hostile.signed_cpu,
+                f"server CPU {hostile.unauthenticated_cpu * 1000:.2f} ms per request, against"
+                f" {hostile.signed_cpu * 1000:.2f} ms for a signed 1 KiB delivery",
+                "< 1.5",
+                below(1.5),
+            ),
+            Row(
+                f"/healthz p99 under {UNAUTHENTICATED} unauthenticated 1 MiB senders, ms",
+                _p(hostile.flooded, 99) * 1000,
+                f"{idle_p99:.1f} ms with no attack; {hostile.floods} bodies refused",
+                "< 100",
+                below(100),
+            ),
+            Row(
+                f"/healthz p99 under {SLOW} slow senders, ms",
+                _p(hostile.trickled, 99) * 1000,
+                f"{idle_p99:.1f} ms with no attack; {hostile.trickles} senders cut off",
+                "< 100",
+                below(100),
+            ),
+            Row(
                 "duplicate submissions",
                 sum(run.duplicates for run in every),
                 f"Workflows per run: {', '.join(str(run.workflows) for run in every)} "
@@ -442,7 +677,9 @@ def main() -> None:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) > 1:
+    if len(sys.argv) > 1 and sys.argv[1] == "attack":
+        attack_child(sys.argv[3], int(sys.argv[2]), *sys.argv[4:])
+    elif len(sys.argv) > 1:
         serve_child(sys.argv[1], int(sys.argv[2]), *sys.argv[3:])
     else:
         main()

@@ -83,6 +83,7 @@ def serve_cmd(
     import uvicorn
 
     from orchestrator.webhooks.app import create_app
+    from orchestrator.webhooks.server import config as server_config
 
     level = log_level.upper()
     if level not in ("DEBUG", "INFO", "WARNING", "ERROR"):
@@ -108,8 +109,8 @@ def serve_cmd(
     # sight, a full collection no longer walks it while deliveries wait
     gc.collect()
     gc.freeze()
-    # access_log off: a URL-token sender's path holds its secret
-    uvicorn.run(app, host=host, port=port, access_log=False, log_level=log_level.lower())
+    # access log off (a URL-token sender's path holds its secret), slow senders cut off
+    uvicorn.Server(server_config(app, host, port, log_level.lower())).run()
 
 
 def build_service(

@@ -1,14 +1,20 @@
 """The ASGI app ``promoflow serve`` runs: thin, every decision is elsewhere.
 
 ``POST /webhooks/{provider}`` (``/webhooks/{provider}/{token}`` for senders that cannot
-sign) reads the body up to the size limit, verifies and parses it with the provider's
-module, maps the event to promotions (:mod:`orchestrator.webhooks.triggers`) and submits
-them exactly once (:mod:`orchestrator.webhooks.submit`). The reply is JSON with a one-line
-``message``: 202 with each run's name and UI link, 200 when nothing is to be promoted (and
-why), a 4xx naming what is wrong with the delivery, 503 with ``Retry-After`` when the Argo
-Server (or the Git server) cannot be reached, so the sender's retry succeeds later.
+sign) first checks what the headers and the path prove (a provider without a secret, a
+missing or malformed credential: refused before a byte of the body is read, and the
+connection closed), then reads the body up to the size limit and within a deadline,
+verifies and parses it with the provider's module, maps the event to promotions
+(:mod:`orchestrator.webhooks.triggers`) and submits them exactly once
+(:mod:`orchestrator.webhooks.submit`). The reply is JSON with a one-line ``message``:
+202 with each run's name and UI link, 200 when nothing is to be promoted (and why), a 4xx
+naming what is wrong with the delivery, 503 with ``Retry-After`` when the Argo Server (or
+the Git server) cannot be reached, so the sender's retry succeeds later.
 
-Logs carry one line per delivery: provider, status, outcome, delivery id, runs, time.
+Logs carry one line per delivery: provider, status, outcome, delivery id, runs, time and
+the reply's message, each field escaped and cut short
+(:func:`orchestrator.webhooks.logfields.printable`), so no sender can forge or flood a
+line; a sender that goes away before its body arrived is logged as ``499 gone``.
 Never a body, a signature, a token or a URL path (which holds the token of URL-token
 senders): uvicorn's access log is off for that reason.
 """
@@ -29,7 +35,7 @@ from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
@@ -49,6 +55,7 @@ from orchestrator.webhooks.events import (
     PromotionAsked,
     Refused,
 )
+from orchestrator.webhooks.logfields import MAX_FIELD, MAX_MESSAGE, printable
 from orchestrator.webhooks.metrics import Metrics
 from orchestrator.webhooks.payloads import body_hash
 from orchestrator.webhooks.secrets import Secrets, variable
@@ -61,6 +68,13 @@ DEFAULT_MAX_BODY = 1 << 20
 RETRY_AFTER = 30
 """Seconds a sender is asked to wait before retrying a delivery refused with 503."""
 READY_TTL = 2.0
+BODY_TIMEOUT = 10.0
+"""Seconds a sender has to send its whole body once its headers arrived (slower: 408 and
+the connection closed), so slow senders cannot hold connections open."""
+DISCONNECTED = 499
+"""The status logged (never sent) when the sender went away mid-delivery, as nginx does."""
+MAX_RUNS = 300
+"""Characters of the runs a log line names (a few run names; more are cut short)."""
 
 
 @dataclass
@@ -71,14 +85,30 @@ class Reply:
     runs: list[Run] = field(default_factory=list)
     skipped: list[dict[str, str]] = field(default_factory=list)
     headers: dict[str, str] = field(default_factory=dict)
+    delivery: str = ""
+    """The sender's id of the delivery, once it is authenticated (else it names nothing)."""
 
     def body(self) -> dict[str, Any]:
-        data: dict[str, Any] = {"message": self.message}
+        """The JSON answer; texts that can repeat the sender's words (a ref, a product) are
+        escaped and bounded as in the log."""
+        data: dict[str, Any] = {"message": printable(self.message, MAX_MESSAGE)}
         if self.status < 300:
             data["promotions"] = [run.as_dict() for run in self.runs]
         if self.skipped:
-            data["skipped"] = self.skipped
+            data["skipped"] = [
+                {key: printable(value, MAX_MESSAGE) for key, value in skip.items()}
+                for skip in self.skipped
+            ]
         return data
+
+    def log_line(self, label: str, elapsed: float) -> str:
+        """The delivery's one line: every field escaped and bounded, so the line is too."""
+        runs = printable(",".join(r.name for r in self.runs), MAX_RUNS)
+        return (
+            f"{label} {self.status} {self.outcome} "
+            f"delivery={printable(self.delivery, MAX_FIELD) or '-'} runs={runs or '-'} "
+            f"{elapsed * 1000:.1f}ms: {printable(self.message, MAX_MESSAGE)}"
+        )
 
 
 @dataclass
@@ -90,6 +120,7 @@ class Service:
     secrets: Secrets
     reader: GitReader
     max_body: int = DEFAULT_MAX_BODY
+    body_timeout: float = BODY_TIMEOUT
     metrics: Metrics = field(default_factory=Metrics)
     _ready: tuple[float, str | None] = (0.0, "not checked yet")
     _events: OrderedDict[tuple[str, bytes, tuple[str, ...]], Event] = field(
@@ -97,13 +128,17 @@ class Service:
     )
     _outcomes: OrderedDict[GitPush | ImagePush, Outcome] = field(default_factory=OrderedDict)
 
-    async def deliver(self, name: str, incoming: Incoming) -> Reply:
+    def admit(self, name: str, incoming: Incoming) -> tuple[registry.Provider, str]:
+        """The provider and its secret, if the headers and the path prove what they can
+        (the provider's ``authorize``); :class:`Refused` otherwise. Reads no body: a
+        request without a credential costs O(headers)."""
         provider = registry.get(name)
         if provider is None:
             known = registry.providers()
             raise Refused(
                 404,
-                f"unknown provider {name!r}{suggest(name, known)}; one of: {', '.join(known)}",
+                f"unknown provider '{printable(name, 40)}'{suggest(name[:40], known)}; "
+                f"one of: {', '.join(known)}",
             )
         if incoming.path_token and not provider.url_token:
             raise Refused(404, f"{provider.title} deliveries go to /webhooks/{name}")
@@ -114,7 +149,12 @@ class Service:
                 f"deliveries from {provider.title} are not accepted here: no secret is "
                 f"configured ({variable(name)} or {variable(name)}_FILE)",
             )
-        provider.verify(incoming, secret)
+        provider.authorize(incoming, secret)
+        return provider, secret
+
+    async def handle(self, provider: registry.Provider, incoming: Incoming) -> Reply:
+        """A delivery whose body the provider verified: parsed, mapped, submitted."""
+        name = provider.name
         event = self._meaning(provider, incoming)
         if isinstance(event, Ping):
             return Reply(200, event.reason, "ping")
@@ -208,7 +248,11 @@ def _bounded_put(memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
         memory.popitem(last=False)
 
 
-async def _body(request: Request, limit: int) -> bytes:
+class Disconnected(Exception):
+    """The sender went away before its whole body arrived: nobody to answer."""
+
+
+async def _read(request: Request, limit: int) -> bytes:
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise Refused(413, f"the body is larger than {limit} bytes")
@@ -223,6 +267,25 @@ async def _body(request: Request, limit: int) -> bytes:
     return b"".join(chunks)
 
 
+async def _body(request: Request, limit: int, deadline: float) -> bytes:
+    """The body, up to ``limit`` bytes and within ``deadline`` seconds."""
+    try:
+        async with asyncio.timeout(deadline):
+            return await _read(request, limit)
+    except TimeoutError:
+        raise Refused(408, f"the body did not arrive within {deadline:g} s") from None
+    except ClientDisconnect:
+        raise Disconnected from None
+
+
+def _unread(request: Request) -> bool:
+    """The request announced a body that was not read: the connection cannot carry another
+    request (and a slow sender must not keep it), so the reply closes it."""
+    if request.headers.get("transfer-encoding"):
+        return True
+    return request.headers.get("content-length", "0") not in ("", "0")
+
+
 def create_app(service: Service) -> Starlette:
     metrics = service.metrics
     registry.providers()  # imported now, not by the first deliveries, concurrently
@@ -231,20 +294,27 @@ def create_app(service: Service) -> Starlette:
         started = time.perf_counter()
         name = request.path_params["provider"]
         label = name if registry.get(name) is not None else "unknown"
+        read = False
         delivery = ""
         try:
-            incoming = Incoming(
+            head = Incoming(
                 headers={k.lower(): v for k, v in request.headers.items()},
-                body=await _body(request, service.max_body),
+                body=b"",
                 query=dict(request.query_params),
                 path_token=request.path_params.get("token", ""),
             )
-            provider = registry.get(name)
-            delivery = provider.delivery_id(incoming) if provider else ""
-            reply = await service.deliver(name, incoming)
+            provider, secret = service.admit(name, head)
+            body = await _body(request, service.max_body, service.body_timeout)
+            read = True
+            incoming = Incoming(head.headers, body, head.query, head.path_token)
+            provider.verify(incoming, secret)
+            delivery = provider.delivery_id(incoming)
+            reply = await service.handle(provider, incoming)
         except Refused as exc:
             headers = {"WWW-Authenticate": exc.challenge} if exc.challenge else {}
             reply = Reply(exc.status, exc.reason, "refused", headers=headers)
+        except Disconnected:
+            reply = Reply(DISCONNECTED, "the sender went away before its body arrived", "gone")
         except Unavailable as exc:
             reply = Reply(503, str(exc), "unavailable", headers={"Retry-After": str(RETRY_AFTER)})
         except PromoflowError as exc:
@@ -254,15 +324,13 @@ def create_app(service: Service) -> Starlette:
         except Exception as exc:  # a bug: answer and log in one line, never a traceback
             log.error("%s 500 internal error (%s)", label, type(exc).__name__)
             reply = Reply(500, "internal error", "failed")
+        reply.delivery = delivery
+        if not read and _unread(request):
+            reply.headers["Connection"] = "close"
         elapsed = time.perf_counter() - started
         metrics.count(label, reply.outcome, elapsed)
         if log.isEnabledFor(logging.INFO):
-            runs = ",".join(r.name for r in reply.runs) or "-"
-            log.info(
-                "%s %d %s delivery=%s runs=%s %.1fms: %s",
-                label, reply.status, reply.outcome, delivery[:80] or "-", runs,
-                elapsed * 1000, reply.message,
-            )  # fmt: skip
+            log.info("%s", reply.log_line(label, elapsed))
         return JSONResponse(reply.body(), reply.status, headers=reply.headers)
 
     async def healthz(_: Request) -> Response:

@@ -22,6 +22,7 @@ OUTCOMES = (
     "refused",
     "unavailable",
     "failed",
+    "gone",
 )
 
 

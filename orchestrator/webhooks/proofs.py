@@ -1,10 +1,15 @@
 """How senders prove a delivery is theirs, checked in constant time.
 
-HMAC signatures over the raw body (GitHub, Gitea, Bitbucket, Artifactory, generic), a shared
-token in a header (GitLab, Harbor, generic's bearer token), HTTP basic auth (Azure DevOps)
-and a token in the URL (Docker Hub, Quay). Every comparison goes through
+HMAC signatures over the raw body (GitHub, Gitea, Bitbucket, Artifactory), an HMAC over a
+time, an idempotency key and the body (generic, as Stripe and Slack sign), a shared token
+in a header (GitLab, Harbor, generic's bearer token), HTTP basic auth (Azure DevOps) and a
+token in the URL (Docker Hub, Quay). Every comparison goes through
 :func:`hmac.compare_digest`; a refusal names the header that was missing or wrong, never
 its value.
+
+Whatever can be checked from the headers alone is checked before the body is read
+(:func:`check_hmac_form`, the time of a timestamped signature), so a request without a
+credential costs the service its headers, not its body.
 """
 
 from __future__ import annotations
@@ -13,6 +18,7 @@ import base64
 import binascii
 import hashlib
 import hmac
+import re
 
 from orchestrator.webhooks.events import Incoming, Refused
 
@@ -37,6 +43,24 @@ def require(incoming: Incoming, header: str) -> str:
     if not value:
         raise Refused(401, f"unsigned delivery: no {header} header")
     return value
+
+
+_HEX = re.compile(r"[0-9a-fA-F]+")
+_HEX_SIZE = {"sha1": 40, "sha256": 64}
+"""Hex digits of an HMAC, by the algorithms senders use."""
+
+
+def check_hmac_form(
+    incoming: Incoming, header: str, *, prefix: str = "", algorithm: str = "sha256"
+) -> None:
+    """``header`` is there and has the form of ``prefix`` + a hex HMAC: what can be known
+    of a body signature before the body is read."""
+    given = require(incoming, header)
+    if prefix and not given.startswith(prefix):
+        raise Refused(401, f"{header} is not a {prefix.rstrip('=')} signature")
+    digest = given.removeprefix(prefix)
+    if len(digest) != _HEX_SIZE.get(algorithm, 0) or not _HEX.fullmatch(digest):
+        raise Refused(401, f"{header} does not match the body: wrong secret or altered body")
 
 
 def check_hmac(

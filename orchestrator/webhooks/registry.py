@@ -1,8 +1,9 @@
 """The webhook providers, each declared once in a module of its own, found by name.
 
 A provider is a :class:`Provider`: how a delivery proves it comes from the sender
-(``verify``), what it means (``parse``) and which id the sender gives it (``delivery_id``),
-all pure functions of an :class:`~orchestrator.webhooks.events.Incoming`. Adding a sender is
+(``authorize`` from the headers before the body is read, then ``verify``), what it means
+(``parse``) and which id the sender gives it (``delivery_id``), all pure functions of an
+:class:`~orchestrator.webhooks.events.Incoming`. Adding a sender is
 adding a module to ``orchestrator/webhooks/providers`` and its name to :data:`MODULES`.
 """
 
@@ -41,6 +42,12 @@ class Provider(NamedTuple):
     verify: Callable[[Incoming, str], None]
     """Raise :class:`~orchestrator.webhooks.events.Refused` (401) unless the delivery
     carries proof of ``secret``; compares in constant time (``hmac.compare_digest``)."""
+    authorize: Callable[[Incoming, str], None]
+    """What ``verify`` can check from the headers and the path alone, run before the body is
+    read (the body is then empty): the whole proof of senders that send a token, the
+    presence and form of a body signature (and a signed time) of those that sign. A request
+    without a credential so costs the service its headers, never a read or parse of its
+    body; :class:`Refused` (401) as ``verify``."""
     parse: Callable[[Incoming], Event]
     """The delivery's meaning; :class:`Refused` (400) for a malformed or unknown event."""
     delivery_id: Callable[[Incoming], str]

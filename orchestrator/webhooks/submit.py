@@ -34,6 +34,7 @@ from orchestrator.loading import Config
 from orchestrator.runs import summarize
 from orchestrator.settings import StepSettings
 from orchestrator.urls import find_credentials
+from orchestrator.webhooks.logfields import printable
 from orchestrator.webhooks.triggers import Start, plans_of
 
 log = logging.getLogger("promoflow.webhooks")
@@ -194,7 +195,9 @@ class Submissions:
                 try:
                     await self.backend.stop(name, message, waiting)
                 except PromoflowError as exc:  # the newer run exists: report, go on
-                    log.warning("%s superseded by %s, not stopped: %s", name, newer, exc)
+                    log.warning(
+                        "%s superseded by %s, not stopped: %s", name, newer, printable(str(exc))
+                    )
                     continue
                 stopped.append(name)
         return tuple(sorted(stopped))

@@ -13,6 +13,7 @@ import hashlib
 import hmac
 import json
 import textwrap
+import threading
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -22,6 +23,7 @@ from typing import Any
 
 import httpx
 import pygit2
+import uvicorn
 
 from orchestrator.adapters.argoasync import AsyncArgo
 from orchestrator.adapters.gitreads import GitReads
@@ -34,10 +36,13 @@ from orchestrator.webhooks import registry
 from orchestrator.webhooks.app import Service, create_app
 from orchestrator.webhooks.argo_backend import ArgoBackend
 from orchestrator.webhooks.secrets import Secrets, variable
+from orchestrator.webhooks.server import config as serve_config
 from orchestrator.webhooks.submit import Submissions
 from tests.fakes.argo_server import FakeArgoServer
+from tests.webhooks.memory import DictReader, MemoryBackend
 
 SECRET = "s3cr3t-for-tests"
+MEMORY_URL = "https://git.example.com/acme/gitops.git"
 PRODUCTS = ("cart", "shop", "web")
 BRANCH = "main"
 NAMESPACE = "argo"
@@ -189,6 +194,43 @@ class Harness:
         return before, commit(self.bare, changes, message)
 
 
+@contextmanager
+def serving(app: Any, **options: Any) -> Iterator[ServerThread]:
+    """``app`` on loopback as ``promoflow serve`` runs it (its uvicorn configuration, with
+    the deadlines for slow senders; ``options`` as :func:`orchestrator.webhooks.server.config`
+    takes them), with its lifespan."""
+    thread = ServerThread(app, lifespan=True)
+    settings = serve_config(app, "127.0.0.1", thread.port, "warning", lifespan="on", **options)
+    thread.server = uvicorn.Server(settings)
+    thread.thread = threading.Thread(target=thread.server.run, daemon=True)
+    with thread:
+        yield thread
+
+
+@contextmanager
+def served(
+    tmp: Path, without: tuple[str, ...] = (), **options: Any
+) -> Iterator[tuple[str, Service]]:
+    """The app on loopback, with an in-memory backend and Git, every provider's secret but
+    ``without``'s, and one product, shop, promoted from images of ``acme/shop`` and from
+    direct requests; ``options``: the Service's ``body_timeout``, the server's
+    ``header_timeout``."""
+    path = tmp / "c.yaml"
+    triggers = "triggers:\n  images: [{repository: acme/shop}]\n"
+    path.write_text(config_text(MEMORY_URL, ("shop",), triggers))
+    config = load_config(path)[0]
+    env = {variable(p): SECRET for p in registry.providers() if p not in without}
+    service = Service(
+        config=config,
+        submissions=Submissions(config, StepSettings(), MemoryBackend()),
+        secrets=Secrets(list(registry.providers()), env),
+        reader=DictReader(),
+        body_timeout=options.pop("body_timeout", 10.0),
+    )
+    with serving(create_app(service), **options) as server:
+        yield server.url, service
+
+
 def make_service(
     config: Config,
     argo_url: str,
@@ -236,6 +278,6 @@ def harness(
         install_templates(argo, config)
         reader = GitReads(tmp / "cache")
         service = make_service(config, argo.url, reader)
-        with ServerThread(create_app(service), lifespan=True) as server:
+        with serving(create_app(service)) as server:
             yield Harness(root, bare, repo_url, config, argo, service, server.url, seed)
         reader.close()

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.webhooks.events import Incoming
+from orchestrator.webhooks.providers import generic
 
 VECTORS = Path(__file__).resolve().parent.parent / "vectors" / "webhooks"
 SECRET = "test-secret-7f3a9c"
@@ -72,3 +73,14 @@ def signed(
     """``body`` with ``events`` headers, signed (or authorized) as ``provider`` does."""
     headers, token = credentials(provider, body, secret)
     return delivery({**(events or {}), **headers}, body, token)
+
+
+def generic_signed(
+    body: bytes, key: str = "build-1234", *, secret: str = SECRET, timestamp: int | None = None
+) -> dict[str, str]:
+    """The headers of a generic request signed as a CI job signs it (now, unless
+    ``timestamp`` is given): ``Idempotency-Key`` and ``Promoflow-Signature``."""
+    return {
+        "Idempotency-Key": key,
+        "Promoflow-Signature": generic.signature(secret, key, body, timestamp),
+    }

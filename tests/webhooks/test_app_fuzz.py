@@ -1,9 +1,11 @@
-"""No delivery, however malformed, gets a 500 or leaves a traceback in the log.
+"""No request to any endpoint, however malformed, gets a 500 or leaves a traceback in the
+log, and every log line stays one bounded line of printable text.
 
 The app is driven in process (httpx's ASGI transport) with in-memory Git and backend, so
-hypothesis can send thousands of deliveries: arbitrary providers, headers and bodies, and
-also validly signed JSON of every event name the providers handle, which reaches the
-parsers and the mapping behind the signature check.
+hypothesis can send thousands of requests: arbitrary methods, paths, providers, headers
+(control and non-ASCII bytes included) and bodies; validly signed JSON of every event name
+the providers handle, which reaches the parsers and the mapping behind the signature check;
+and signed generic requests with arbitrary keys, times and payloads.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ import hashlib
 import hmac
 import json
 import logging
+import time
 from pathlib import Path
 from typing import Any
 from urllib.parse import quote
@@ -26,6 +29,8 @@ from orchestrator.loading import load_config
 from orchestrator.settings import StepSettings
 from orchestrator.webhooks import registry
 from orchestrator.webhooks.app import Service, create_app
+from orchestrator.webhooks.logfields import MAX_LINE
+from orchestrator.webhooks.providers import generic
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Submissions
 from tests.webhooks.harness import config_text
@@ -87,34 +92,45 @@ def app(tmp_path_factory: pytest.TempPathFactory) -> Any:
     return create_app(service)
 
 
-def _send(app: Any, path: str, body: bytes, headers: dict[str, str]) -> httpx.Response:
+def _send(
+    app: Any, path: str, body: bytes, headers: dict[str, Any], method: str = "POST"
+) -> httpx.Response:
     async def go() -> httpx.Response:
         transport = httpx.ASGITransport(app=app)
         async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
-            return await client.post(path, content=body, headers=headers)
+            return await client.request(method, path, content=body, headers=headers)
 
     return asyncio.run(go())
 
 
 def _clean(caplog: pytest.LogCaptureFixture, response: httpx.Response) -> None:
     assert response.status_code != 500 and response.status_code < 600, response.text
-    assert isinstance(response.json()["message"], str)
+    if response.content and response.headers.get("content-type", "").startswith("application/json"):
+        message = response.json().get("message", "")
+        assert isinstance(message, str) and message.isprintable(), message
     for record in caplog.records:
-        assert record.exc_info is None and "Traceback" not in record.getMessage()
+        if record.name.startswith(("httpx", "httpcore")):
+            continue  # the test's client, which logs the URL it was given
+        line = record.getMessage()
+        assert record.exc_info is None and "Traceback" not in line
+        assert len(line) <= MAX_LINE and line.isprintable(), line
 
 
 header_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_size=40)
+header_bytes = st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"").replace(b"\n", b""))
+"""Header values as ASGI passes them: any bytes but CR and LF (controls and C1 too)."""
 
 
 @settings(
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    provider=st.sampled_from([*registry.MODULES, "nope", "GitHub", ""]) | st.text(max_size=10),
+    provider=st.sampled_from([*registry.MODULES, "nope", "GitHub", ""]) | st.text(max_size=300),
     headers=st.dictionaries(
         st.sampled_from(
             [
                 "X-GitHub-Event",
+                "X-GitHub-Delivery",
                 "X-Hub-Signature-256",
                 "Authorization",
                 "X-Gitlab-Token",
@@ -122,10 +138,14 @@ header_text = st.text(st.characters(min_codepoint=32, max_codepoint=126), max_si
                 "X-Gitea-Signature",
                 "X-Event-Key",
                 "X-JFrog-Event-Auth",
+                "Idempotency-Key",
+                "Promoflow-Signature",
+                "Content-Length",
+                "Transfer-Encoding",
             ]
         ),
-        header_text,
-        max_size=5,
+        header_text | header_bytes,
+        max_size=6,
     ),
     body=st.binary(max_size=600),
 )
@@ -178,4 +198,68 @@ def test_generic_requests_with_a_bearer_token_never_500(
         payload.setdefault("product", "shop")
     body = json.dumps(payload).encode()
     response = _send(app, "/webhooks/generic", body, {"Authorization": f"Bearer {SECRET}"})
+    _clean(caplog, response)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    key=st.text(max_size=250),
+    offset=st.sampled_from([0, -30, -301, 301, -(10**9)]) | st.integers(-(10**6), 10**6),
+    payload=json_values,
+    resign_with=st.none() | st.text(max_size=20),
+)
+def test_signed_generic_requests_never_500(
+    app: Any,
+    caplog: pytest.LogCaptureFixture,
+    key: str,
+    offset: int,
+    payload: Any,
+    resign_with: str | None,
+) -> None:
+    """Arbitrary keys (control characters, non-ASCII, too long), times and bodies, signed
+    with the secret (or another), reach the checks of the time, the key and the body."""
+    caplog.clear()
+    caplog.set_level(logging.INFO)
+    if isinstance(payload, dict):
+        payload.setdefault("product", "shop")
+    body = json.dumps(payload).encode()
+    stamp = max(int(time.time()) + offset, 0)
+    sent_key = key.encode("utf-8", "surrogatepass").replace(b"\r", b"").replace(b"\n", b"")
+    headers = {
+        "Idempotency-Key": sent_key,
+        "Promoflow-Signature": generic.signature(resign_with or SECRET, key, body, stamp),
+    }
+    response = _send(app, "/webhooks/generic", body, headers)
+    _clean(caplog, response)
+
+
+@settings(
+    max_examples=200, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
+)
+@given(
+    method=st.sampled_from(["GET", "POST", "PUT", "DELETE", "HEAD", "OPTIONS", "PATCH"]),
+    path=st.sampled_from(
+        ["/healthz", "/readyz", "/metrics", "/webhooks/github", "/webhooks/quay/x", "/", ""]
+    )
+    | st.text(max_size=60).map(lambda t: "/" + quote(t, safe="/?=&")),
+    headers=st.dictionaries(
+        st.sampled_from(["Accept", "Authorization", "Content-Type", "X-Anything"]),
+        header_text | header_bytes,
+        max_size=3,
+    ),
+    body=st.binary(max_size=200),
+)
+def test_every_endpoint_answers_any_request_without_a_500(
+    app: Any,
+    caplog: pytest.LogCaptureFixture,
+    method: str,
+    path: str,
+    headers: dict[str, Any],
+    body: bytes,
+) -> None:
+    caplog.clear()
+    caplog.set_level(logging.INFO)
+    response = _send(app, path or "/", body, headers, method)
     _clean(caplog, response)

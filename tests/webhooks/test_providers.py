@@ -33,6 +33,7 @@ from tests.webhooks.samples import (
     SECRET,
     credentials,
     delivery,
+    generic_signed,
     hmac_hex,
     sample,
     sample_json,
@@ -343,18 +344,15 @@ def test_body_altered_after_signing_is_refused_with_401(name: str) -> None:
 
 def test_generic_signature_covers_the_body() -> None:
     body = sample("generic/promote")
-    signature = {"X-Hub-Signature-256": f"sha256={hmac_hex(SECRET, body)}"}
-    provider_of("generic").verify(delivery(signature, body), SECRET)
-    error = refused(provider_of("generic").verify, delivery(signature, body + b" "), SECRET)
+    headers = generic_signed(body)
+    provider_of("generic").verify(delivery(headers, body), SECRET)
+    error = refused(provider_of("generic").verify, delivery(headers, body + b" "), SECRET)
     assert error.status == 401
 
 
 def test_generic_checks_a_sent_signature_even_with_a_good_bearer_token() -> None:
     body = sample("generic/promote")
-    headers = {
-        "Authorization": f"Bearer {SECRET}",
-        "X-Hub-Signature-256": f"sha256={hmac_hex(OTHER, body)}",
-    }
+    headers = {"Authorization": f"Bearer {SECRET}", **generic_signed(body, secret=OTHER)}
     assert refused(provider_of("generic").verify, delivery(headers, body), SECRET).status == 401
 
 

@@ -32,6 +32,11 @@ def verify(incoming: Incoming, secret: str) -> None:
     proofs.check_hmac(incoming, secret, SIGNATURE)
 
 
+def authorize(incoming: Incoming, secret: str) -> None:
+    del secret  # the HMAC needs the body
+    proofs.check_hmac_form(incoming, SIGNATURE)
+
+
 def parse(incoming: Incoming) -> Event:
     data = payloads.json_object(incoming)
     domain = payloads.text(data, "domain")
@@ -64,6 +69,7 @@ PROVIDER = Provider(
     title="JFrog Artifactory",
     scheme=f"{SIGNATURE}: the HMAC-SHA256 of the body with the secret token",
     verify=verify,
+    authorize=authorize,
     parse=parse,
     delivery_id=delivery_id,
 )

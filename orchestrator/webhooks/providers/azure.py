@@ -88,6 +88,7 @@ PROVIDER = Provider(
     title="Azure DevOps",
     scheme="HTTP basic auth whose password is the secret (user:password checks both)",
     verify=verify,
+    authorize=verify,
     parse=parse,
     delivery_id=delivery_id,
 )

@@ -33,6 +33,11 @@ def verify(incoming: Incoming, secret: str) -> None:
     proofs.check_hmac(incoming, secret, SIGNATURE, prefix="sha256=")
 
 
+def authorize(incoming: Incoming, secret: str) -> None:
+    del secret  # the HMAC needs the body
+    proofs.check_hmac_form(incoming, SIGNATURE, prefix="sha256=")
+
+
 def event_name(incoming: Incoming) -> str:
     name = incoming.header(EVENT).strip()
     if not name:
@@ -105,6 +110,7 @@ PROVIDER = Provider(
     title="Bitbucket Cloud",
     scheme=f"{SIGNATURE}: sha256= and the HMAC-SHA256 of the body with the secret",
     verify=verify,
+    authorize=authorize,
     parse=parse,
     delivery_id=delivery_id,
     parse_headers=(EVENT,),

@@ -51,6 +51,7 @@ PROVIDER = Provider(
     title="Docker Hub",
     scheme="the secret as the last segment of the webhook URL: /webhooks/dockerhub/SECRET",
     verify=verify,
+    authorize=verify,
     parse=parse,
     delivery_id=delivery_id,
     url_token=True,

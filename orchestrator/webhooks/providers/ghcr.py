@@ -96,6 +96,7 @@ PROVIDER = Provider(
     title="GitHub Container Registry",
     scheme=f"{github.SIGNATURE}: sha256= and the HMAC-SHA256 of the body with the secret",
     verify=verify,
+    authorize=github.authorize,
     parse=parse,
     delivery_id=delivery_id,
     parse_headers=(github.EVENT,),

@@ -38,11 +38,20 @@ def _first_header(incoming: Incoming, names: tuple[str, ...]) -> tuple[str, str]
     return "", ""
 
 
-def verify(incoming: Incoming, secret: str) -> None:
+def _signature(incoming: Incoming) -> str:
     header, _ = _first_header(incoming, SIGNATURES)
     if not header:
         raise Refused(401, f"unsigned delivery: no {SIGNATURES[0]} (or {SIGNATURES[1]}) header")
-    proofs.check_hmac(incoming, secret, header)
+    return header
+
+
+def authorize(incoming: Incoming, secret: str) -> None:
+    del secret  # the HMAC needs the body
+    proofs.check_hmac_form(incoming, _signature(incoming))
+
+
+def verify(incoming: Incoming, secret: str) -> None:
+    proofs.check_hmac(incoming, secret, _signature(incoming))
 
 
 def event_name(incoming: Incoming) -> str:
@@ -98,6 +107,7 @@ PROVIDER = Provider(
     title="Gitea / Forgejo",
     scheme=f"{SIGNATURES[0]} (or {SIGNATURES[1]}): the HMAC-SHA256 of the body with the secret",
     verify=verify,
+    authorize=authorize,
     parse=parse,
     delivery_id=delivery_id,
     parse_headers=EVENTS,

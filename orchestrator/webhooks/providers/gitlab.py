@@ -93,6 +93,7 @@ PROVIDER = Provider(
     title="GitLab",
     scheme=f"{TOKEN}: the secret token itself",
     verify=verify,
+    authorize=verify,
     parse=parse,
     delivery_id=delivery_id,
     parse_headers=(EVENT,),

@@ -103,6 +103,7 @@ PROVIDER = Provider(
     title="Harbor",
     scheme=f"{HEADER}: the policy's auth header, equal to the secret",
     verify=verify,
+    authorize=verify,
     parse=parse,
     delivery_id=delivery_id,
 )

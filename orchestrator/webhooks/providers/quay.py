@@ -49,6 +49,7 @@ PROVIDER = Provider(
     title="Quay",
     scheme="the secret as the last segment of the webhook URL: /webhooks/quay/SECRET",
     verify=verify,
+    authorize=verify,
     parse=parse,
     delivery_id=delivery_id,
     url_token=True,
