@@ -21,6 +21,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from orchestrator.access import Access, KubernetesReviews
 from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import Enricher
 from reporters.enrich.jira import JiraIssues
@@ -131,6 +132,23 @@ def parser() -> argparse.ArgumentParser:
         "(directory) or a Secret manifest.",
     )
     p.add_argument("--host", default="127.0.0.1", help="Where /stream, /metrics, /shards listen.")
+    p.add_argument(
+        "--kube-auth",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Admit Kubernetes identities (ServiceAccount tokens) granted the route's verb "
+        "on promoflow.dev reporters/<route>, checked with TokenReview and "
+        "SubjectAccessReview (needs system:auth-delegator). Besides them, the shared token "
+        "$PROMOFLOW_REPORT_TOKEN; nothing else is admitted.",
+    )
+    p.add_argument(
+        "--auth-namespace",
+        default=os.environ.get("POD_NAMESPACE", ""),
+        help="Where the verbs are granted (default: POD_NAMESPACE; empty: cluster-wide).",
+    )
+    p.add_argument(
+        "--auth-name", default="", help="The resource name the verbs are checked on (optional)."
+    )
     p.add_argument("--port", type=int, default=8081, help="Their port (0: none).")
     return p
 
@@ -383,7 +401,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
-    server = _serve(reporter, options.host, options.port) if options.port else None
+    access = Access(
+        os.environ.get("PROMOFLOW_REPORT_TOKEN", ""),
+        KubernetesReviews(api.api_client) if options.kube_auth else None,
+        options.auth_namespace,
+        options.auth_name,
+    )
+    server = _serve(reporter, access, options.host, options.port) if options.port else None
     where = f"; /stream at http://{options.host}:{options.port}" if server else ""
     print(
         f"reporting {options.namespace or 'all namespaces'} (shard {shard} of "
@@ -410,20 +434,14 @@ def _notifications(path: str, secrets: str) -> tuple[Notifier, list[Sink]]:
     return Notifier(config), sinks_for(config)
 
 
-def _serve(reporter: Reporter, host: str, port: int) -> Any:
+def _serve(reporter: Reporter, access: Access, host: str, port: int) -> Any:
     """The HTTP side in a thread of its own (uvicorn installs no signal handlers outside
     the main thread: the reporter's own handle SIGTERM)."""
     import uvicorn
 
     from reporters.app import create_app
 
-    app = create_app(
-        reporter.stream,
-        reporter.numbers,
-        reporter.shards,
-        reporter.accept,
-        os.environ.get("PROMOFLOW_REPORT_TOKEN", ""),
-    )
+    app = create_app(reporter.stream, reporter.numbers, reporter.shards, reporter.accept, access)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     threading.Thread(target=server.run, name="http", daemon=True).start()

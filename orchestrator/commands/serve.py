@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,6 +30,7 @@ from orchestrator.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from orchestrator.access import Access
     from orchestrator.local.session import LocalOptions
     from orchestrator.webhooks.app import Service
 
@@ -103,13 +105,27 @@ def serve_cmd(
     shown = host if ":" not in host else f"[{host}]"
     for name in service.secrets.configured():
         err.print(f"accepting {name} deliveries at http://{shown}:{port}/webhooks/{name}")
-    app = create_app(service)
+    app = create_app(service, metrics_access())
     # what was loaded at start lives as long as the process: out of the collector's
     # sight, a full collection no longer walks it while deliveries wait
     gc.collect()
     gc.freeze()
     # access_log off: a URL-token sender's path holds its secret
     uvicorn.run(app, host=host, port=port, access_log=False, log_level=log_level.lower())
+
+
+def metrics_access() -> Access:
+    """Who may read ``/metrics``: the token in ``PROMOFLOW_METRICS_TOKEN``, and in a
+    cluster the identities granted ``get`` on ``webhooks/metrics`` (promoflow.dev) in
+    ``POD_NAMESPACE``; outside a cluster without the token, nobody."""
+    from orchestrator.access import Access, KubernetesReviews
+
+    in_cluster = bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+    return Access(
+        os.environ.get("PROMOFLOW_METRICS_TOKEN", ""),
+        KubernetesReviews() if in_cluster else None,
+        os.environ.get("POD_NAMESPACE", ""),
+    )
 
 
 def build_service(

@@ -23,6 +23,7 @@ from typing import Any
 import httpx
 import pygit2
 
+from orchestrator.access import Access
 from orchestrator.adapters.argoasync import AsyncArgo
 from orchestrator.adapters.gitreads import GitReads
 from orchestrator.compiler.compile import compile_product
@@ -38,6 +39,7 @@ from orchestrator.webhooks.submit import Submissions
 from tests.fakes.argo_server import FakeArgoServer
 
 SECRET = "s3cr3t-for-tests"
+METRICS_TOKEN = "metrics-token-for-tests"
 PRODUCTS = ("cart", "shop", "web")
 BRANCH = "main"
 NAMESPACE = "argo"
@@ -236,6 +238,6 @@ def harness(
         install_templates(argo, config)
         reader = GitReads(tmp / "cache")
         service = make_service(config, argo.url, reader)
-        with ServerThread(create_app(service), lifespan=True) as server:
+        with ServerThread(create_app(service, Access(METRICS_TOKEN)), lifespan=True) as server:
             yield Harness(root, bare, repo_url, config, argo, service, server.url, seed)
         reader.close()

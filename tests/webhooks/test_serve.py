@@ -15,6 +15,7 @@ from orchestrator.simulator.serve import ServerThread, free_port
 from orchestrator.webhooks.app import create_app
 from tests.fakes.argo_server import FakeArgoServer
 from tests.webhooks.harness import (
+    METRICS_TOKEN,
     NAMESPACE,
     SECRET,
     Harness,
@@ -35,6 +36,9 @@ GITHUB_VECTOR_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c2
 def hub(tmp_path: Path):
     with harness(tmp_path) as h:
         yield h
+
+
+METRICS_AUTH = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 def _release(h: Harness, product: str = "shop", tag: str = "1.5.0") -> tuple[bytes, str]:
@@ -251,7 +255,8 @@ def test_health_readiness_and_metrics(hub: Harness) -> None:
     hub.post("/webhooks/github", body, {**headers, "X-Hub-Signature-256": "sha256=00"})
     assert httpx.get(f"{hub.url}/healthz").json() == {"status": "ok"}
     assert httpx.get(f"{hub.url}/readyz").status_code == 200
-    metrics = httpx.get(f"{hub.url}/metrics").text
+    assert httpx.get(f"{hub.url}/metrics").status_code == 401  # never anonymous
+    metrics = httpx.get(f"{hub.url}/metrics", headers=METRICS_AUTH).text
     assert 'promoflow_webhook_requests_total{outcome="submitted",provider="github"} 1.0' in metrics
     assert 'promoflow_webhook_requests_total{outcome="duplicate",provider="github"} 2.0' in metrics
     assert 'promoflow_webhook_requests_total{outcome="refused",provider="github"} 1.0' in metrics
