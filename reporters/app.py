@@ -34,6 +34,7 @@ from orchestrator.access import (
     Permission,
     decide,
 )
+from orchestrator.urls import scrub
 from reporters.stream import Filter, Stream, sse_data
 
 
@@ -68,7 +69,7 @@ class _Numbers(Collector):
             labels=["sink"],
         )
         for sink, count in numbers["dead"].items():
-            dead.add_metric([sink], count)
+            dead.add_metric([scrub(sink)], count)
         yield dead
         delivered = CounterMetricFamily(
             "promoflow_reporter_delivered", "Events a sink took.", labels=["sink"]
@@ -77,8 +78,8 @@ class _Numbers(Collector):
             "promoflow_reporter_failed", "Failed attempts to deliver, per sink.", labels=["sink"]
         )
         for sink, (ok, bad) in numbers["sinks"].items():
-            delivered.add_metric([sink], ok)
-            failed.add_metric([sink], bad)
+            delivered.add_metric([scrub(sink)], ok)
+            failed.add_metric([scrub(sink)], bad)
         yield delivered
         yield failed
 

@@ -23,7 +23,7 @@ from typing import Any
 
 from orchestrator.access import Access, KubernetesReviews
 from reporters.enrich.commits import GitHistory
-from reporters.enrich.enricher import Enricher
+from reporters.enrich.enricher import SHARED, Enricher
 from reporters.enrich.jira import JiraIssues
 from reporters.events.ids import event_id
 from reporters.events.reports import BadReport, change_of
@@ -92,6 +92,13 @@ def parser() -> argparse.ArgumentParser:
         "--jira",
         default=os.environ.get("JIRA_URL", ""),
         help="Jira server for the issues commits name (JIRA_USER and JIRA_TOKEN).",
+    )
+    p.add_argument(
+        "--share",
+        default="",
+        help="Private data events may carry, comma-separated: author-emails (commit "
+        "authors' e-mails; else addresses are masked), jira-fields (issues' summary and "
+        "assignee; else key, status and link). Default: none.",
     )
     p.add_argument(
         "--resources",
@@ -216,11 +223,14 @@ class Reporter:
         notifier: Notifier | None = None,
         services: Sequence[Sink] = (),
         run_messages: RunMessages | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.watcher = watcher
         self.watchers = [watcher, *others]
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
-        self.deliveries = [Delivery(store, sink).start() for sink in [*sinks, *services]]
+        self.deliveries = [
+            Delivery(store, sink, secrets=secrets).start() for sink in [*sinks, *services]
+        ]
         self.pipeline = Pipeline(
             store,
             [s.name for s in sinks],
@@ -229,6 +239,7 @@ class Reporter:
             ui=ui,
             notifier=notifier,
             on_workflow=run_messages.offer if run_messages is not None else None,
+            secrets=secrets,
         )
         self.run_messages = run_messages.start() if run_messages is not None else None
         self.stream = Stream()
@@ -326,9 +337,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     notifier: Notifier | None = None
     services: list[Sink] = []
+    secrets = own_secrets()
     if options.notifications:
         try:
-            notifier, services = _notifications(options.notifications, options.secrets)
+            found = read_secrets(Path(options.secrets)) if options.secrets else {}
+            secrets += tuple(v for v in found.values() if v)
+            notifier, services = _notifications(options.notifications, found, options.secrets)
         except ConfigError as exc:
             print(str(exc), file=sys.stderr)
             return USAGE_ERROR
@@ -341,6 +355,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     if options.replicas < 1 or not 0 <= shard < options.replicas:
         print(f"error: --shard {shard} is not below --replicas {options.replicas}", file=sys.stderr)
+        return USAGE_ERROR
+    share = [k.strip() for k in options.share.split(",") if k.strip()]
+    if unshared := [k for k in share if k not in SHARED]:
+        print(f"error: --share {unshared[0]!r}: one of {', '.join(SHARED)}", file=sys.stderr)
         return USAGE_ERROR
     kinds = [k.strip() for k in options.resources.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in RESOURCE_KINDS]
@@ -372,7 +390,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.jira:
             user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
             jira = JiraIssues(options.jira, user=user, token=token)
-        enricher = Enricher(GitHistory(Path(options.git_cache)), jira)
+        enricher = Enricher(GitHistory(Path(options.git_cache)), jira, frozenset(share))
     workload_namespaces = _names(options.workload_namespaces)
     workflow_namespaces = _names(options.workflows_namespace)
     others = [
@@ -398,6 +416,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         notifier,
         services,
         RunMessages(api) if options.run_messages and "workflows" in kinds else None,
+        secrets,
     )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
@@ -421,15 +440,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     return 0
 
 
+SECRET_VARIABLES = (
+    "GIT_TOKEN", "GIT_PASSWORD", "JIRA_TOKEN", "PROMOFLOW_SINK_SECRET",
+    "PROMOFLOW_REPORT_TOKEN", "ARGOCD_AUTH_TOKEN", "GITHUB_TOKEN", "SLACK_TOKEN",
+)  # fmt: skip
+"""The environment's secrets the reporter may hold: never in an event, the store or a log,
+in any form (:func:`orchestrator.urls.scrub`)."""
+
+
+def own_secrets() -> tuple[str, ...]:
+    found = (os.environ.get(name, "").strip() for name in SECRET_VARIABLES)
+    return tuple(value for value in found if len(value) >= 4)
+
+
 def _names(text: str) -> list[str]:
     """Comma-separated namespaces; none: ``[""]``, all of them."""
     return [n.strip() for n in text.split(",") if n.strip()] or [""]
 
 
-def _notifications(path: str, secrets: str) -> tuple[Notifier, list[Sink]]:
+def _notifications(path: str, found: dict[str, str], secrets: str) -> tuple[Notifier, list[Sink]]:
     """The configured notifications and a sink per service; :class:`ConfigError` with
     every problem of the file (``FILE:LINE:COL: error: ...``)."""
-    found = read_secrets(Path(secrets)) if secrets else {}
     config = load(Path(path), found, secrets_from=secrets)
     return Notifier(config), sinks_for(config)
 

@@ -115,16 +115,19 @@ def serve_cmd(
 
 
 def metrics_access() -> Access:
-    """Who may read ``/metrics``: the token in ``PROMOFLOW_METRICS_TOKEN``, and in a
-    cluster the identities granted ``get`` on ``webhooks/metrics`` (promoflow.dev) in
-    ``POD_NAMESPACE``; outside a cluster without the token, nobody."""
+    """Who may read ``/metrics``: the token in ``PROMOFLOW_METRICS_TOKEN``, and in a pod
+    with a ServiceAccount token the identities granted ``get`` on ``webhooks/metrics``
+    (promoflow.dev) in ``POD_NAMESPACE``; with neither, nobody."""
     from orchestrator.access import Access, KubernetesReviews
 
-    in_cluster = bool(os.environ.get("KUBERNETES_SERVICE_HOST"))
+    reviews = None
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        try:
+            reviews = KubernetesReviews()
+        except Exception:  # no token mounted: the shared token alone, said once
+            err.print("/metrics: no ServiceAccount token, so only PROMOFLOW_METRICS_TOKEN")
     return Access(
-        os.environ.get("PROMOFLOW_METRICS_TOKEN", ""),
-        KubernetesReviews() if in_cluster else None,
-        os.environ.get("POD_NAMESPACE", ""),
+        os.environ.get("PROMOFLOW_METRICS_TOKEN", ""), reviews, os.environ.get("POD_NAMESPACE", "")
     )
 
 
