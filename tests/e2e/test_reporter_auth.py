@@ -141,12 +141,12 @@ def test_stream_and_reports_admit_only_a_service_account_granted_the_verb(
     assert refused.status_code == 403 and outsider in refused.json()["error"]
 
     # the RoleBinding may take a moment to reach the authorizer's cache
-    admitted = wait_until(
-        "the reader admitted to /stream",
-        lambda: (s := _stream_status(url, cluster.tokens["reader"]))[0] == 200 and s,
-        timeout=30,
-    )
-    assert admitted[1].startswith("text/event-stream")
+    def admitted() -> str | None:
+        status, said = _stream_status(url, cluster.tokens["reader"])
+        return said if status == 200 else None
+
+    kind = wait_until("the reader admitted to /stream", admitted, timeout=30)
+    assert kind.startswith("text/event-stream")
     assert _report(url, cluster.tokens["reader"]).status_code == 202
 
     for token in (None, cluster.tokens["reader"][:-4] + "AAAA", "not-a-jwt"):
