@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.access import Access, KubernetesReviews
+from orchestrator.urls import scrub
 from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import SHARED, Enricher
 from reporters.enrich.jira import JiraIssues
@@ -381,8 +382,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --state {state}: cannot open the store: {exc}", file=sys.stderr)
         return USAGE_ERROR
     namespaces = _names(options.namespace)
+
+    def log(text: str) -> None:  # the API server's reasons may quote a URL or a token
+        print(scrub(text, secrets), file=sys.stderr)
+
     watcher, *more = [
-        Watcher(api, namespace, shard=shard, replicas=options.replicas) for namespace in namespaces
+        Watcher(api, namespace, shard=shard, replicas=options.replicas, log=log)
+        for namespace in namespaces
     ]
     enricher = None
     if options.git_cache:
@@ -401,6 +407,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{k}:",
             shard=0 if k in UNSHARDED else shard,
             replicas=1 if k in UNSHARDED else options.replicas,
+            log=log,
         )
         for k in kinds
         for namespace in (workflow_namespaces if k == "workflows" else workload_namespaces)
