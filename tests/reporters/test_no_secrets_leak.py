@@ -198,3 +198,31 @@ def _healthy(url: str) -> bool:
         return httpx.get(f"{url}/healthz", timeout=2).status_code == 200
     except httpx.HTTPError:
         return False
+
+
+def test_metrics_labels_name_sinks_without_their_secret_paths_or_queries() -> None:
+    from orchestrator.access import Access
+    from reporters.app import create_app
+    from reporters.sinks.http import HttpSink
+    from reporters.stream import Stream
+
+    sinks = [
+        HttpSink(f"https://hooks.slack.com/services/T000/B000/{HOOK_SECRET}"),
+        HttpSink(f"https://gitlab.example.com/hook?private_token={QUERY_SECRET}"),
+        HttpSink(f"https://bot:{GIT_TOKEN}@hooks.example.com/x"),
+    ]
+    numbers = {
+        "received": 0, "emitted": 0, "coalesced": 0, "queue": 0, "watch_restarts": 0,
+        "watch_relists": 0, "watch_errors": 0, "held": 0, "enrichment_failures": 0,
+        "notification_problems": 0, "sinks": {s.name: (1, 0) for s in sinks},
+        "dead": {s.name: 0 for s in sinks},
+    }  # fmt: skip
+    app = create_app(Stream(), lambda: numbers, dict, access=Access(REPORT_TOKEN))
+    with ServerThread(app) as server:
+        auth = {"Authorization": f"Bearer {REPORT_TOKEN}"}
+        metrics = httpx.get(f"{server.url}/metrics", headers=auth).text
+    for sink in sinks:
+        sink.close()
+    assert 'sink="http https://hooks.slack.com/services/***"' in metrics
+    assert 'sink="http https://gitlab.example.com/hook?private_token=***"' in metrics
+    assert _leaks("/metrics", metrics) == []

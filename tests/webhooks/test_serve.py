@@ -326,3 +326,38 @@ def test_a_json_request_sent_as_curl_sends_it_is_read_as_json(hub: Harness) -> N
         "/webhooks/github", b"payload=%7B%7D", {**signed(b"payload=%7B%7D", "ping"), **form}
     )
     assert pinged.status_code == 200, pinged.text
+
+
+def test_metrics_admit_a_service_account_granted_get_on_webhooks_metrics(hub: Harness) -> None:
+    """The webhook service's /metrics, guarded as the reporter's routes are: a Kubernetes
+    identity checked with TokenReview and SubjectAccessReview (a fake API server in the
+    API's shapes, through the real client)."""
+    from kubernetes import client
+
+    from orchestrator.access import Access, KubernetesReviews
+    from tests.fakes.reviews import FakeReviews, Grant
+
+    with FakeReviews() as api:
+        prometheus = api.service_account("prom-token", "monitoring", "prometheus")
+        api.service_account("other-token", "default", "default")
+        api.grants.add(Grant(prometheus, "get", "webhooks", "metrics", "promoflow"))
+        configuration = client.Configuration()
+        configuration.host = api.url
+        configuration.api_key = {"authorization": api.reviewer_token}
+        configuration.api_key_prefix = {"authorization": "Bearer"}
+        reviews = KubernetesReviews(client.ApiClient(configuration))
+        app = create_app(hub.service, Access("", reviews, "promoflow"))
+        with ServerThread(app) as server:
+            url = f"{server.url}/metrics"
+            admitted = httpx.get(url, headers={"Authorization": "Bearer prom-token"})
+            refused = httpx.get(url, headers={"Authorization": "Bearer other-token"})
+            anonymous = httpx.get(url)
+            probe = httpx.get(f"{server.url}/healthz")
+    assert admitted.status_code == 200 and "promoflow_webhook_requests_total" in admitted.text
+    assert refused.status_code == 403
+    assert refused.json()["message"] == (
+        "system:serviceaccount:default:default may not get webhooks/metrics (promoflow.dev) "
+        "in namespace promoflow"
+    )
+    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"]
+    assert probe.status_code == 200
