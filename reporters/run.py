@@ -342,7 +342,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if options.notifications:
         try:
             found = read_secrets(Path(options.secrets)) if options.secrets else {}
-            secrets += tuple(v for v in found.values() if v)
+            secrets += tuple(v.strip() for v in found.values() if len(v.strip()) >= MIN_SECRET)
             notifier, services = _notifications(options.notifications, found, options.secrets)
         except ConfigError as exc:
             print(str(exc), file=sys.stderr)
@@ -457,7 +457,12 @@ in any form (:func:`orchestrator.urls.scrub`)."""
 
 def own_secrets() -> tuple[str, ...]:
     found = (os.environ.get(name, "").strip() for name in SECRET_VARIABLES)
-    return tuple(value for value in found if len(value) >= 4)
+    return tuple(value for value in found if len(value) >= MIN_SECRET)
+
+
+MIN_SECRET = 4
+"""Shorter values are not masked wherever they appear (a secret ``a`` would mask every
+``a``); no real token is that short."""
 
 
 def _names(text: str) -> list[str]:
