@@ -54,6 +54,11 @@ _PATH_SECRET = re.compile(
 )
 """URLs whose path is the credential: Slack's ``/services/T/B/SECRET``, Discord's and
 Teams' incoming webhooks, and promoflow's own ``/webhooks/PROVIDER/TOKEN``."""
+_MAY_HOLD = re.compile(
+    r"://|=|@|bearer|basic|authorization|token|key|signature|cookie", re.IGNORECASE
+)
+"""What every pattern below needs somewhere in the text: one search rules most strings out
+(timestamps, names, revisions, image references)."""
 _TOKEN_LIKE = re.compile(r"[A-Z0-9+/=]")
 """A header value has digits, capitals or base64 signs; a word (``Basic authentication``)
 has none and is left alone."""
@@ -72,6 +77,26 @@ def scrub(text: str, secrets: Iterable[str] = ()) -> str:
     ``PRIVATE-TOKEN: ***``), ``Bearer``/``Basic`` values and each of ``secrets`` (e.g. the
     token a step was given) in whatever form a server echoes it: whole, a prefix of it,
     in another case, or base64-encoded (alone or inside ``user:secret``)."""
+    known = tuple(s for s in secrets if s)
+    if len(text) <= CACHED_TEXT:
+        return _scrub_short(text, known)
+    return _scrub(text, known)
+
+
+CACHED_TEXT = 512
+"""Strings up to this long are scrubbed once per set of secrets and remembered: the
+reporter scrubs every state it keeps, and an app's states repeat most of their strings
+(names, revisions, images, messages) from one watch event to the next."""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _scrub_short(text: str, known: tuple[str, ...]) -> str:
+    return _scrub(text, known)
+
+
+def _scrub(text: str, known: tuple[str, ...]) -> str:
+    if not _MAY_HOLD.search(text):
+        return _mask_echoes(text, _echoes(known)) if known else text
     if "://" in text:
         text = _USERINFO.sub(_mask_userinfo, text)
         text = _PATH_SECRET.sub(lambda m: m.group("keep") + MASK, text)
@@ -80,7 +105,6 @@ def scrub(text: str, secrets: Iterable[str] = ()) -> str:
     if ":" in text or "=" in text:
         text = _HEADER_ECHO.sub(_mask_header_echo, text)
     text = _AUTH_HEADER.sub(_mask_header, text)
-    known = tuple(s for s in secrets if s)
     return _mask_echoes(text, _echoes(known)) if known else text
 
 
@@ -167,13 +191,16 @@ def _mask_userinfo(match: re.Match[str]) -> str:
 
 def scrub_data(value: Any, secrets: Iterable[str] = ()) -> Any:
     """:func:`scrub` applied to every string inside ``value`` (dicts, lists, tuples)."""
-    known = secrets if isinstance(secrets, tuple) else tuple(secrets)
+    return _scrub_data(value, tuple(s for s in secrets if s))
+
+
+def _scrub_data(value: Any, known: tuple[str, ...]) -> Any:
     if isinstance(value, str):
-        return scrub(value, known)
+        return _scrub_short(value, known) if len(value) <= CACHED_TEXT else _scrub(value, known)
     if isinstance(value, dict):
-        return {scrub_data(k, known): scrub_data(v, known) for k, v in value.items()}
+        return {_scrub_data(k, known): _scrub_data(v, known) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(scrub_data(v, known) for v in value)
+        return type(value)(_scrub_data(v, known) for v in value)
     return value
 
 
