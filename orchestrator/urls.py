@@ -195,8 +195,17 @@ def scrub_data(value: Any, secrets: Iterable[str] = ()) -> Any:
 
 
 def _scrub_data(value: Any, known: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
+    kind = type(value)  # exact types first: this runs on every state the reporter keeps
+    if kind is dict:
+        return {_scrub_data(k, known): _scrub_data(v, known) for k, v in value.items()}
+    if kind is str:
         return _scrub_short(value, known) if len(value) <= CACHED_TEXT else _scrub(value, known)
+    if kind is list:
+        return [_scrub_data(v, known) for v in value]
+    if value is None or kind is int or kind is bool or kind is float:
+        return value
+    if isinstance(value, str):
+        return scrub(value, known)
     if isinstance(value, dict):
         return {_scrub_data(k, known): _scrub_data(v, known) for k, v in value.items()}
     if isinstance(value, list | tuple):

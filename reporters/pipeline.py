@@ -191,13 +191,17 @@ class Pipeline:
         events = [self._scrubbed(event) for event in events]
         routed = Routed()
         for event in events:
-            cloudevent = event.cloudevent()
+            cloudevent = event.cloudevent()  # of a scrubbed event: as clean as it goes out
             routed.add(self._broadcast.route(key, cloudevent, new or old))
             if self.notifier is not None:
-                routed.add(self.notifier.route(subject_key, cloudevent, subject))
+                notified = self.notifier.route(subject_key, cloudevent, subject)
+                # what a template renders is scrubbed again: it may join parts into a URL
+                notified.outgoing = [
+                    o._replace(event=self._clean(o.event)) for o in notified.outgoing
+                ]
+                routed.add(notified)
         if events or routed.conditions or not _churn(old, new):
-            outgoing = [o._replace(event=self._clean(o.event)) for o in routed.outgoing]
-            self.store.record(key, new, settled, outgoing, routed.conditions, routed.cancel)
+            self.store.record(key, new, settled, routed.outgoing, routed.conditions, routed.cancel)
         self.emitted += len(events)
         if self._told is not None:
             self._told += events
@@ -212,9 +216,9 @@ class Pipeline:
     def _scrubbed(self, event: Event) -> Event:
         """The event with no credential in its data (commits, issues, messages and
         reports come from elsewhere than the states, which are clean already)."""
-        change = event.change
-        clean = replace(change, data=self._clean(change.data))
-        return replace(event, change=clean)
+        c = event.change  # built directly: dataclasses.replace costs more than the scrub
+        clean = Change(c.type, c.app, c.revision, c.at, self._clean(c.data))
+        return Event(event.id, clean, event.labels)
 
     def handle_all(self, items: list[tuple[str, App | None]]) -> list[Event]:
         """Several states in one store transaction; their events are told once it is
