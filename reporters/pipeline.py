@@ -150,7 +150,7 @@ class Pipeline:
         old = self.seen.get(key)
         if app is None and old is None:
             return []
-        new = self._clean(essentials(app)) if app is not None else None
+        new = self._clean_state(old, essentials(app)) if app is not None else None
         changes = transitions(old, new, self.settled.get(key))
         if self.enricher is not None:
             enriched = (self.enricher.enrich(c, self.settled.get(key), new) for c in changes)
@@ -208,6 +208,17 @@ class Pipeline:
         elif events:
             self.on_events(events)
         return events
+
+    def _clean_state(self, old: App | None, new: App) -> App:
+        """``new`` scrubbed. Most watch events are Argo CD's reconcile, equal to the kept
+        (clean) state but for ``status.reconciledAt``: then only that is scrubbed."""
+        if old is not None and _churn(old, new):
+            status = new["status"]
+            return {
+                **new,
+                "status": {**status, **self._clean({"reconciledAt": status.get("reconciledAt")})},
+            }
+        return self._clean(new)
 
     def _clean(self, value: App) -> App:
         cleaned: App = scrub_data(value, self.secrets)

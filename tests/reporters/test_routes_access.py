@@ -5,6 +5,7 @@ fake in the API's shapes through the real ``kubernetes`` client; the webhook ser
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterator
 
 import httpx
@@ -62,10 +63,19 @@ def _first_event(url: str, headers: dict[str, str], stream: Stream) -> tuple[int
             response.read()
             return response.status_code, response.json()["error"]
         change = Change("app.deployed", "argocd/shop-dev", "a" * 40, "2026-11-26T10:00:00Z")
-        stream.publish([Event("event-1", change)])
-        for line in response.iter_lines():
-            if line.startswith("id:"):
-                return 200, line[3:].strip()
+        done = threading.Event()
+
+        def publish() -> None:  # until read: the server may start following after a publish
+            while not done.wait(0.1):
+                stream.publish([Event("event-1", change)])
+
+        threading.Thread(target=publish, daemon=True).start()
+        try:
+            for line in response.iter_lines():
+                if line.startswith("id:"):
+                    return 200, line[3:].strip()
+        finally:
+            done.set()
     raise AssertionError("the stream ended")
 
 
