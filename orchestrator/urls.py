@@ -17,6 +17,8 @@ so a credential that arrives some other way is masked before anyone sees it. It 
 
 from __future__ import annotations
 
+import base64
+import functools
 import re
 from collections.abc import Iterable, Iterator
 from typing import Any
@@ -35,6 +37,28 @@ _SECRET_PARAM_NAME = re.compile(rf"^{_SECRET_NAME}$", re.IGNORECASE)
 _USERINFO = re.compile(r"(?P<scheme>\b[A-Za-z][A-Za-z0-9+.\-]*://)(?P<userinfo>[^/?#\s\"'<>\\`]*)@")
 _QUERY_SECRET = re.compile(rf"(?P<name>[?&;]{_SECRET_NAME}=)[^&#\s\"'<>]+", re.IGNORECASE)
 _AUTH_HEADER = re.compile(r"\b(?P<scheme>Bearer|Basic|bearer)\s+(?P<value>[A-Za-z0-9._~+/=\-]{8,})")
+_HEADER_ECHO = re.compile(
+    r"(?P<name>\b(?:proxy-)?(?:authorization|private-token|x-api-key|api-key|x-auth-token"
+    r"|x-gitlab-token|x-access-token|x-hub-signature(?:-256)?|cookie|set-cookie)[\"']?\s*[:=]\s*"
+    r"[\"']?)(?:(?P<scheme>bearer|basic|token|bot|sha256=|sha1=)\s*)?(?P<value>[^\s\"',;]+)",
+    re.IGNORECASE,
+)
+"""A request header echoed in an error body or a log (``Authorization: token ghp_...``,
+``PRIVATE-TOKEN: ...``, ``X-Api-Key=...``): its value."""
+_PATH_SECRET = re.compile(
+    r"(?P<keep>(?:hooks\.slack\.com/(?:services|workflows|triggers)/"
+    r"|discord(?:app)?\.com/api/webhooks/\d+/"
+    r"|\.webhook\.office\.com/webhookb2/"
+    r"|://[^/\s\"'<>]+/webhooks/[A-Za-z0-9_\-]+/))[^\s\"'<>?#]+",
+    re.IGNORECASE,
+)
+"""URLs whose path is the credential: Slack's ``/services/T/B/SECRET``, Discord's and
+Teams' incoming webhooks, and promoflow's own ``/webhooks/PROVIDER/TOKEN``."""
+_MAY_HOLD = re.compile(
+    r"://|=|@|bearer|basic|authorization|token|key|signature|cookie", re.IGNORECASE
+)
+"""What every pattern below needs somewhere in the text: one search rules most strings out
+(timestamps, names, revisions, image references)."""
 _TOKEN_LIKE = re.compile(r"[A-Z0-9+/=]")
 """A header value has digits, capitals or base64 signs; a word (``Basic authentication``)
 has none and is left alone."""
@@ -48,16 +72,108 @@ class UrlError(ValueError):
 
 def scrub(text: str, secrets: Iterable[str] = ()) -> str:
     """``text`` with credentials masked: the user-info of URLs (``https://***@host``),
-    credential query parameters (``?token=***``), ``Bearer``/``Basic`` header values and,
-    literally, each of ``secrets`` (e.g. the token a step was given)."""
-    for secret in secrets:
-        if secret:
-            text = text.replace(secret, MASK)
+    credential query parameters (``?token=***``), URL paths that are the credential
+    (Slack's ``/services/T/B/***``), echoed headers (``Authorization: ***``,
+    ``PRIVATE-TOKEN: ***``), ``Bearer``/``Basic`` values and each of ``secrets`` (e.g. the
+    token a step was given) in whatever form a server echoes it: whole, a prefix of it,
+    in another case, or base64-encoded (alone or inside ``user:secret``)."""
+    known = tuple(s for s in secrets if s)
+    if len(text) <= CACHED_TEXT:
+        return _scrub_short(text, known)
+    return _scrub(text, known)
+
+
+CACHED_TEXT = 512
+"""Strings up to this long are scrubbed once per set of secrets and remembered: the
+reporter scrubs every state it keeps, and an app's states repeat most of their strings
+(names, revisions, images, messages) from one watch event to the next."""
+
+
+@functools.lru_cache(maxsize=1 << 16)
+def _scrub_short(text: str, known: tuple[str, ...]) -> str:
+    return _scrub(text, known)
+
+
+def _scrub(text: str, known: tuple[str, ...]) -> str:
+    if not _MAY_HOLD.search(text):
+        return _mask_echoes(text, _echoes(known)) if known else text
     if "://" in text:
         text = _USERINFO.sub(_mask_userinfo, text)
+        text = _PATH_SECRET.sub(lambda m: m.group("keep") + MASK, text)
     if "=" in text:
         text = _QUERY_SECRET.sub(lambda m: m.group("name") + MASK, text)
-    return _AUTH_HEADER.sub(_mask_header, text)
+    if ":" in text or "=" in text:
+        text = _HEADER_ECHO.sub(_mask_header_echo, text)
+    text = _AUTH_HEADER.sub(_mask_header, text)
+    return _mask_echoes(text, _echoes(known)) if known else text
+
+
+MIN_PREFIX = 8
+"""Characters of a secret (of 12 or more) that, at the start of an echo, mark it as one:
+a server that prints ``token ghp_a1b2c3d4...`` has printed part of the secret."""
+_ASCII_LOWER = str.maketrans("ABCDEFGHIJKLMNOPQRSTUVWXYZ", "abcdefghijklmnopqrstuvwxyz")
+
+
+@functools.lru_cache(maxsize=256)
+def _echoes(secrets: tuple[str, ...]) -> tuple[tuple[str, int], ...]:
+    """What to look for, lower-cased, each with the length a match needs: every secret
+    (a prefix of :data:`MIN_PREFIX` of it, or all of a short one) and its base64 forms
+    (standard and URL-safe) at each of the three alignments it can have inside a longer
+    encoded text, such as ``Basic base64(user:secret)``."""
+    found: dict[str, int] = {}
+    for secret in secrets:
+        lowered = secret.translate(_ASCII_LOWER)
+        whole = "://" in secret  # a URL kept as a secret: its scheme is no echo of it
+        needed = len(lowered) if whole else _needed(len(lowered))
+        found[lowered] = min(found.get(lowered, len(lowered)), needed)
+        raw = secret.encode()
+        for offset in range(3):
+            encoded = base64.b64encode(b"\0" * offset + raw).decode()
+            start, end = -(-offset * 4 // 3), (offset + len(raw)) * 8 // 6
+            for form in (encoded, encoded.replace("+", "-").replace("/", "_")):
+                middle = form[start:end].translate(_ASCII_LOWER)
+                if len(middle) >= 8:
+                    found.setdefault(middle, _needed(len(middle)))
+    return tuple(found.items())
+
+
+def _needed(length: int) -> int:
+    return length if length < 12 else MIN_PREFIX
+
+
+def _mask_echoes(text: str, echoes: tuple[tuple[str, int], ...]) -> str:
+    """``text`` with every span that starts like one of ``echoes`` (at least its needed
+    length, any ASCII case) and goes on matching it, masked."""
+    lowered = text.translate(_ASCII_LOWER)  # ASCII only: indexes stay those of ``text``
+    spans: list[tuple[int, int]] = []
+    for echo, needed in echoes:
+        head = echo[:needed]
+        at = lowered.find(head)
+        while at >= 0:
+            end = at + needed
+            while end - at < len(echo) and end < len(lowered) and lowered[end] == echo[end - at]:
+                end += 1
+            spans.append((at, end))
+            at = lowered.find(head, end)
+    if not spans:
+        return text
+    out, last = [], 0
+    for start, end in sorted(spans):
+        if end <= last:
+            continue
+        out.append(text[last:start] if start > last else "")
+        if start >= last:
+            out.append(MASK)
+        last = end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def _mask_header_echo(match: re.Match[str]) -> str:
+    scheme = match.group("scheme")
+    if not scheme:
+        return f"{match.group('name')}{MASK}"
+    return f"{match.group('name')}{scheme}{'' if scheme.endswith('=') else ' '}{MASK}"
 
 
 def _mask_header(match: re.Match[str]) -> str:
@@ -73,14 +189,27 @@ def _mask_userinfo(match: re.Match[str]) -> str:
     return f"{scheme}{MASK}@"
 
 
-def scrub_data(value: Any) -> Any:
+def scrub_data(value: Any, secrets: Iterable[str] = ()) -> Any:
     """:func:`scrub` applied to every string inside ``value`` (dicts, lists, tuples)."""
+    return _scrub_data(value, tuple(s for s in secrets if s))
+
+
+def _scrub_data(value: Any, known: tuple[str, ...]) -> Any:
+    kind = type(value)  # exact types first: this runs on every state the reporter keeps
+    if kind is dict:
+        return {_scrub_data(k, known): _scrub_data(v, known) for k, v in value.items()}
+    if kind is str:
+        return _scrub_short(value, known) if len(value) <= CACHED_TEXT else _scrub(value, known)
+    if kind is list:
+        return [_scrub_data(v, known) for v in value]
+    if value is None or kind is int or kind is bool or kind is float:
+        return value
     if isinstance(value, str):
-        return scrub(value)
+        return scrub(value, known)
     if isinstance(value, dict):
-        return {scrub_data(k): scrub_data(v) for k, v in value.items()}
+        return {_scrub_data(k, known): _scrub_data(v, known) for k, v in value.items()}
     if isinstance(value, list | tuple):
-        return type(value)(scrub_data(v) for v in value)
+        return type(value)(_scrub_data(v, known) for v in value)
     return value
 
 
@@ -102,7 +231,14 @@ def find_credentials(value: Any, path: Loc = ()) -> Iterator[Loc]:
 
 def _may_hold_credential(text: str) -> bool:
     """What every pattern of :func:`scrub` needs: a quick test before the regexes run."""
-    return "@" in text or "=" in text or "Bearer" in text or "Basic" in text or "bearer" in text
+    return (
+        "@" in text
+        or "=" in text
+        or ":" in text
+        or "Bearer" in text
+        or "Basic" in text
+        or "bearer" in text
+    )
 
 
 def _split(value: str) -> Any:

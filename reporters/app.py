@@ -1,6 +1,9 @@
 """The reporter's HTTP side: ``/stream`` (SSE), ``/metrics``, ``/healthz``, ``/shards``,
 and ``POST /reports`` where promotions' exit handlers report how they ended.
 
+Every route but the probe (``/healthz``) is guarded by :class:`orchestrator.access.Access`:
+the shared token, or a Kubernetes identity granted the route's verb; never anonymous.
+
 Metrics carry no per-app labels (thousands of apps would be thousands of series): counts
 of changes received, events emitted, states coalesced, deliveries and failures per sink,
 the queue's depth, watch restarts, relists and errors, read when scraped.
@@ -8,7 +11,6 @@ the queue's depth, watch restarts, relists and errors, read when scraped.
 
 from __future__ import annotations
 
-import hmac
 import json
 from collections.abc import AsyncIterator, Callable
 from typing import Any
@@ -23,6 +25,16 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from orchestrator.access import (
+    REPORTER_METRICS,
+    REPORTS,
+    SHARDS,
+    STREAM,
+    Access,
+    Permission,
+    decide,
+)
+from orchestrator.urls import scrub
 from reporters.stream import Filter, Stream, sse_data
 
 
@@ -57,7 +69,7 @@ class _Numbers(Collector):
             labels=["sink"],
         )
         for sink, count in numbers["dead"].items():
-            dead.add_metric([sink], count)
+            dead.add_metric([scrub(sink)], count)
         yield dead
         delivered = CounterMetricFamily(
             "promoflow_reporter_delivered", "Events a sink took.", labels=["sink"]
@@ -66,18 +78,34 @@ class _Numbers(Collector):
             "promoflow_reporter_failed", "Failed attempts to deliver, per sink.", labels=["sink"]
         )
         for sink, (ok, bad) in numbers["sinks"].items():
-            delivered.add_metric([sink], ok)
-            failed.add_metric([sink], bad)
+            delivered.add_metric([scrub(sink)], ok)
+            failed.add_metric([scrub(sink)], bad)
         yield delivered
         yield failed
 
 
 MAX_REPORT = 64 * 1024
 """A report lists at most its failed steps: far less than this."""
+MAX_DEPTH = 32
+"""A report nests a few levels; deeper is refused before anything walks it."""
 
 
 def _refuse(status: int, reason: str, **headers: str) -> JSONResponse:
     return JSONResponse({"error": reason}, status, headers=headers or None)
+
+
+def _depth(document: Any) -> int:
+    """How deeply ``document`` nests, without recursion (it may be thousands deep)."""
+    deepest, todo = 0, [(document, 1)]
+    while todo:
+        value, depth = todo.pop()
+        if isinstance(value, dict | list):
+            deepest = max(deepest, depth)
+            if depth > MAX_DEPTH:
+                return depth
+            items = value.values() if isinstance(value, dict) else value
+            todo.extend((item, depth + 1) for item in items)
+    return deepest
 
 
 def create_app(
@@ -85,19 +113,22 @@ def create_app(
     numbers: Callable[[], dict[str, Any]],
     shards: Callable[[], dict[str, Any]],
     accept: Callable[[Any], tuple[int, dict[str, Any]]] | None = None,
-    token: str = "",
+    access: Access | None = None,
 ) -> Starlette:
-    """``token``: when set, a report must carry ``Authorization: Bearer <token>``."""
+    """``access``: who may use the routes (default: nobody, but the probe)."""
+    guard = access if access is not None else Access()
     registry = CollectorRegistry(auto_describe=False)
     registry.register(_Numbers(numbers))
 
+    async def refused(request: Request, need: Permission) -> Response | None:
+        decision = await decide(guard, request.headers.get("authorization", ""), need)
+        if decision.admitted:
+            return None
+        return _refuse(decision.status, decision.reason, **decision.headers())
+
     async def report(request: Request) -> Response:
-        if token:
-            given = request.headers.get("authorization", "").removeprefix("Bearer ").strip()
-            if not hmac.compare_digest(given.encode(), token.encode()):
-                return _refuse(401, "a report needs the reporter's token", **{
-                    "WWW-Authenticate": 'Bearer realm="promoflow-reporter"'
-                })  # fmt: skip
+        if (refusal := await refused(request, REPORTS)) is not None:
+            return refusal
         body = b""
         async for chunk in request.stream():
             body += chunk
@@ -105,14 +136,20 @@ def create_app(
                 return _refuse(413, f"a report is at most {MAX_REPORT // 1024} KiB")
         try:
             document = json.loads(body)
+        except RecursionError:
+            return _refuse(400, f"the body nests deeper than {MAX_DEPTH} levels")
         except ValueError:
             return _refuse(400, "the body is not JSON (a PromotionResult)")
+        if _depth(document) > MAX_DEPTH:
+            return _refuse(400, f"the body nests deeper than {MAX_DEPTH} levels")
         if accept is None:
             return _refuse(404, "this reporter takes no reports")
         status, answer = await run_in_threadpool(accept, document)
         return JSONResponse(answer, status, headers={"Retry-After": "2"} if status == 503 else None)
 
     async def events(request: Request) -> Response:
+        if (refusal := await refused(request, STREAM)) is not None:
+            return refusal
         keep = Filter.of({k: request.query_params.getlist(k) for k in request.query_params})
         last = request.headers.get("last-event-id", "")
 
@@ -122,13 +159,17 @@ def create_app(
 
         return EventSourceResponse(source(), ping=15)
 
-    async def metrics(_: Request) -> Response:
+    async def metrics(request: Request) -> Response:
+        if (refusal := await refused(request, REPORTER_METRICS)) is not None:
+            return refusal
         return Response(generate_latest(registry), media_type=CONTENT_TYPE_LATEST)
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
 
-    async def shard_view(_: Request) -> Response:
+    async def shard_view(request: Request) -> Response:
+        if (refusal := await refused(request, SHARDS)) is not None:
+            return refusal
         return JSONResponse(shards())
 
     return Starlette(

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestrator.argocd_shapes import unsettled
+from orchestrator.urls import scrub_data
 from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
 from reporters.events.replicasets import (
@@ -83,6 +84,10 @@ class Pipeline:
     """Configured notifications (services, triggers, subscriptions), besides ``sinks``."""
     on_workflow: Callable[[App], None] | None = None
     """Told of each promotion Workflow's newest state, whole (writes the run's message)."""
+    secrets: tuple[str, ...] = ()
+    """The reporter's own secrets (tokens, webhook secrets): masked, in any form they are
+    echoed in, wherever they appear, with the credentials of URLs
+    (:func:`orchestrator.urls.scrub_data`), before a state is kept or an event leaves."""
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
@@ -145,7 +150,7 @@ class Pipeline:
         old = self.seen.get(key)
         if app is None and old is None:
             return []
-        new = essentials(app) if app is not None else None
+        new = self._clean_state(old, essentials(app)) if app is not None else None
         changes = transitions(old, new, self.settled.get(key))
         if self.enricher is not None:
             enriched = (self.enricher.enrich(c, self.settled.get(key), new) for c in changes)
@@ -183,12 +188,18 @@ class Pipeline:
         them with the object's new state, in one transaction. ``about``: the app whose
         subscriptions apply, when the object is one of its resources."""
         subject_key, subject = about or (key, new or old)
+        events = [self._scrubbed(event) for event in events]
         routed = Routed()
         for event in events:
-            cloudevent = event.cloudevent()
+            cloudevent = event.cloudevent()  # of a scrubbed event: as clean as it goes out
             routed.add(self._broadcast.route(key, cloudevent, new or old))
             if self.notifier is not None:
-                routed.add(self.notifier.route(subject_key, cloudevent, subject))
+                notified = self.notifier.route(subject_key, cloudevent, subject)
+                # what a template renders is scrubbed again: it may join parts into a URL
+                notified.outgoing = [
+                    o._replace(event=self._clean(o.event)) for o in notified.outgoing
+                ]
+                routed.add(notified)
         if events or routed.conditions or not _churn(old, new):
             self.store.record(key, new, settled, routed.outgoing, routed.conditions, routed.cancel)
         self.emitted += len(events)
@@ -197,6 +208,28 @@ class Pipeline:
         elif events:
             self.on_events(events)
         return events
+
+    def _clean_state(self, old: App | None, new: App) -> App:
+        """``new`` scrubbed. Most watch events are Argo CD's reconcile, equal to the kept
+        (clean) state but for ``status.reconciledAt``: then only that is scrubbed."""
+        if old is not None and _churn(old, new):
+            status = new["status"]
+            return {
+                **new,
+                "status": {**status, **self._clean({"reconciledAt": status.get("reconciledAt")})},
+            }
+        return self._clean(new)
+
+    def _clean(self, value: App) -> App:
+        cleaned: App = scrub_data(value, self.secrets)
+        return cleaned
+
+    def _scrubbed(self, event: Event) -> Event:
+        """The event with no credential in its data (commits, issues, messages and
+        reports come from elsewhere than the states, which are clean already)."""
+        c = event.change  # built directly: dataclasses.replace costs more than the scrub
+        clean = Change(c.type, c.app, c.revision, c.at, self._clean(c.data))
+        return Event(event.id, clean, event.labels)
 
     def handle_all(self, items: list[tuple[str, App | None]]) -> list[Event]:
         """Several states in one store transaction; their events are told once it is
@@ -237,7 +270,7 @@ class Pipeline:
         if kind == "workflows" and obj is not None and self.on_workflow is not None:
             self.on_workflow(obj)
         old = self.seen.get(key)
-        new = trim(obj) if obj is not None else None
+        new = self._clean(trim(obj)) if obj is not None else None
         changes = changes_of(old, new, self.ui) if kind == "workflows" else changes_of(old, new)
         if new is None:
             self.seen.pop(key, None)
@@ -251,7 +284,7 @@ class Pipeline:
         """A ReplicaSet reports as the app owning its workload; the ReplicaSets of apps
         another replica owns, or of no app, are only remembered."""
         old = self.seen.get(key)
-        new = replicaset_essentials(obj) if obj is not None else None
+        new = self._clean(replicaset_essentials(obj)) if obj is not None else None
         owner = owner_of(new or old or {})
         app_key = self._owners.get(owner) if owner else None
         changes = replicaset_transitions(old, new, app_key) if app_key else []

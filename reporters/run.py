@@ -21,9 +21,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from orchestrator.access import Access, KubernetesReviews
 from orchestrator.kubenames import check_namespace
+from orchestrator.urls import scrub
 from reporters.enrich.commits import GitHistory
-from reporters.enrich.enricher import Enricher
+from reporters.enrich.enricher import SHARED, Enricher
 from reporters.enrich.jira import JiraIssues
 from reporters.events.ids import event_id
 from reporters.events.reports import BadReport, change_of
@@ -95,6 +97,13 @@ def parser() -> argparse.ArgumentParser:
         help="Jira server for the issues commits name (JIRA_USER and JIRA_TOKEN).",
     )
     p.add_argument(
+        "--share",
+        default="",
+        help="Private data events may carry, comma-separated: author-emails (commit "
+        "authors' e-mails; else addresses are masked), jira-fields (issues' summary and "
+        "assignee; else key, status and link). Default: none.",
+    )
+    p.add_argument(
         "--resources",
         default="",
         help="Also report these, comma-separated: workflows (promotions), rollouts, "
@@ -135,6 +144,23 @@ def parser() -> argparse.ArgumentParser:
         "(directory) or a Secret manifest.",
     )
     p.add_argument("--host", default="127.0.0.1", help="Where /stream, /metrics, /shards listen.")
+    p.add_argument(
+        "--kube-auth",
+        action=argparse.BooleanOptionalAction,
+        default=True,
+        help="Admit Kubernetes identities (ServiceAccount tokens) granted the route's verb "
+        "on promoflow.dev reporters/<route>, checked with TokenReview and "
+        "SubjectAccessReview (needs system:auth-delegator). Besides them, the shared token "
+        "$PROMOFLOW_REPORT_TOKEN; nothing else is admitted.",
+    )
+    p.add_argument(
+        "--auth-namespace",
+        default=os.environ.get("POD_NAMESPACE", ""),
+        help="Where the verbs are granted (default: POD_NAMESPACE; empty: cluster-wide).",
+    )
+    p.add_argument(
+        "--auth-name", default="", help="The resource name the verbs are checked on (optional)."
+    )
     p.add_argument("--port", type=int, default=8081, help="Their port (0: none).")
     return p
 
@@ -202,11 +228,14 @@ class Reporter:
         notifier: Notifier | None = None,
         services: Sequence[Sink] = (),
         run_messages: RunMessages | None = None,
+        secrets: tuple[str, ...] = (),
     ) -> None:
         self.watcher = watcher
         self.watchers = [watcher, *others]
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
-        self.deliveries = [Delivery(store, sink).start() for sink in [*sinks, *services]]
+        self.deliveries = [
+            Delivery(store, sink, secrets=secrets).start() for sink in [*sinks, *services]
+        ]
         self.pipeline = Pipeline(
             store,
             [s.name for s in sinks],
@@ -215,6 +244,7 @@ class Reporter:
             ui=ui,
             notifier=notifier,
             on_workflow=run_messages.offer if run_messages is not None else None,
+            secrets=secrets,
         )
         self.run_messages = run_messages.start() if run_messages is not None else None
         self.stream = Stream()
@@ -312,9 +342,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     notifier: Notifier | None = None
     services: list[Sink] = []
+    secrets = own_secrets()
     if options.notifications:
         try:
-            notifier, services = _notifications(options.notifications, options.secrets)
+            found = read_secrets(Path(options.secrets)) if options.secrets else {}
+            secrets += tuple(v.strip() for v in found.values() if len(v.strip()) >= MIN_SECRET)
+            notifier, services = _notifications(options.notifications, found, options.secrets)
         except ConfigError as exc:
             print(str(exc), file=sys.stderr)
             return USAGE_ERROR
@@ -327,6 +360,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         return USAGE_ERROR
     if options.replicas < 1 or not 0 <= shard < options.replicas:
         print(f"error: --shard {shard} is not below --replicas {options.replicas}", file=sys.stderr)
+        return USAGE_ERROR
+    share = [k.strip() for k in options.share.split(",") if k.strip()]
+    if unshared := [k for k in share if k not in SHARED]:
+        print(f"error: --share {unshared[0]!r}: one of {', '.join(SHARED)}", file=sys.stderr)
         return USAGE_ERROR
     kinds = [k.strip() for k in options.resources.split(",") if k.strip()]
     unknown = [k for k in kinds if k not in RESOURCE_KINDS]
@@ -349,8 +386,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"error: --state {state}: cannot open the store: {exc}", file=sys.stderr)
         return USAGE_ERROR
     namespaces = _names(options.namespace)
+
+    def log(text: str) -> None:  # the API server's reasons may quote a URL or a token
+        print(scrub(text, secrets), file=sys.stderr)
+
     watcher, *more = [
-        Watcher(api, namespace, shard=shard, replicas=options.replicas) for namespace in namespaces
+        Watcher(api, namespace, shard=shard, replicas=options.replicas, log=log)
+        for namespace in namespaces
     ]
     enricher = None
     if options.git_cache:
@@ -358,7 +400,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if options.jira:
             user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
             jira = JiraIssues(options.jira, user=user, token=token)
-        enricher = Enricher(GitHistory(Path(options.git_cache)), jira)
+        enricher = Enricher(GitHistory(Path(options.git_cache)), jira, frozenset(share))
     workload_namespaces = _names(options.workload_namespaces)
     workflow_namespaces = _names(options.workflows_namespace)
     others = [
@@ -369,6 +411,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             f"{k}:",
             shard=0 if k in UNSHARDED else shard,
             replicas=1 if k in UNSHARDED else options.replicas,
+            log=log,
         )
         for k in kinds
         for namespace in (workflow_namespaces if k == "workflows" else workload_namespaces)
@@ -384,10 +427,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         notifier,
         services,
         RunMessages(api) if options.run_messages and "workflows" in kinds else None,
+        secrets,
     )
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
-    server = _serve(reporter, options.host, options.port) if options.port else None
+    access = Access(
+        os.environ.get("PROMOFLOW_REPORT_TOKEN", ""),
+        KubernetesReviews(api.api_client) if options.kube_auth else None,
+        options.auth_namespace,
+        options.auth_name,
+    )
+    server = _serve(reporter, access, options.host, options.port) if options.port else None
     where = f"; /stream at http://{options.host}:{options.port}" if server else ""
     print(
         f"reporting {options.namespace or 'all namespaces'} (shard {shard} of "
@@ -413,33 +463,44 @@ def _namespace_list(text: str) -> str:
     return text
 
 
+SECRET_VARIABLES = (
+    "GIT_TOKEN", "GIT_PASSWORD", "JIRA_TOKEN", "PROMOFLOW_SINK_SECRET",
+    "PROMOFLOW_REPORT_TOKEN", "ARGOCD_AUTH_TOKEN", "GITHUB_TOKEN", "SLACK_TOKEN",
+)  # fmt: skip
+"""The environment's secrets the reporter may hold: never in an event, the store or a log,
+in any form (:func:`orchestrator.urls.scrub`)."""
+
+
+def own_secrets() -> tuple[str, ...]:
+    found = (os.environ.get(name, "").strip() for name in SECRET_VARIABLES)
+    return tuple(value for value in found if len(value) >= MIN_SECRET)
+
+
+MIN_SECRET = 4
+"""Shorter values are not masked wherever they appear (a secret ``a`` would mask every
+``a``); no real token is that short."""
+
+
 def _names(text: str) -> list[str]:
     """Comma-separated namespaces; none: ``[""]``, all of them."""
     return [n.strip() for n in text.split(",") if n.strip()] or [""]
 
 
-def _notifications(path: str, secrets: str) -> tuple[Notifier, list[Sink]]:
+def _notifications(path: str, found: dict[str, str], secrets: str) -> tuple[Notifier, list[Sink]]:
     """The configured notifications and a sink per service; :class:`ConfigError` with
     every problem of the file (``FILE:LINE:COL: error: ...``)."""
-    found = read_secrets(Path(secrets)) if secrets else {}
     config = load(Path(path), found, secrets_from=secrets)
     return Notifier(config), sinks_for(config)
 
 
-def _serve(reporter: Reporter, host: str, port: int) -> Any:
+def _serve(reporter: Reporter, access: Access, host: str, port: int) -> Any:
     """The HTTP side in a thread of its own (uvicorn installs no signal handlers outside
     the main thread: the reporter's own handle SIGTERM)."""
     import uvicorn
 
     from reporters.app import create_app
 
-    app = create_app(
-        reporter.stream,
-        reporter.numbers,
-        reporter.shards,
-        reporter.accept,
-        os.environ.get("PROMOFLOW_REPORT_TOKEN", ""),
-    )
+    app = create_app(reporter.stream, reporter.numbers, reporter.shards, reporter.accept, access)
     config = uvicorn.Config(app, host=host, port=port, log_level="warning", access_log=False)
     server = uvicorn.Server(config)
     threading.Thread(target=server.run, name="http", daemon=True).start()

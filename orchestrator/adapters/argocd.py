@@ -22,6 +22,7 @@ import httpx
 from orchestrator.adapters import neterrors
 from orchestrator.errors import PromoflowError
 from orchestrator.settings import ArgoCDSettings
+from orchestrator.urls import scrub
 
 App = dict[str, Any]
 
@@ -39,6 +40,8 @@ class ArgoCDClient:
         self.settings = settings
         headers = {"Accept": "application/json"}
         token = settings.auth_token.get_secret_value().strip()
+        self._secrets = (token,) if token else ()
+        """Masked in every server answer quoted, whole or echoed in part, case or base64."""
         if token:
             headers["Authorization"] = f"Bearer {token}"
         try:
@@ -98,7 +101,7 @@ class ArgoCDClient:
             )
         if status >= 400:
             raise ArgoCDError(
-                f"{what}: Argo CD answered {status}: {_reason(response)}",
+                f"{what}: Argo CD answered {status}: {_reason(response, self._secrets)}",
                 transient=neterrors.status_transient(status),
             )
 
@@ -135,7 +138,8 @@ class ArgoCDClient:
         self._check(response, f"application {name}")
         data = self._json(response, f"application {name}")
         if not isinstance(data, dict):
-            raise ArgoCDError(f"application {name}: Argo CD answered {str(data)[:80]!r}")
+            shown = scrub(str(data)[:80], self._secrets)
+            raise ArgoCDError(f"application {name}: Argo CD answered {shown!r}")
         return data
 
     def resource_tree(self, name: str) -> dict[str, Any]:
@@ -244,12 +248,13 @@ def _event(line: str) -> dict[str, Any]:
     return event
 
 
-def _reason(response: httpx.Response) -> str:
-    """The server's reason, in one short line."""
+def _reason(response: httpx.Response, secrets: tuple[str, ...] = ()) -> str:
+    """The server's reason, in one short line, with no credential: a proxy or Argo CD may
+    echo the request's token (whole, a prefix, another case, base64) in its error."""
     try:
         body = response.json()
     except ValueError:
-        return neterrors.one_line(response.text) or "(no reason given)"
+        return neterrors.one_line(scrub(response.text, secrets)) or "(no reason given)"
     if isinstance(body, dict):
         body = body.get("message") or body.get("error") or body
-    return neterrors.one_line(str(body))
+    return neterrors.one_line(scrub(str(body), secrets))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import logging
+import os
 import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
@@ -29,6 +30,7 @@ from orchestrator.commands.common import (
 )
 
 if TYPE_CHECKING:
+    from orchestrator.access import Access
     from orchestrator.local.session import LocalOptions
     from orchestrator.webhooks.app import Service
 
@@ -104,13 +106,30 @@ def serve_cmd(
     shown = host if ":" not in host else f"[{host}]"
     for name in service.secrets.configured():
         err.print(f"accepting {name} deliveries at http://{shown}:{port}/webhooks/{name}")
-    app = create_app(service)
+    app = create_app(service, metrics_access())
     # what was loaded at start lives as long as the process: out of the collector's
     # sight, a full collection no longer walks it while deliveries wait
     gc.collect()
     gc.freeze()
     # access log off (a URL-token sender's path holds its secret), slow senders cut off
     uvicorn.Server(server_config(app, host, port, log_level.lower())).run()
+
+
+def metrics_access() -> Access:
+    """Who may read ``/metrics``: the token in ``PROMOFLOW_METRICS_TOKEN``, and in a pod
+    with a ServiceAccount token the identities granted ``get`` on ``webhooks/metrics``
+    (promoflow.dev) in ``POD_NAMESPACE``; with neither, nobody."""
+    from orchestrator.access import Access, KubernetesReviews
+
+    reviews = None
+    if os.environ.get("KUBERNETES_SERVICE_HOST"):
+        try:
+            reviews = KubernetesReviews()
+        except Exception:  # no token mounted: the shared token alone, said once
+            err.print("/metrics: no ServiceAccount token, so only PROMOFLOW_METRICS_TOKEN")
+    return Access(
+        os.environ.get("PROMOFLOW_METRICS_TOKEN", ""), reviews, os.environ.get("POD_NAMESPACE", "")
+    )
 
 
 def build_service(

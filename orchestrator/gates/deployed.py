@@ -25,6 +25,7 @@ from orchestrator.argocd_shapes import (
     sources,
     unsettled,
 )
+from orchestrator.urls import scrub
 
 State = Literal["deployed", "waiting", "failed"]
 
@@ -112,13 +113,13 @@ def assess(
     if app.get("operation") or phase in ("Running", "Terminating"):
         # A sync Argo CD retries stays Running for minutes; its message says why it failed
         # ("... Retrying attempt #2"), which a gate that times out first must pass on.
-        said = " ".join(str(op.get("message") or "").split())
+        said = " ".join(scrub(str(op.get("message") or "")).split())
         said = f": {said[:MAX_OPERATION_MESSAGE]}" if said and phase else ""
         return Verdict(
             name, "waiting", f"sync operation in progress ({phase or 'requested'}{said})"
         )
     if phase in ("Failed", "Error") and sha in _operation_revisions(op):
-        message = op.get("message") or phase
+        message = scrub(str(op.get("message") or phase))
         return Verdict(name, "failed", f"sync of {short} {phase.lower()}: {message}")
     revisions = synced_revisions(app, repo)
     sync_status = (status.get("sync") or {}).get("status", "Unknown")
@@ -136,7 +137,7 @@ def assess(
     if not health:
         return Verdict(name, "deployed", f"Synced at {short}")
     state = (status.get("health") or {}).get("status", "Unknown")
-    message = (status.get("health") or {}).get("message") or ""
+    message = scrub(str((status.get("health") or {}).get("message") or ""))
     if state == "Healthy":
         return Verdict(name, "deployed", f"Synced at {short} and Healthy")
     if not message:

@@ -39,6 +39,7 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from orchestrator.access import WEBHOOK_METRICS, Access, decide
 from orchestrator.adapters.giterrors import GitError
 from orchestrator.adapters.gitreads import NotRemembered
 from orchestrator.errors import PromoflowError
@@ -286,8 +287,11 @@ def _unread(request: Request) -> bool:
     return request.headers.get("content-length", "0") not in ("", "0")
 
 
-def create_app(service: Service) -> Starlette:
+def create_app(service: Service, access: Access | None = None) -> Starlette:
+    """``access``: who may read ``/metrics`` (default: nobody); deliveries prove themselves
+    with their provider's signature, the probes are open."""
     metrics = service.metrics
+    guard = access if access is not None else Access()
     registry.providers()  # imported now, not by the first deliveries, concurrently
 
     async def webhook(request: Request) -> Response:
@@ -342,7 +346,11 @@ def create_app(service: Service) -> Starlette:
             return JSONResponse({"status": "ready"})
         return JSONResponse({"status": "not ready", "reason": reason}, 503)
 
-    async def metrics_page(_: Request) -> Response:
+    async def metrics_page(request: Request) -> Response:
+        authorization = request.headers.get("authorization", "")
+        decision = await decide(guard, authorization, WEBHOOK_METRICS)
+        if not decision.admitted:
+            return JSONResponse({"message": decision.reason}, decision.status, decision.headers())
         return Response(generate_latest(metrics.registry), media_type=CONTENT_TYPE_LATEST)
 
     @contextlib.asynccontextmanager

@@ -8,6 +8,7 @@ only) tells them apart, for every source of a multi-source app.
 
 from __future__ import annotations
 
+import re
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -45,15 +46,29 @@ MAX_COMMITS = 200
 """Walked per source and sync at most: a revision that far back is reported as such."""
 
 
+EMAIL = re.compile(r"[A-Za-z0-9._%+\-]+@[A-Za-z0-9\-]+(?:\.[A-Za-z0-9\-]+)+")
+"""An e-mail address, as trailers (``Signed-off-by: A <a@example.com>``) and messages carry."""
+HIDDEN = "<e-mail hidden>"
+
+
 @dataclass(frozen=True)
 class CommitInfo:
     sha: str
     message: str
     author: str
     paths: tuple[str, ...]
+    email: str = ""
 
-    def as_dict(self, link: str = "") -> dict[str, Any]:
-        data = {"sha": self.sha, "message": self.message.strip(), "author": self.author}
+    def as_dict(self, link: str = "", *, emails: bool = False) -> dict[str, Any]:
+        """What an event says of the commit: its author's e-mail, and the addresses in its
+        message, only with ``emails`` (personal data the operator chooses to publish)."""
+        message = self.message.strip()
+        data = {"sha": self.sha, "message": message, "author": self.author}
+        if emails:
+            data["email"] = self.email
+        else:
+            data["message"] = EMAIL.sub(HIDDEN, message)
+            data["author"] = EMAIL.sub(HIDDEN, self.author)
         return {**data, "link": link} if link else data
 
 
@@ -130,7 +145,10 @@ class GitHistory:
                     break
                 parent = commit.parents[0].tree if commit.parents else None
                 paths = tuple(tree_changes(repo, parent, commit.tree, ""))
-                out.append(CommitInfo(str(commit.id), commit.message, commit.author.name, paths))
+                author = commit.author
+                out.append(
+                    CommitInfo(str(commit.id), commit.message, author.name, paths, author.email)
+                )
             return out
 
     def close(self) -> None:

@@ -18,12 +18,24 @@ from reporters.enrich.jira import JiraIssues, JiraUnavailable
 from reporters.events.transitions import App, Change
 
 ENRICHED = ("app.synced", "app.deployed")
+AUTHOR_EMAILS, JIRA_FIELDS = "author-emails", "jira-fields"
+SHARED = (AUTHOR_EMAILS, JIRA_FIELDS)
+"""Personal or private data events carry only when the operator says so (``--share``):
+commit authors' e-mail addresses (else masked in messages too), and Jira issues' summary
+and assignee (else an issue is its key, status and link)."""
+ISSUE_BASICS = ("key", "status", "link")
 
 
 class Enricher:
-    def __init__(self, history: History | None = None, jira: JiraIssues | None = None) -> None:
+    def __init__(
+        self,
+        history: History | None = None,
+        jira: JiraIssues | None = None,
+        share: frozenset[str] = frozenset(),
+    ) -> None:
         self.history = history
         self.jira = jira
+        self.share = share
         self.failures = 0
 
     def enrich(self, change: Change, old: App | None, new: App | None) -> Change | None:
@@ -34,6 +46,7 @@ class Enricher:
         moved = [s for s in source_changes(old, new) if s.old and s.new and s.old != s.new]
         messages: list[str] = []
         per_source = []
+        emails = AUTHOR_EMAILS in self.share
         try:
             for source in moved:
                 commits = touching(self.history.between(source), source.path)
@@ -44,7 +57,10 @@ class Enricher:
                         "path": source.path,
                         "from": source.old,
                         "to": source.new,
-                        "commits": [c.as_dict(commit_link(source.repo, c.sha)) for c in commits],
+                        "commits": [
+                            c.as_dict(commit_link(source.repo, c.sha), emails=emails)
+                            for c in commits
+                        ],
                     }
                 )
         except Exception as exc:  # Git down, a revision not found: deliver without commits
@@ -58,7 +74,10 @@ class Enricher:
         keys = jira_keys(messages)
         if keys and self.jira is not None:
             try:
-                data["issues"] = list(self.jira.issues(keys).values())
+                found = list(self.jira.issues(keys).values())
+                if JIRA_FIELDS not in self.share:
+                    found = [{k: i[k] for k in ISSUE_BASICS if k in i} for i in found]
+                data["issues"] = found
             except JiraUnavailable as exc:
                 self.failures += 1
                 missing["issues"] = str(exc)

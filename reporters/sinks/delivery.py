@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from orchestrator.urls import scrub
 from reporters.state.store import Store
 
 
@@ -76,8 +77,12 @@ class Policy:
 class Delivery:
     """The worker of one sink."""
 
-    def __init__(self, store: Store, sink: Sink, policy: Policy | None = None) -> None:
+    def __init__(
+        self, store: Store, sink: Sink, policy: Policy | None = None, secrets: tuple[str, ...] = ()
+    ) -> None:
         self.store = store
+        self.secrets = secrets
+        """Masked in the reasons kept in the store (a sink's exception may quote them)."""
         self.sink = sink
         self.policy = policy or Policy()
         self.bucket = TokenBucket(self.policy.rate, self.policy.burst)
@@ -119,7 +124,8 @@ class Delivery:
             except SinkError as exc:
                 attempt = row.attempts + 1
                 dead = exc.permanent or attempt >= self.policy.attempts
-                self.store.failed(self.sink.name, row.id, str(exc), dead=dead)
+                reason = scrub(str(exc), self.secrets)
+                self.store.failed(self.sink.name, row.id, reason, dead=dead)
                 self.failed += 1
                 if not dead:
                     self._stop.wait(self.policy.backoff(attempt, exc.retry_after))

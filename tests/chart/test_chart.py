@@ -53,6 +53,12 @@ CASES: dict[str, tuple[str, ...]] = {
     "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
     "python-config": ("config.python=true",
                       "config.files.flows\\.py=from orchestrator.dsl import env"),
+    "access": (*BASE, "access.streamReaders[0].name=dashboard",
+               "access.streamReaders[0].namespace=tools", "access.streamReaders[1].kind=Group",
+               "access.streamReaders[1].name=sre", "access.metricsReaders[0].name=prometheus",
+               "access.metricsReaders[0].namespace=monitoring",
+               "networkPolicy.streamNamespaces={tools}", "reporters.share={author-emails}",
+               "serviceMonitor.enabled=true"),
 }  # fmt: skip
 
 
@@ -132,7 +138,9 @@ def test_secrets_are_referenced_by_name_and_only_tokens_are_made(case: str) -> N
 
 def grants(case: str) -> set[tuple[str, str, str, str, str]]:
     """(account, namespace or "*", apiGroup, resource, verb) for every right given."""
-    rules: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    rules: dict[tuple[str, str], list[dict[str, Any]]] = {
+        ("ClusterRole", "*/system:auth-delegator"): AUTH_DELEGATOR
+    }
     for role in objects(case, "Role") + objects(case, "ClusterRole"):
         scope = role["metadata"].get("namespace", "*")
         rules[(role["kind"], f"{scope}/{role['metadata']['name']}")] = role["rules"]
@@ -142,12 +150,20 @@ def grants(case: str) -> set[tuple[str, str, str, str, str]]:
         ref = binding["roleRef"]
         key = (ref["kind"], f"{scope if ref['kind'] == 'Role' else '*'}/{ref['name']}")
         for subject in binding["subjects"]:
-            account = f"{subject['namespace']}/{subject['name']}"
+            account = f"{subject.get('namespace', subject['kind'])}/{subject['name']}"
             for rule in rules[key]:
                 for group in rule["apiGroups"]:
                     for resource in rule["resources"]:
                         out |= {(account, scope, group, resource, v) for v in rule["verbs"]}
     return out
+
+
+AUTH_DELEGATOR = [
+    {"apiGroups": ["authentication.k8s.io"], "resources": ["tokenreviews"], "verbs": ["create"]},
+    {"apiGroups": ["authorization.k8s.io"], "resources": ["subjectaccessreviews"],
+     "verbs": ["create"]},
+]  # fmt: skip
+"""Kubernetes' own ClusterRole that lets a server check the tokens it is sent."""
 
 
 def table(*rows: tuple[str, str, str, str, str]) -> set[tuple[str, str, str, str, str]]:
@@ -171,13 +187,79 @@ def test_each_account_gets_exactly_what_it_needs() -> None:
         (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch patch"),
         (APPLY, "promoflow", "argoproj.io", "workflowtemplates", "get list create update"),
         (WORKFLOW, "promoflow", "argoproj.io", "workflowtaskresults", "create patch"),
+        *REVIEWS,
+        (WORKFLOW, "promoflow", "promoflow.dev", "reporters/reports", "create"),
     )
+
+
+REVIEWS = [
+    (account, "*", group, resource, "create")
+    for account in (WEBHOOKS, REPORTERS)
+    for group, resource in (
+        ("authentication.k8s.io", "tokenreviews"),
+        ("authorization.k8s.io", "subjectaccessreviews"),
+    )
+]
+"""Both servers check the tokens of /stream, /reports, /shards and /metrics."""
+
+
+def test_who_may_read_the_stream_and_the_metrics_is_what_the_values_name() -> None:
+    granted = grants("access")
+    assert {g for g in granted if g[2] == "promoflow.dev"} == table(
+        ("tools/dashboard", "promoflow", "promoflow.dev", "reporters/stream", "get"),
+        ("tools/dashboard", "promoflow", "promoflow.dev", "reporters/shards", "get"),
+        ("Group/sre", "promoflow", "promoflow.dev", "reporters/stream", "get"),
+        ("Group/sre", "promoflow", "promoflow.dev", "reporters/shards", "get"),
+        ("monitoring/prometheus", "promoflow", "promoflow.dev", "reporters/metrics", "get"),
+        ("monitoring/prometheus", "promoflow", "promoflow.dev", "webhooks/metrics", "get"),
+        (WORKFLOW, "promoflow", "promoflow.dev", "reporters/reports", "create"),
+    )
+    [reporters] = objects("access", "StatefulSet")
+    args = reporters["spec"]["template"]["spec"]["containers"][0]["args"]
+    assert "--auth-name=promoflow-reporters" in args
+    assert "--share=author-emails" in args
+    [default] = objects("defaults", "StatefulSet")
+    assert not [a for a in default["spec"]["template"]["spec"]["containers"][0]["args"]
+                if a.startswith("--share")]  # fmt: skip
+
+
+def test_a_network_policy_admits_only_what_each_component_needs_by_default() -> None:
+    policies = {p["metadata"]["name"]: p["spec"] for p in objects("defaults", "NetworkPolicy")}
+    assert set(policies) == {"promoflow-webhooks", "promoflow-reporters"}
+    reporters = policies["promoflow-reporters"]
+    assert reporters["policyTypes"] == ["Ingress"]
+    [rule] = reporters["ingress"]
+    sources = {f["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
+               for f in rule["from"]}  # fmt: skip
+    assert sources == {"promoflow", "monitoring"}  # workflows run in the release's namespace
+    [extra] = [
+        p for p in objects("access", "NetworkPolicy") if p["metadata"]["name"].endswith("reporters")
+    ]
+    named = {f["namespaceSelector"]["matchLabels"]["kubernetes.io/metadata.name"]
+             for f in extra["spec"]["ingress"][0]["from"]}  # fmt: skip
+    assert "tools" in named
+
+
+def test_the_shared_token_is_optional_and_sent_by_scrapes_and_reports() -> None:
+    for case in ("defaults", "access"):
+        for _, pod in _pods(case):
+            for container in pod["containers"]:
+                for variable in container.get("env", []):
+                    ref = (variable.get("valueFrom") or {}).get("secretKeyRef") or {}
+                    if variable["name"] in ("PROMOFLOW_REPORT_TOKEN", "PROMOFLOW_METRICS_TOKEN"):
+                        assert ref == {"name": "promoflow-report", "key": "token",
+                                       "optional": True}  # fmt: skip
+    for monitor in objects("access", "ServiceMonitor"):
+        [endpoint] = monitor["spec"]["endpoints"]
+        assert endpoint["authorization"] == {
+            "type": "Bearer", "credentials": {"name": "promoflow-report", "key": "token"}
+        }  # fmt: skip
 
 
 def test_rights_follow_the_namespaces_values_name() -> None:
     listed = grants("listed-namespaces")
     workflow = "argo/promoflow-workflow"
-    assert {g for g in listed if g[0] == REPORTERS} == table(
+    assert {g for g in listed if g[0] == REPORTERS and g not in REVIEWS} == table(
         (REPORTERS, "argocd", "argoproj.io", "applications", "get list watch"),
         (REPORTERS, "team-a", "argoproj.io", "applications", "get list watch"),
         (REPORTERS, "argo", "argoproj.io", "workflows", "get list watch patch"),
@@ -185,10 +267,11 @@ def test_rights_follow_the_namespaces_values_name() -> None:
         (REPORTERS, "shop-prod", "apps", "replicasets", "get list watch"),
     )
     assert {g for g in listed if g[0] == workflow} == table(
-        (workflow, "argo", "argoproj.io", "workflowtaskresults", "create patch")
+        (workflow, "argo", "argoproj.io", "workflowtaskresults", "create patch"),
+        (workflow, "promoflow", "promoflow.dev", "reporters/reports", "create"),
     )
     assert objects("listed-namespaces", "ClusterRole") == []
-    everywhere = {g for g in grants("all-namespaces") if g[0] == REPORTERS}
+    everywhere = {g for g in grants("all-namespaces") if g[0] == REPORTERS and g not in REVIEWS}
     assert everywhere == table(
         (REPORTERS, "*", "argoproj.io", "applications", "get list watch"),
         (REPORTERS, "promoflow", "argoproj.io", "workflows", "get list watch patch"),
@@ -208,7 +291,7 @@ def test_run_messages_are_the_reporters_only_write_and_can_be_turned_off() -> No
         assert not {g for g in writes if g[0].endswith("/promoflow-workflow") and
                     g[3] == "workflows"}, case  # fmt: skip
     assert (REPORTERS, "promoflow", "argoproj.io", "workflows", "patch") in grants("defaults")
-    off = {g for g in grants("no-run-messages") if g[0] == REPORTERS}
+    off = {g for g in grants("no-run-messages") if g[0] == REPORTERS and g not in REVIEWS}
     assert all(g[4] in ("get", "list", "watch") for g in off)
     [reporters] = objects("no-run-messages", "StatefulSet")
     assert "--no-run-messages" in reporters["spec"]["template"]["spec"]["containers"][0]["args"]
@@ -344,8 +427,9 @@ def test_service_monitors_scrape_both_services() -> None:
         selector = monitor["spec"]["selector"]["matchLabels"]
         service = services[monitor["metadata"]["name"]]
         assert selector.items() <= service["metadata"]["labels"].items()
-        assert monitor["spec"]["endpoints"] == [{"port": "http", "path": "/metrics",
-                                                 "interval": "30s"}]  # fmt: skip
+        bearer = {"type": "Bearer", "credentials": {"name": "promoflow-report", "key": "token"}}
+        endpoint = {"port": "http", "path": "/metrics", "interval": "30s"}
+        assert monitor["spec"]["endpoints"] == [{**endpoint, "authorization": bearer}]
 
 
 def test_the_ingress_serves_the_webhooks_over_tls() -> None:
@@ -397,7 +481,7 @@ def test_step_templates_are_the_generated_ones_with_the_releases_settings() -> N
         "http://promoflow-reporters.promoflow.svc:8081/reports"
     )
     assert notify_env["PROMOFLOW_REPORT_TOKEN"]["valueFrom"] == {
-        "secretKeyRef": {"name": "team-report", "key": "token"}
+        "secretKeyRef": {"name": "team-report", "key": "token", "optional": True}
     }
 
 

@@ -28,6 +28,9 @@ from tests.e2e.settings import E2ESettings
 from tests.tools.binaries import ensure
 
 WEBHOOK_SECRET = "e2e-chart-webhook-secret"
+REPORT_TOKEN = "e2e-chart-report-token-5d1c"
+"""The shared token of the reporters' routes (nothing is anonymous): in the release's
+namespace for the reporters, in the workflows' for the exit handler's reports."""
 REAL_NODE = "promoflow.dev/real-pods"
 
 
@@ -40,6 +43,7 @@ class Release:
     reporters: str
     seconds: float
     """From ``helm install`` to every pod Ready and the configuration applied."""
+    token: str = REPORT_TOKEN
 
     def pods(self) -> list[Any]:
         core = client.CoreV1Api(api_client(self.e2e))
@@ -114,9 +118,16 @@ def install(e2e: E2ESettings, flow: Flow, namespace: str, scratch: Path) -> Rele
         namespace,
         {"metadata": {"name": "promoflow-webhooks"}, "stringData": {"github": WEBHOOK_SECRET}},
     )
+    report = f"{namespace}-report"
+    for where in (namespace, e2e.argo_namespace):
+        core.create_namespaced_secret(
+            where, {"metadata": {"name": report}, "stringData": {"token": REPORT_TOKEN}}
+        )
     webhooks, reporters = free_port(), free_port()
     path = scratch / "values.yaml"
-    path.write_text(yaml.safe_dump(values(e2e, flow, webhooks, reporters)))
+    chosen = values(e2e, flow, webhooks, reporters)
+    chosen["secrets"]["reportToken"] = report
+    path.write_text(yaml.safe_dump(chosen))
     started = time.monotonic()
     done = helm(e2e, "install", "promoflow", str(CHART), "-n", namespace, "-f", str(path),
                 "--wait", "--timeout", "5m")  # fmt: skip
@@ -129,7 +140,9 @@ def install(e2e: E2ESettings, flow: Flow, namespace: str, scratch: Path) -> Rele
 
 def uninstall(release: Release) -> None:
     helm(release.e2e, "uninstall", "promoflow", "-n", release.namespace, "--wait")
-    client.CoreV1Api(api_client(release.e2e)).delete_namespace(release.namespace)
+    core = client.CoreV1Api(api_client(release.e2e))
+    core.delete_namespaced_secret(f"{release.namespace}-report", release.e2e.argo_namespace)
+    core.delete_namespace(release.namespace)
 
 
 def helm(e2e: E2ESettings, *args: str) -> subprocess.CompletedProcess[str]:

@@ -48,8 +48,9 @@ pytestmark = pytest.mark.e2e
 class Stream:
     """The reporters' /stream, read in a thread of its own as a user's client would."""
 
-    def __init__(self, url: str) -> None:
+    def __init__(self, url: str, token: str) -> None:
         self.url = url
+        self.headers = {"Authorization": f"Bearer {token}"}
         self.events: list[dict[str, Any]] = []
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._read, daemon=True)
@@ -58,7 +59,9 @@ class Stream:
     def _read(self) -> None:
         while not self._stop.is_set():
             try:
-                with httpx.stream("GET", f"{self.url}/stream", timeout=None) as response:
+                with httpx.stream(
+                    "GET", f"{self.url}/stream", headers=self.headers, timeout=None
+                ) as response:
                     for line in response.iter_lines():
                         if self._stop.is_set():
                             return
@@ -157,7 +160,7 @@ def test_helm_install_then_a_webhook_push_promotes_to_prod_with_an_approval(
     assert f"promoflow-{flow.product}" in templates  # the chart's Job applied it
     assert "promoflow-promote" in templates  # the chart installed the steps
 
-    stream = Stream(installed.reporters)
+    stream = Stream(installed.reporters, installed.token)
     time.sleep(2)
     started = time.monotonic()
     name, answered = _push(installed, repo, flow, "1.0.0")
@@ -198,7 +201,9 @@ def test_helm_install_then_a_webhook_push_promotes_to_prod_with_an_approval(
             wait_until("the reporters tell the promotion's end", reported, e2e.timeout)
         except AssertionError as exc:
             told = sorted({e["type"] for e in stream.events})
-            metrics = httpx.get(f"{installed.reporters}/metrics", timeout=10).text
+            metrics = httpx.get(
+                f"{installed.reporters}/metrics", headers=stream.headers, timeout=10
+            ).text
             numbers = [line for line in metrics.splitlines() if line.startswith("promoflow_")]
             raise AssertionError(f"{exc}; stream told {told}; {numbers}") from None
         deployed = {
@@ -235,7 +240,7 @@ def test_a_failed_health_gate_fails_the_promotion_with_its_reason(
     from tests.e2e.k8s import deployment
 
     installed, flow, repo = release
-    stream = Stream(installed.reporters)
+    stream = Stream(installed.reporters, installed.token)
     broken = repo.commit(
         {f"{flow.path('staging')}/deployment.yaml": deployment(
             flow.app("staging"), "0.9.0", unready=True, progress_deadline=10

@@ -50,7 +50,8 @@ def test_each_app_gets_the_commits_that_touched_it_and_untouched_apps_none(
     url, (seed, first, second) = monorepo
     with ServerThread(fake_jira()) as jira:
         issues = JiraIssues(jira.url)
-        enricher = Enricher(GitHistory(tmp_path / "cache"), issues)
+        shared = frozenset({"jira-fields"})
+        enricher = Enricher(GitHistory(tmp_path / "cache"), issues, shared)
         a = enricher.enrich(_synced("a", second), _app(url, "a", seed), _app(url, "a", second))
         again = enricher.enrich(_synced("a", second), _app(url, "a", seed), _app(url, "a", second))
         b = enricher.enrich(_synced("b", second), _app(url, "b", seed), _app(url, "b", second))
@@ -72,6 +73,41 @@ def test_each_app_gets_the_commits_that_touched_it_and_untouched_apps_none(
     ]
     assert c is None  # the monorepo commits changed nothing under c/: no event
     assert again == a and issues.lookups == 1  # the issue came from the cache
+
+
+def test_by_default_no_email_address_and_no_jira_summary_or_assignee_is_published(
+    tmp_path: Path,
+) -> None:
+    bare = init_bare_repo(tmp_path / "srv" / "gitops.git")
+    seed = commit(bare, {"a/v.yaml": b"1\n"}, "seed")
+    message = (
+        "SHOP-1 gift cards (reported by bob.smith@example.org)\n\n"
+        "Signed-off-by: Alice Doe <alice.doe@example.com>"
+    )
+    sha = commit(bare, {"a/v.yaml": b"2\n"}, message)
+    with GitHttpServer(tmp_path / "srv") as git, ServerThread(fake_jira()) as jira:
+        url = git.repo_url("gitops")
+        old, new = _app(url, "a", seed), _app(url, "a", sha)
+        history = GitHistory(tmp_path / "cache")
+        private = Enricher(history, JiraIssues(jira.url)).enrich(_synced("a", sha), old, new)
+        shared = Enricher(
+            history, JiraIssues(jira.url), frozenset({"author-emails", "jira-fields"})
+        ).enrich(_synced("a", sha), old, new)
+    assert private is not None and shared is not None
+    [kept] = private.data["commits"][0]["commits"]
+    assert "@" not in str(private.data) and "example.com" not in str(private.data)
+    assert kept["message"] == (
+        "SHOP-1 gift cards (reported by <e-mail hidden>)\n\n"
+        "Signed-off-by: Alice Doe <<e-mail hidden>>"
+    )
+    assert "email" not in kept
+    assert private.data["issues"] == [
+        {"key": "SHOP-1", "status": "In Progress", "link": f"{jira.url}/browse/SHOP-1"}
+    ]
+    [told] = shared.data["commits"][0]["commits"]
+    assert told["email"] == "ci@example.com" and "alice.doe@example.com" in told["message"]
+    assert shared.data["issues"][0]["summary"] == "Checkout fails for gift cards"
+    assert shared.data["issues"][0]["assignee"] == "Alice"
 
 
 def test_a_multi_source_app_gets_the_commits_of_each_source(

@@ -115,6 +115,17 @@ def test_a_queue_of_nothing_and_a_store_that_cannot_be_opened_are_usage_errors(
     assert state.stderr.startswith(f"error: --state {blocker / 'state.db'}: cannot open the store")
 
 
+def test_sharing_unknown_private_data_is_a_usage_error() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "reporters", "--share", "author-emails,phone-numbers"],
+        env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert run.returncode == 2
+    assert run.stderr.strip() == (
+        "error: --share 'phone-numbers': one of author-emails, jira-fields"
+    )
+
+
 NOTIFICATIONS = """\
 apiVersion: v1
 kind: ConfigMap

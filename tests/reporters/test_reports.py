@@ -14,6 +14,7 @@ from typing import Any
 import httpx
 import pytest
 
+from orchestrator.access import Access
 from orchestrator.simulator.serve import ServerThread
 from orchestrator.steps.notify import build_report, deliver
 from reporters.app import create_app
@@ -57,13 +58,19 @@ def reporter_at(
         Watcher(None), Store(), [sink], others=others, ui="https://argo.example.com",
         notifier=Notifier(config), services=[team],
     )  # type: ignore[list-item]  # fmt: skip
-    app = create_app(reporter.stream, reporter.numbers, reporter.shards, reporter.accept, TOKEN)
+    app = create_app(
+        reporter.stream, reporter.numbers, reporter.shards, reporter.accept, Access(TOKEN)
+    )
     try:
         with ServerThread(app) as server:
             yield reporter, f"{server.url}/reports", sink, team
     finally:
         for delivery in reporter.deliveries:
             delivery.stop()
+
+
+def _auth() -> dict[str, str]:
+    return {"Authorization": f"Bearer {TOKEN}"}
 
 
 def _report(status: str = "Failed") -> dict[str, Any]:
@@ -101,7 +108,7 @@ def test_a_failed_promotion_report_goes_out_through_the_sinks_and_notifications(
         _handle_queued(reporter)
         time.sleep(0.3)
         assert len(sink.events) == 1
-        metrics = httpx.get(url.replace("/reports", "/metrics")).text
+        metrics = httpx.get(url.replace("/reports", "/metrics"), headers=_auth()).text
     assert event["type"] == "promotion.failed" and event["subject"] == "argo/shop-1-4-0-x1"
     assert event["data"]["failures"] == [
         {"step": "gate-prod", "message": "app shop-prod is Degraded"}
@@ -117,7 +124,10 @@ def test_a_failed_promotion_report_goes_out_through_the_sinks_and_notifications(
 @pytest.mark.parametrize(
     ("body", "headers", "status", "reason"),
     [
-        (b'{"kind": "PromotionResult"}', {}, 401, "a report needs the reporter's token"),
+        (b'{"kind": "PromotionResult"}', {}, 401, "this needs a bearer token"),
+        (b'{"kind": "PromotionResult"}', {"Authorization": "Bearer nope"}, 401, "not valid"),
+        (b"[" * 30_000 + b"]" * 30_000, _auth(), 400, "nests deeper than 32 levels"),
+        (b'{"a":' * 2_000 + b"1" + b"}" * 2_000, _auth(), 400, "nests deeper than 32 levels"),
         (b"{not json", {"Authorization": f"Bearer {TOKEN}"}, 400, "the body is not JSON"),
         (b'{"kind": "Workflow"}', {"Authorization": f"Bearer {TOKEN}"}, 422, "kind: expected"),
         (

@@ -10,11 +10,15 @@ from typing import Any
 
 import httpx
 
+from orchestrator.access import Access
 from orchestrator.simulator.serve import ServerThread
 from reporters.app import create_app
 from reporters.events.transitions import Change
 from reporters.pipeline import Event
 from reporters.stream import Stream
+
+TOKEN = "stream-token-of-the-test"
+AUTH = {"Authorization": f"Bearer {TOKEN}"}
 
 
 def _event(i: int, product: str = "shop") -> Event:
@@ -47,11 +51,12 @@ def test_a_live_stream_filtered_and_resumed_with_last_event_id() -> None:
         "watch_relists": 1, "watch_errors": 0, "sinks": {"stdout": (2, 0)},
         "dead": {"stdout": 0}, "held": 0, "enrichment_failures": 1, "notification_problems": 0,
     }  # fmt: skip
-    app = create_app(stream, lambda: numbers, lambda: {"shard": 0, "replicas": 1, "apps": 2})
+    shards = {"shard": 0, "replicas": 1, "apps": 2}
+    app = create_app(stream, lambda: numbers, lambda: shards, access=Access(TOKEN))
     with ServerThread(app) as server:
         got: list[dict[str, Any]] = []
         reader = threading.Thread(
-            target=_read, args=(f"{server.url}/stream?product=shop", {}, 3, got)
+            target=_read, args=(f"{server.url}/stream?product=shop", AUTH, 3, got)
         )
         reader.start()
         time.sleep(0.5)
@@ -67,7 +72,12 @@ def test_a_live_stream_filtered_and_resumed_with_last_event_id() -> None:
         resumed: list[dict[str, Any]] = []
         again = threading.Thread(
             target=_read,
-            args=(f"{server.url}/stream?app=shop-dev", {"Last-Event-ID": "id-shop-0"}, 3, resumed),
+            args=(
+                f"{server.url}/stream?app=shop-dev",
+                {**AUTH, "Last-Event-ID": "id-shop-0"},
+                3,
+                resumed,
+            ),
         )
         again.start()
         time.sleep(0.5)
@@ -75,10 +85,10 @@ def test_a_live_stream_filtered_and_resumed_with_last_event_id() -> None:
         again.join(10)
         assert [e["id"] for e in resumed] == ["id-shop-1", "id-shop-2", "id-shop-3"]
 
-        metrics = httpx.get(f"{server.url}/metrics").text
-        shards = httpx.get(f"{server.url}/shards").json()
+        metrics = httpx.get(f"{server.url}/metrics", headers=AUTH).text
+        shown = httpx.get(f"{server.url}/shards", headers=AUTH).json()
     assert "promoflow_reporter_emitted_total 2.0" in metrics
     assert "promoflow_reporter_enrichment_failures_total 1.0" in metrics
     assert 'promoflow_reporter_delivered_total{sink="stdout"} 2.0' in metrics
     assert "promoflow_reporter_queue_depth 0.0" in metrics
-    assert shards == {"shard": 0, "replicas": 1, "apps": 2}
+    assert shown == shards

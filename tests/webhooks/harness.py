@@ -25,6 +25,7 @@ import httpx
 import pygit2
 import uvicorn
 
+from orchestrator.access import Access
 from orchestrator.adapters.argoasync import AsyncArgo
 from orchestrator.adapters.gitreads import GitReads
 from orchestrator.compiler.compile import compile_product
@@ -43,6 +44,7 @@ from tests.webhooks.memory import DictReader, MemoryBackend
 
 SECRET = "s3cr3t-for-tests"
 MEMORY_URL = "https://git.example.com/acme/gitops.git"
+METRICS_TOKEN = "metrics-token-for-tests"
 PRODUCTS = ("cart", "shop", "web")
 BRANCH = "main"
 NAMESPACE = "argo"
@@ -278,6 +280,6 @@ def harness(
         install_templates(argo, config)
         reader = GitReads(tmp / "cache")
         service = make_service(config, argo.url, reader)
-        with serving(create_app(service)) as server:
+        with serving(create_app(service, Access(METRICS_TOKEN))) as server:
             yield Harness(root, bare, repo_url, config, argo, service, server.url, seed)
         reader.close()

@@ -15,6 +15,7 @@ from orchestrator.simulator.serve import ServerThread, free_port
 from orchestrator.webhooks.app import create_app
 from tests.fakes.argo_server import FakeArgoServer
 from tests.webhooks.harness import (
+    METRICS_TOKEN,
     NAMESPACE,
     SECRET,
     Harness,
@@ -35,6 +36,9 @@ GITHUB_VECTOR_SIGNATURE = "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c2
 def hub(tmp_path: Path):
     with harness(tmp_path) as h:
         yield h
+
+
+METRICS_AUTH = {"Authorization": f"Bearer {METRICS_TOKEN}"}
 
 
 def _release(h: Harness, product: str = "shop", tag: str = "1.5.0") -> tuple[bytes, str]:
@@ -251,7 +255,8 @@ def test_health_readiness_and_metrics(hub: Harness) -> None:
     hub.post("/webhooks/github", body, {**headers, "X-Hub-Signature-256": "sha256=00"})
     assert httpx.get(f"{hub.url}/healthz").json() == {"status": "ok"}
     assert httpx.get(f"{hub.url}/readyz").status_code == 200
-    metrics = httpx.get(f"{hub.url}/metrics").text
+    assert httpx.get(f"{hub.url}/metrics").status_code == 401  # never anonymous
+    metrics = httpx.get(f"{hub.url}/metrics", headers=METRICS_AUTH).text
     assert 'promoflow_webhook_requests_total{outcome="submitted",provider="github"} 1.0' in metrics
     assert 'promoflow_webhook_requests_total{outcome="duplicate",provider="github"} 2.0' in metrics
     assert 'promoflow_webhook_requests_total{outcome="refused",provider="github"} 1.0' in metrics
@@ -321,3 +326,38 @@ def test_a_json_request_sent_as_curl_sends_it_is_read_as_json(hub: Harness) -> N
         "/webhooks/github", b"payload=%7B%7D", {**signed(b"payload=%7B%7D", "ping"), **form}
     )
     assert pinged.status_code == 200, pinged.text
+
+
+def test_metrics_admit_a_service_account_granted_get_on_webhooks_metrics(hub: Harness) -> None:
+    """The webhook service's /metrics, guarded as the reporter's routes are: a Kubernetes
+    identity checked with TokenReview and SubjectAccessReview (a fake API server in the
+    API's shapes, through the real client)."""
+    from kubernetes import client
+
+    from orchestrator.access import Access, KubernetesReviews
+    from tests.fakes.reviews import FakeReviews, Grant
+
+    with FakeReviews() as api:
+        prometheus = api.service_account("prom-token", "monitoring", "prometheus")
+        api.service_account("other-token", "default", "default")
+        api.grants.add(Grant(prometheus, "get", "webhooks", "metrics", "promoflow"))
+        configuration = client.Configuration()
+        configuration.host = api.url
+        configuration.api_key = {"authorization": api.reviewer_token}
+        configuration.api_key_prefix = {"authorization": "Bearer"}
+        reviews = KubernetesReviews(client.ApiClient(configuration))
+        app = create_app(hub.service, Access("", reviews, "promoflow"))
+        with ServerThread(app) as server:
+            url = f"{server.url}/metrics"
+            admitted = httpx.get(url, headers={"Authorization": "Bearer prom-token"})
+            refused = httpx.get(url, headers={"Authorization": "Bearer other-token"})
+            anonymous = httpx.get(url)
+            probe = httpx.get(f"{server.url}/healthz")
+    assert admitted.status_code == 200 and "promoflow_webhook_requests_total" in admitted.text
+    assert refused.status_code == 403
+    assert refused.json()["message"] == (
+        "system:serviceaccount:default:default may not get webhooks/metrics (promoflow.dev) "
+        "in namespace promoflow"
+    )
+    assert anonymous.status_code == 401 and anonymous.headers["www-authenticate"]
+    assert probe.status_code == 200
