@@ -170,6 +170,24 @@ class GitReads:
         with _Held(lock):
             return str(remote.fetch_commit(commit).message)
 
+    def tip(self, url: str, branch: str) -> str | None:
+        """The branch's tip on the server now: never remembered (it moves)."""
+        remote, lock = self._remote(url)
+        with lock:
+            return remote.tip(branch)
+
+    def descends(self, url: str, commit: str, tip: str, branch: str = "") -> bool:
+        """Whether ``commit`` is ``tip`` or an ancestor of it (after fetching the branch's
+        recent history when either is missing; see :meth:`GitRemote.descends`). Remembered:
+        the history of a commit never changes."""
+        key = ("descends", url, commit, tip)
+        return self._remembered(key, lambda: self._descends(url, commit, tip, branch))
+
+    def _descends(self, url: str, commit: str, tip: str, branch: str) -> bool:
+        remote, lock = self._at(url, tip, commit, branch=branch)
+        with _Held(lock):
+            return remote.descends(commit, tip)
+
     def close(self) -> None:
         with self._lock:
             for remote, _ in self._remotes.values():

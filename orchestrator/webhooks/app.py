@@ -38,7 +38,7 @@ from orchestrator.adapters.gitreads import NotRemembered
 from orchestrator.errors import PromoflowError
 from orchestrator.loading import Config
 from orchestrator.problems import suggest
-from orchestrator.webhooks import registry
+from orchestrator.webhooks import freshness, registry
 from orchestrator.webhooks.events import (
     Event,
     GitPush,
@@ -49,11 +49,12 @@ from orchestrator.webhooks.events import (
     PromotionAsked,
     Refused,
 )
+from orchestrator.webhooks.freshness import BranchReader
 from orchestrator.webhooks.metrics import Metrics
 from orchestrator.webhooks.payloads import body_hash
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Run, Submissions, Unavailable
-from orchestrator.webhooks.triggers import GitReader, Outcome, for_image, for_push, for_request
+from orchestrator.webhooks.triggers import Outcome, for_image, for_push, for_request
 
 log = logging.getLogger("promoflow.webhooks")
 
@@ -88,7 +89,7 @@ class Service:
     config: Config
     submissions: Submissions
     secrets: Secrets
-    reader: GitReader
+    reader: BranchReader
     max_body: int = DEFAULT_MAX_BODY
     metrics: Metrics = field(default_factory=Metrics)
     _ready: tuple[float, str | None] = (0.0, "not checked yet")
@@ -121,6 +122,11 @@ class Service:
         if isinstance(event, Ignored):
             return Reply(200, f"nothing to promote: {event.reason}", "ignored")
         outcome = await self._outcome(event)
+        if outcome.starts and not isinstance(event, PromotionAsked):
+            outcome = await self._current(event, outcome)
+        refusals = [s for s in outcome.skips if s.refused]
+        if not outcome.starts and refusals:
+            raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
         skipped = [{"product": s.product, "reason": s.reason} for s in outcome.skips]
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
@@ -176,6 +182,17 @@ class Service:
             return await run_in_threadpool(for_push, event, plans, self.reader)
         except GitError as exc:
             raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
+
+    async def _current(self, event: GitPush | ImagePush, outcome: Outcome) -> Outcome:
+        """``outcome`` without what would move a version backwards, checked against the
+        branch as it is now, for every delivery (:mod:`orchestrator.webhooks.freshness`)."""
+        try:
+            return await run_in_threadpool(
+                freshness.current, outcome, isinstance(event, GitPush), self.submissions.plans,
+                self.reader,
+            )  # fmt: skip
+        except GitError as exc:
+            raise Unavailable(f"cannot read the branch's tip: {exc}", transient=True) from None
 
     async def aclose(self) -> None:
         """Close the backend's connections (at shutdown)."""
