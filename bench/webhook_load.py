@@ -20,8 +20,11 @@ in a seeded order. The same deliveries go to the bare endpoint and then to two
 
   cold  the pushes happen during the run: a push's first delivery waits for a Git fetch
         of the branch (batched: one fetch brings every push made since the last one)
-  warm  a second process on the same Git cache (a restarted replica): the commits are
-        local, so what is measured is the service itself
+  warm  a second process on the same Git cache (a restarted replica), the branch moved
+        forward again from the seed as the pushes are delivered: the commits are local, so
+        what is measured is the service itself (and each push's check of the branch tip,
+        one request to the Git server per push: a push no longer at the tip and older than
+        it would be a replay, refused)
 
 Printed: requests/s and p50/p99 of each, the ratios, the first deliveries' latency, the
 requests to the Git server; errors and duplicate submissions are counted from what the
@@ -161,6 +164,13 @@ class Publisher:
         self.repo = pygit2.Repository(str(bare))
         self.pushes = pushes
         self.at = -1
+
+    def rewind(self) -> Publisher:
+        """The branch back at the seed, to push the same commits again (the service
+        refuses a push that is no longer the tip and older than it: a replay)."""
+        self.repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=self.pushes[0][0]))
+        self.at = -1
+        return self
 
     def publish(self, k: int) -> None:
         if k > self.at:
@@ -372,7 +382,8 @@ def main() -> None:
             bare_port = free_port()
             with _process([*me, "bare", str(bare_port)], bare_port) as bare:
                 bares.append(Run(*asyncio.run(_load(bare, requests, f"bare {i + 1}"))))
-            warms.append(_promoflow(root, config, git, requests, f"warm {i + 1}", None))
+            warm = publisher.rewind()
+            warms.append(_promoflow(root, config, git, requests, f"warm {i + 1}", warm))
         runs = {"bare": _median(bares), "cold": cold, "warm": _median(warms)}
         every = [cold, *warms]
     console.print(

@@ -122,15 +122,15 @@ class Service:
         if isinstance(event, Ignored):
             return Reply(200, f"nothing to promote: {event.reason}", "ignored")
         outcome = await self._outcome(event)
+        delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
         if outcome.starts and not isinstance(event, PromotionAsked):
-            outcome = await self._current(event, outcome)
+            outcome = await self._current(event, outcome, delivery)
         refusals = [s for s in outcome.skips if s.refused]
         if not outcome.starts and refusals:
             raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
         skipped = [{"product": s.product, "reason": s.reason} for s in outcome.skips]
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
-        delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
         runs = [
             await self.submissions.submit(start, start.identity or delivery)
             for start in outcome.starts
@@ -183,13 +183,23 @@ class Service:
         except GitError as exc:
             raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
 
-    async def _current(self, event: GitPush | ImagePush, outcome: Outcome) -> Outcome:
+    async def _current(
+        self, event: GitPush | ImagePush, outcome: Outcome, delivery: str
+    ) -> Outcome:
         """``outcome`` without what would move a version backwards, checked against the
-        branch as it is now, for every delivery (:mod:`orchestrator.webhooks.freshness`)."""
+        branch as it is now (:mod:`orchestrator.webhooks.freshness`). Starts this process
+        submitted recently are duplicates that start nothing: they skip the check, so only
+        a push's first delivery here asks the Git server for the tip."""
+        submissions = self.submissions
+        seen = tuple(
+            i for i, s in enumerate(outcome.starts) if submissions.seen(s, s.identity or delivery)
+        )
+        if len(seen) == len(outcome.starts):
+            return outcome
         try:
             return await run_in_threadpool(
-                freshness.current, outcome, isinstance(event, GitPush), self.submissions.plans,
-                self.reader,
+                freshness.current, outcome, isinstance(event, GitPush), submissions.plans,
+                self.reader, seen,
             )  # fmt: skip
         except GitError as exc:
             raise Unavailable(f"cannot read the branch's tip: {exc}", transient=True) from None

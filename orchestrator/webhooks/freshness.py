@@ -132,14 +132,23 @@ def check_image(start: Start, plan: ProductPlan, reader: BranchReader) -> Skip |
 
 
 def current(
-    outcome: Outcome, push: bool, plans: Mapping[str, ProductPlan], reader: BranchReader
+    outcome: Outcome,
+    push: bool,
+    plans: Mapping[str, ProductPlan],
+    reader: BranchReader,
+    submitted: tuple[int, ...] = (),
 ) -> Outcome:
     """``outcome`` with each start that would move its product backwards turned into a
-    refusal (``push``: the starts come from a Git push, else from a registry event)."""
+    refusal (``push``: the starts come from a Git push, else from a registry event).
+    ``submitted``: the indexes of starts already submitted, which start nothing new and
+    are kept as they are."""
     check = check_push if push else check_image
     starts: list[Start] = []
     skips = list(outcome.skips)
-    for start in outcome.starts:
+    for i, start in enumerate(outcome.starts):
+        if i in submitted:
+            starts.append(start)
+            continue
         refusal = check(start, plans[start.product], reader)
         if refusal is None:
             starts.append(start)
