@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from orchestrator.adapters.git import Credentials
 from orchestrator.adapters.gitreads import GitReads
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
@@ -34,5 +36,30 @@ def test_changed_paths_files_and_messages_at_pushed_commits(tmp_path: Path) -> N
             assert reads.read_file(url, second, "envs/dev/shop/values.yaml") == "b\n"
             assert reads.changed_paths(url, first, second)
             assert git.stats.requests == asked  # a commit never changes: answered from memory
+        finally:
+            reads.close()
+
+
+@pytest.mark.parametrize("transport", ["native", "cli"])
+def test_the_tip_is_asked_every_time_and_ancestry_is_read_in_git(
+    tmp_path: Path, transport: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PROMOFLOW_GIT_TRANSPORT", transport)
+    bare = init_bare_repo(tmp_path / "srv" / "gitops.git")
+    first = commit(bare, {"a.yaml": b"1\n"}, "one")
+    second = commit(bare, {"a.yaml": b"2\n"}, "two")
+    side = commit(bare, {"a.yaml": b"9\n"}, "side", branch="side")
+    with GitHttpServer(tmp_path / "srv", "u", "p") as git:
+        reads = GitReads(tmp_path / "cache", Credentials("u", "p"))
+        url = git.repo_url("gitops")
+        try:
+            assert reads.tip(url, "main") == second
+            assert reads.tip(url, "missing") is None
+            assert reads.descends(url, first, second, "main")
+            assert reads.descends(url, second, second, "main")
+            assert not reads.descends(url, second, first, "main")
+            assert not reads.descends(url, side, second, "main")
+            third = commit(bare, {"a.yaml": b"3\n"}, "three")
+            assert reads.tip(url, "main") == third  # never answered from memory
         finally:
             reads.close()
