@@ -62,6 +62,7 @@ class GitReads:
         """Commits threads wait for, per remote: whoever fetches next brings them all."""
         self._lock = threading.Lock()
         self._answers: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self._tips: dict[tuple[str, str], _Tips] = {}
 
     def remembered(self) -> _Remembered:
         """A reader that never waits (raising :class:`NotRemembered` where it would), for
@@ -171,10 +172,23 @@ class GitReads:
             return str(remote.fetch_commit(commit).message)
 
     def tip(self, url: str, branch: str) -> str | None:
-        """The branch's tip on the server now: never remembered (it moves)."""
-        remote, lock = self._remote(url)
-        with lock:
-            return remote.tip(branch)
+        """The branch's tip on the server as of a request that began after this call:
+        never remembered (it moves). Callers that arrive while a request is under way wait
+        for it and share the next one, so a burst costs two requests, not one each (and
+        never an answer older than the caller's arrival)."""
+        with self._lock:
+            state = self._tips.setdefault((url, branch), _Tips())
+            need = state.started + 1
+        with state.lock:
+            if state.done >= need:
+                return state.value
+            state.started += 1
+            generation = state.started
+            remote, lock = self._remote(url)
+            with lock:
+                state.value = remote.tip(branch)
+            state.done = generation
+            return state.value
 
     def descends(self, url: str, commit: str, tip: str, branch: str = "") -> bool:
         """Whether ``commit`` is ``tip`` or an ancestor of it (after fetching the branch's
@@ -193,6 +207,16 @@ class GitReads:
             for remote, _ in self._remotes.values():
                 remote.close()
             self._remotes.clear()
+
+
+class _Tips:
+    """The tip requests of one branch: how many began, which one answered last, and what."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started = 0
+        self.done = 0
+        self.value: str | None = None
 
 
 class _Held:

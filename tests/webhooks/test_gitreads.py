@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import concurrent.futures
 from pathlib import Path
 
 import pytest
@@ -61,5 +62,22 @@ def test_the_tip_is_asked_every_time_and_ancestry_is_read_in_git(
             assert not reads.descends(url, side, second, "main")
             third = commit(bare, {"a.yaml": b"3\n"}, "three")
             assert reads.tip(url, "main") == third  # never answered from memory
+        finally:
+            reads.close()
+
+
+def test_a_burst_of_tip_questions_shares_requests_begun_after_each(tmp_path: Path) -> None:
+    bare = init_bare_repo(tmp_path / "srv" / "gitops.git")
+    tip = commit(bare, {"a.yaml": b"1\n"}, "one")
+    with GitHttpServer(tmp_path / "srv", "u", "p") as git:
+        reads = GitReads(tmp_path / "cache", Credentials("u", "p"))
+        url = git.repo_url("gitops")
+        try:
+            assert reads.tip(url, "main") == tip
+            asked = git.stats.requests
+            with concurrent.futures.ThreadPoolExecutor(16) as pool:
+                tips = list(pool.map(lambda _: reads.tip(url, "main"), range(32)))
+            assert tips == [tip] * 32
+            assert git.stats.requests - asked < 32
         finally:
             reads.close()
