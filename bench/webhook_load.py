@@ -250,8 +250,12 @@ async def _load(
     requests: list[tuple[int, bytes, dict[str, str]]],
     label: str,
     publisher: Publisher | None = None,
+    refused: set[int] | None = None,
 ) -> tuple[float, list[float], dict[int, int], list[float]]:
+    """``refused``: filled with the pushes answered 409 (a newer push of the product was
+    already on the branch when the delivery was checked: superseded, not promoted)."""
     latencies: list[float] = []
+    accepted: set[int] = set()
     statuses: dict[int, int] = {}
     seen: set[int] = set()
     firsts: list[float] = []
@@ -279,6 +283,10 @@ async def _load(
                         seen.add(push)
                         firsts.append(latencies[-1])
                     statuses[status] = statuses.get(status, 0) + 1
+                    if status == 409 and refused is not None:
+                        refused.add(push)
+                    elif status == 202:
+                        accepted.add(push)
                     progress.advance(task)
             finally:
                 writer.close()
@@ -286,6 +294,8 @@ async def _load(
         began = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
         elapsed = time.perf_counter() - began
+    if refused is not None:  # a duplicate checked after the tip moved on: its push promoted
+        refused -= accepted
     return elapsed, latencies, statuses, firsts
 
 
@@ -305,6 +315,8 @@ class Run:
     workflows: int = 0
     distinct: int = 0
     git_requests: int = 0
+    superseded: int = 0
+    """Pushes refused with 409: a newer push of the product was on the branch first."""
 
     @property
     def rps(self) -> float:
@@ -312,12 +324,12 @@ class Run:
 
     @property
     def errors(self) -> int:
-        return sum(n for status, n in self.statuses.items() if status != 202)
+        return sum(n for status, n in self.statuses.items() if status not in (202, 409))
 
     @property
     def duplicates(self) -> int:
         """Workflows beyond one per push, and pushes without one."""
-        return self.workflows - self.distinct + abs(self.distinct - PUSHES)
+        return self.workflows - self.distinct + abs(self.distinct - (PUSHES - self.superseded))
 
 
 def _median(runs: list[Run]) -> Run:
@@ -344,7 +356,10 @@ def _promoflow(
         env = {"PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET, "ARGO_NAMESPACE": "argo"}
         serve = stack.enter_context(_process(serve_args, serve_port, env))
         asked = git.stats.requests  # type: ignore[attr-defined]
-        elapsed, latencies, statuses, firsts = asyncio.run(_load(serve, requests, label, publisher))
+        refused: set[int] = set()
+        elapsed, latencies, statuses, firsts = asyncio.run(
+            _load(serve, requests, label, publisher, refused)
+        )
         fetched = git.stats.requests - asked  # type: ignore[attr-defined]
         stored = httpx.get(f"{argo}/api/v1/workflows/argo", timeout=60).json()["items"] or []
     keys = {
@@ -355,7 +370,7 @@ def _promoflow(
         )
         for w in stored
     }
-    return Run(elapsed, latencies, statuses, firsts, len(stored), len(keys), fetched)
+    return Run(elapsed, latencies, statuses, firsts, len(stored), len(keys), fetched, len(refused))
 
 
 def main() -> None:
@@ -433,7 +448,13 @@ def main() -> None:
                 f"{cold.git_requests} Git requests",
             ),
             Row(
-                "errors (non-202)",
+                "pushes superseded before their first delivery was checked (409)",
+                sum(run.superseded for run in every),
+                f"of {len(every) * PUSHES} pushes; not promoted: a newer push of the "
+                "product was already on the branch",
+            ),
+            Row(
+                "errors (neither 202 nor 409)",
                 sum(run.errors for run in every),
                 f"of {len(every) * DELIVERIES} deliveries to promoflow",
                 "0",
