@@ -20,8 +20,11 @@ in a seeded order. The same deliveries go to the bare endpoint and then to two
 
   cold  the pushes happen during the run: a push's first delivery waits for a Git fetch
         of the branch (batched: one fetch brings every push made since the last one)
-  warm  a second process on the same Git cache (a restarted replica): the commits are
-        local, so what is measured is the service itself
+  warm  a second process on the same Git cache (a restarted replica), the branch moved
+        forward again from the seed as the pushes are delivered: the commits are local, so
+        what is measured is the service itself (and each push's check of the branch tip,
+        one request to the Git server per push: a push no longer at the tip and older than
+        it would be a replay, refused)
 
 Printed: requests/s and p50/p99 of each, the ratios, the first deliveries' latency, the
 requests to the Git server; errors and duplicate submissions are counted from what the
@@ -190,6 +193,13 @@ class Publisher:
         self.pushes = pushes
         self.at = -1
 
+    def rewind(self) -> Publisher:
+        """The branch back at the seed, to push the same commits again (the service
+        refuses a push that is no longer the tip and older than it: a replay)."""
+        self.repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=self.pushes[0][0]))
+        self.at = -1
+        return self
+
     def publish(self, k: int) -> None:
         if k > self.at:
             self.repo.references["refs/heads/main"].set_target(pygit2.Oid(hex=self.pushes[k][1]))
@@ -268,8 +278,12 @@ async def _load(
     requests: list[tuple[int, bytes, dict[str, str]]],
     label: str,
     publisher: Publisher | None = None,
+    refused: set[int] | None = None,
 ) -> tuple[float, list[float], dict[int, int], list[float]]:
+    """``refused``: filled with the pushes answered 409 (a newer push of the product was
+    already on the branch when the delivery was checked: superseded, not promoted)."""
     latencies: list[float] = []
+    accepted: set[int] = set()
     statuses: dict[int, int] = {}
     seen: set[int] = set()
     firsts: list[float] = []
@@ -297,6 +311,10 @@ async def _load(
                         seen.add(push)
                         firsts.append(latencies[-1])
                     statuses[status] = statuses.get(status, 0) + 1
+                    if status == 409 and refused is not None:
+                        refused.add(push)
+                    elif status == 202:
+                        accepted.add(push)
                     progress.advance(task)
             finally:
                 writer.close()
@@ -304,6 +322,8 @@ async def _load(
         began = time.perf_counter()
         await asyncio.gather(*(worker() for _ in range(CONCURRENCY)))
         elapsed = time.perf_counter() - began
+    if refused is not None:  # a duplicate checked after the tip moved on: its push promoted
+        refused -= accepted
     return elapsed, latencies, statuses, firsts
 
 
@@ -323,6 +343,8 @@ class Run:
     workflows: int = 0
     distinct: int = 0
     git_requests: int = 0
+    superseded: int = 0
+    """Pushes refused with 409: a newer push of the product was on the branch first."""
 
     @property
     def rps(self) -> float:
@@ -330,12 +352,12 @@ class Run:
 
     @property
     def errors(self) -> int:
-        return sum(n for status, n in self.statuses.items() if status != 202)
+        return sum(n for status, n in self.statuses.items() if status not in (202, 409))
 
     @property
     def duplicates(self) -> int:
         """Workflows beyond one per push, and pushes without one."""
-        return self.workflows - self.distinct + abs(self.distinct - PUSHES)
+        return self.workflows - self.distinct + abs(self.distinct - (PUSHES - self.superseded))
 
 
 def _median(runs: list[Run]) -> Run:
@@ -362,7 +384,10 @@ def _promoflow(
         env = {"PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET, "ARGO_NAMESPACE": "argo"}
         serve = stack.enter_context(_process(serve_args, serve_port, env))
         asked = git.stats.requests  # type: ignore[attr-defined]
-        elapsed, latencies, statuses, firsts = asyncio.run(_load(serve, requests, label, publisher))
+        refused: set[int] = set()
+        elapsed, latencies, statuses, firsts = asyncio.run(
+            _load(serve, requests, label, publisher, refused)
+        )
         fetched = git.stats.requests - asked  # type: ignore[attr-defined]
         stored = httpx.get(f"{argo}/api/v1/workflows/argo", timeout=60).json()["items"] or []
     keys = {
@@ -373,7 +398,7 @@ def _promoflow(
         )
         for w in stored
     }
-    return Run(elapsed, latencies, statuses, firsts, len(stored), len(keys), fetched)
+    return Run(elapsed, latencies, statuses, firsts, len(stored), len(keys), fetched, len(refused))
 
 
 # -- hostile senders -----------------------------------------------------------------------
@@ -576,7 +601,8 @@ def main() -> None:
             bare_port = free_port()
             with _process([*me, "bare", str(bare_port)], bare_port) as bare:
                 bares.append(Run(*asyncio.run(_load(bare, requests, f"bare {i + 1}"))))
-            warms.append(_promoflow(root, config, git, requests, f"warm {i + 1}", None))
+            warm = publisher.rewind()
+            warms.append(_promoflow(root, config, git, requests, f"warm {i + 1}", warm))
         runs = {"bare": _median(bares), "cold": cold, "warm": _median(warms)}
         every = [cold, *warms]
         hostile = _hostile(root, config, requests)
@@ -635,7 +661,13 @@ def main() -> None:
                 f"{cold.git_requests} Git requests",
             ),
             Row(
-                "errors (non-202)",
+                "pushes superseded before their first delivery was checked (409)",
+                sum(run.superseded for run in every),
+                f"of {len(every) * PUSHES} pushes; not promoted: a newer push of the "
+                "product was already on the branch",
+            ),
+            Row(
+                "errors (neither 202 nor 409)",
                 sum(run.errors for run in every),
                 f"of {len(every) * DELIVERIES} deliveries to promoflow",
                 "0",

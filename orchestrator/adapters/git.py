@@ -282,6 +282,29 @@ class GitRemote:
             }
         return {name.removeprefix("refs/heads/"): oid for name, oid in refs.items()}
 
+    def tip(self, branch: str) -> str | None:
+        """The commit ``branch`` points at on the server now (None: no such branch), asked
+        every time: whether a pushed commit is still the tip cannot be remembered."""
+        name = f"refs/heads/{branch}"
+        if self.wire is not None:
+            refs = self._wire(lambda w: w.ls_refs(name))
+            return refs.get(name)
+        listed = self._git("ls-remote", REMOTE, name)
+        found = (line.partition("\t") for line in listed.splitlines())
+        return next((oid for oid, _, ref in found if ref == name), None)
+
+    def descends(self, commit: str, tip: str) -> bool:
+        """Whether ``commit`` is ``tip`` or one of its ancestors, in the history fetched
+        so far (both must be local: :meth:`fetch_commits`). A shallow history ends at its
+        boundary: an ancestor beyond it is not found, and the caller says how far it
+        looked."""
+        if commit == tip:
+            return True
+        try:
+            return bool(self.repo.descendant_of(tip, commit))
+        except (KeyError, ValueError, pygit2.GitError):
+            return False
+
     def has_commit(self, sha: str) -> bool:
         return self._lookup_commit(sha) is not None
 

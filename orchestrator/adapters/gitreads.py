@@ -62,6 +62,7 @@ class GitReads:
         """Commits threads wait for, per remote: whoever fetches next brings them all."""
         self._lock = threading.Lock()
         self._answers: OrderedDict[tuple[str, ...], Any] = OrderedDict()
+        self._tips: dict[tuple[str, str], _Tips] = {}
 
     def remembered(self) -> _Remembered:
         """A reader that never waits (raising :class:`NotRemembered` where it would), for
@@ -170,11 +171,52 @@ class GitReads:
         with _Held(lock):
             return str(remote.fetch_commit(commit).message)
 
+    def tip(self, url: str, branch: str) -> str | None:
+        """The branch's tip on the server as of a request that began after this call:
+        never remembered (it moves). Callers that arrive while a request is under way wait
+        for it and share the next one, so a burst costs two requests, not one each (and
+        never an answer older than the caller's arrival)."""
+        with self._lock:
+            state = self._tips.setdefault((url, branch), _Tips())
+            need = state.started + 1
+        with state.lock:
+            if state.done >= need:
+                return state.value
+            state.started += 1
+            generation = state.started
+            remote, lock = self._remote(url)
+            with lock:
+                state.value = remote.tip(branch)
+            state.done = generation
+            return state.value
+
+    def descends(self, url: str, commit: str, tip: str, branch: str = "") -> bool:
+        """Whether ``commit`` is ``tip`` or an ancestor of it (after fetching the branch's
+        recent history when either is missing; see :meth:`GitRemote.descends`). Remembered:
+        the history of a commit never changes."""
+        key = ("descends", url, commit, tip)
+        return self._remembered(key, lambda: self._descends(url, commit, tip, branch))
+
+    def _descends(self, url: str, commit: str, tip: str, branch: str) -> bool:
+        remote, lock = self._at(url, tip, commit, branch=branch)
+        with _Held(lock):
+            return remote.descends(commit, tip)
+
     def close(self) -> None:
         with self._lock:
             for remote, _ in self._remotes.values():
                 remote.close()
             self._remotes.clear()
+
+
+class _Tips:
+    """The tip requests of one branch: how many began, which one answered last, and what."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.started = 0
+        self.done = 0
+        self.value: str | None = None
 
 
 class _Held:

@@ -378,6 +378,10 @@ def _promote_args(
         "lock": names.repo_lock(repo.url, env.app.branch),
         # which image the version is: the step reads it from the promoted file
         **({"image": plan.image.to_json()} if plan.image is not None else {}),
+        # how versions are ordered: the step refuses to write an older one than the
+        # target holds; a compiled promotion is never a rollback (that is asked for)
+        "version-order": plan.product.spec.triggers.order,
+        "rollback": "false",
     }
 
 

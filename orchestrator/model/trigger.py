@@ -17,6 +17,7 @@ from pydantic import field_validator, model_validator
 
 from orchestrator.model.base import Model
 from orchestrator.semverrange import RangeError, parse_range
+from orchestrator.versionorder import DEFAULT, Order
 
 Concurrency = Literal["queue", "supersede"]
 
@@ -81,6 +82,12 @@ class Triggers(Model):
     images: list[ImageTrigger] = []
     generic: bool = True
     """A direct request (``POST /webhooks/generic``) naming this product is accepted."""
+    order: Order = DEFAULT
+    """How this product's versions are ordered (:mod:`orchestrator.versionorder`):
+    ``semver`` (the default), ``numeric``, ``lexical`` or ``none``. A webhook delivery that
+    would bring an older version than the trigger environment holds is refused, and so is
+    a promote step that would write an older version than its target holds (unless it is
+    a rollback); ``none`` turns both checks off."""
     concurrency: Concurrency = "queue"
     """When a newer version arrives while an older promotion waits at an approval:
     ``queue`` (the newer waits for the older to finish, on Argo's mutex) or ``supersede``

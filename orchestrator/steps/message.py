@@ -4,6 +4,7 @@ The default message names product, version, source and target environment and th
 ends with trailers that tools can parse from ``git log``: ``Promoted-From: ENV@COMMIT`` where
 the files came from another environment, ``Built-From: COMMIT`` where a new version entered
 the trigger environment (the commit it was built from, when the promotion names one), then
+``Rollback: HELD -> VERSION`` where a rollback wrote an older version, then
 ``Promotion-Run:``, ``Requested-By:`` and ``Jira-Issues:``. A team can supply its own
 template (PROMOFLOW_COMMIT_TEMPLATE); the sandbox keeps a template from reaching anything
 but the values given to it, from changing them, and from running or growing past the
@@ -35,6 +36,8 @@ Set {{ version_path }} in {{ version_file }} to {{ version }}
 Promoted-From: {{ source_environment }}{{ ("@" ~ source_commit[:12]) if source_commit }}
 {% elif source_commit -%}
 Built-From: {{ source_commit }}
+{% endif -%}
+{% if rollback %}Rollback: {{ rollback }}
 {% endif -%}
 Promotion-Run: {{ run or "-" }}
 {% if requested_by %}Requested-By: {{ requested_by }}

@@ -12,6 +12,7 @@ is committed and the current head is reported (the step is idempotent).
 from __future__ import annotations
 
 import os
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +34,7 @@ from orchestrator.imagespec import ImageSpecError, PromotedImage
 from orchestrator.model.paths import is_glob
 from orchestrator.steps import kustomize_image, message
 from orchestrator.steps.request import FileSpec, PromoteRequest
+from orchestrator.versionorder import compare
 from orchestrator.yamledit import Update, Value, YamlEditError, edit, read
 
 MAX_ATTEMPTS = 16
@@ -69,6 +71,10 @@ class PromoteResult:
     branch: str = ""
     image: PromotedImage | None = None
     """The image the promoted file names (where the template says which one)."""
+    rollback: str = ""
+    """``HELD -> VERSION`` when this was a rollback to an older version, else empty."""
+    notes: list[str] = field(default_factory=list)
+    """What the step could not check (versions its order cannot compare), to say so."""
 
     def as_json(self) -> dict[str, Any]:
         out: dict[str, Any] = {"commit": self.commit, "changed": self.changed, "files": self.files}
@@ -88,6 +94,9 @@ class Plan:
     """(file, YAML path, old value, new value) of every edited value, for reviewers."""
     image: PromotedImage | None = None
     """The image the target file names once edited (or as it is, when nothing changed)."""
+    rollback: str = ""
+    """``HELD -> VERSION`` when a rollback writes an older version than the target held."""
+    notes: list[str] = field(default_factory=list)
 
 
 def _blob(remote: GitRemote, oid: pygit2.Oid) -> str:
@@ -165,6 +174,8 @@ def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan
         source = list_files(repo, source_tree)
     needed = _needed_blobs(request, source, work.target)
     remote.ensure_blobs(needed)
+    notes: list[str] = []
+    rollback = _check_not_older(remote, work, request, source, notes)
     if request.is_trigger:
         _set_version(work, request)
         _check_next_source(work, request)
@@ -178,7 +189,65 @@ def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan
             else:
                 _copy_values(remote, work, rule, source)
     files = sorted({p for p in work.changes})
-    return Plan(work.changes, files, source_commit, work.values, _image(work))
+    return Plan(work.changes, files, source_commit, work.values, _image(work), rollback, notes)
+
+
+def _held(
+    remote: GitRemote, entries: dict[str, Entry], base: str | None, request: PromoteRequest
+) -> tuple[str, str] | None:
+    """(version, file) written in ``entries``' version file, or None where it has none."""
+    assert request.version_file and request.version_path
+    entry = entries.get(request.version_file)
+    if entry is None:
+        return None
+    name = _join(base, request.version_file)
+    try:
+        return str(read(_blob(remote, entry.oid), request.version_path, name).data), name
+    except YamlEditError:
+        return None
+
+
+def _check_not_older(
+    remote: GitRemote,
+    work: _Edit,
+    request: PromoteRequest,
+    source: dict[str, Entry],
+    notes: list[str],
+) -> str:
+    """Refuse to write a version older than the target holds: whatever started this
+    promotion (a replayed webhook, a run that waited, two runs racing without the mutex),
+    an environment never moves back unless the request says it is a rollback. Checked on
+    every attempt, against the tip that attempt builds on, so the older of two racing
+    promotions is refused once the newer one has landed. Returns ``HELD -> VERSION`` for a
+    rollback that does move back, else empty."""
+    if not request.version_file or not request.version_path:
+        return ""
+    promoted = request.version
+    if not promoted and not request.is_trigger:
+        found = _held(remote, source, request.source_path, request)
+        promoted = found[0] if found else None
+    held = _held(remote, work.target, request.target_path, request)
+    if not promoted or held is None:
+        return ""
+    current, name = held
+    order = request.order
+    found_order = compare(current, promoted, order)
+    if found_order is None:
+        if order != "none":
+            notes.append(
+                f"{request.environment} holds {current} ({name}): the {order} order cannot "
+                f"compare it with {promoted}, so whether this moves it back is not checked"
+            )
+        return ""
+    if found_order <= 0:
+        return ""
+    if request.is_rollback:
+        return f"{current} -> {promoted}"
+    raise PromoteError(
+        f"{request.environment} holds {current} ({name}), newer than {promoted} in the "
+        f"{order} order: a promotion never moves an environment back (a replayed or late "
+        "promotion); a deliberate downgrade is a rollback: promote again with --rollback true"
+    )
 
 
 def _image(work: _Edit) -> PromotedImage | None:
@@ -381,7 +450,7 @@ def _copy_kustomize_image(
 
 def commit_message(request: PromoteRequest, result: Plan, template: str | None) -> str:
     source = result.source_commit
-    return message.render(
+    text = message.render(
         {
             "product": request.product,
             "version": request.version or "",
@@ -395,9 +464,13 @@ def commit_message(request: PromoteRequest, result: Plan, template: str | None) 
             "version_path": request.version_path or "",
             "version_fields": sorted(request.field_values()) if request.is_trigger else [],
             "jira_keys": message.jira_keys([source.message] if source is not None else []),
+            "rollback": result.rollback,
         },
         template,
     )
+    if result.rollback and not re.search(r"^Rollback:", text, re.MULTILINE):
+        text += f"\nRollback: {result.rollback}\n"  # a team's template cannot hide it
+    return text
 
 
 def preview(remote: GitRemote, request: PromoteRequest) -> PromoteResult:
@@ -440,7 +513,10 @@ def attempt(
     repo = remote.repo
     tree = write_tree(repo, tip.tree, edit_plan.changes)
     if tree == tip.tree.id:
-        return PromoteResult(str(tip.id), False, [], branch=target_branch, image=edit_plan.image)
+        return PromoteResult(
+            str(tip.id), False, [], branch=target_branch, image=edit_plan.image,
+            notes=edit_plan.notes,
+        )  # fmt: skip
     if not allow_changes:
         raise refuse_unplanned(request, edit_plan.files)
     sig = identity.signature()
@@ -450,8 +526,9 @@ def attempt(
     if target_branch == request.branch:
         repo.references.create(f"refs/remotes/origin/{target_branch}", oid, force=True)
     return PromoteResult(
-        str(oid), True, edit_plan.files, branch=target_branch, image=edit_plan.image
-    )
+        str(oid), True, edit_plan.files, branch=target_branch, image=edit_plan.image,
+        rollback=edit_plan.rollback, notes=edit_plan.notes,
+    )  # fmt: skip
 
 
 def promote(

@@ -19,6 +19,7 @@ from orchestrator.model.paths import check_paths_value, check_relative_file, che
 from orchestrator.naming import repo_lock
 from orchestrator.nesting import json_too_deep
 from orchestrator.urls import UrlError, check_git_url, scrub_data
+from orchestrator.versionorder import DEFAULT, Order, check_order
 
 if TYPE_CHECKING:
     from orchestrator.loading.config import Config
@@ -91,6 +92,12 @@ class PromoteRequest:
     image: str | None = None
     """JSON: the image the version is (an ``ImageSpec``); the step reads it from the file
     it promoted and outputs it for the wait step to check."""
+    version_order: str | None = None
+    """How the product's versions are ordered (``spec.triggers.order``; None: ``semver``):
+    the step refuses to write a version older than the one its target holds."""
+    rollback: str | None = None
+    """``true``: this promotion may write an older version than the target holds (a
+    deliberate downgrade); the commit then says so in a ``Rollback:`` trailer."""
 
     def image_spec(self) -> ImageSpec | None:
         """The parsed ``--image`` (checked by :func:`build_request`)."""
@@ -103,6 +110,15 @@ class PromoteRequest:
 
     def required_fields(self) -> list[str]:
         return [p for p in (self.version_field_paths or "").split(",") if p]
+
+    @property
+    def order(self) -> Order:
+        """The version order (checked by :func:`build_request`)."""
+        return check_order(self.version_order or DEFAULT)
+
+    @property
+    def is_rollback(self) -> bool:
+        return self.rollback == "true"
 
     @property
     def is_trigger(self) -> bool:
@@ -127,7 +143,7 @@ _FIELDS = (
     "product", "environment", "source_environment", "source_commit", "version", "repo",
     "branch", "source_branch", "source_path", "target_path", "files", "version_file",
     "version_path", "version_fields", "version_field_paths", "version_kustomize_image",
-    "action", "requested_by", "run", "lock", "image",
+    "action", "requested_by", "run", "lock", "image", "version_order", "rollback",
 )  # fmt: skip
 
 
@@ -261,9 +277,24 @@ def build_request(**values: Any) -> PromoteRequest:
     _inside_repository("source_path", cleaned.get("source_path"))
     _inside_repository("target_path", cleaned.get("target_path"))
     _check_version_fields(cleaned.get("version_fields"))
+    _check_ordering(cleaned.get("version_order"), cleaned.get("rollback"))
     _check_image(cleaned.get("image"))
+    if cleaned.get("rollback") == "false":  # the defaults: the same as not given
+        cleaned["rollback"] = None
+    if cleaned.get("version_order") == DEFAULT:
+        cleaned["version_order"] = None
     texts: dict[str, Any] = {k: v for k, v in cleaned.items() if k not in ("files", "action")}
     return PromoteRequest(files=files, action=action, **texts)
+
+
+def _check_ordering(order: str | None, rollback: str | None) -> None:
+    if order is not None:
+        try:
+            check_order(order)
+        except ValueError as exc:
+            raise RequestError(f"--version-order: {exc}") from None
+    if rollback not in (None, "true", "false"):
+        raise RequestError(f"--rollback must be true or false, not {rollback!r}")
 
 
 def _check_image(text: str | None) -> None:
@@ -305,6 +336,7 @@ def request_from_config(
     requested_by: str | None = None,
     run: str | None = None,
     version_fields: dict[str, str] | None = None,
+    rollback: bool = False,
 ) -> PromoteRequest:
     """Resolve a request from the configuration, as the compiler does for a workflow."""
     from orchestrator.graph.plan import CompileError, plan_product
@@ -349,4 +381,6 @@ def request_from_config(
         requested_by=requested_by,
         run=run,
         lock=repo_lock(repo.url, env.app.branch),
+        version_order=plan.product.spec.triggers.order,
+        rollback="true" if rollback else None,
     )

@@ -45,7 +45,7 @@ from orchestrator.adapters.gitreads import NotRemembered
 from orchestrator.errors import PromoflowError
 from orchestrator.loading import Config
 from orchestrator.problems import suggest
-from orchestrator.webhooks import registry
+from orchestrator.webhooks import freshness, registry
 from orchestrator.webhooks.events import (
     Event,
     GitPush,
@@ -56,12 +56,13 @@ from orchestrator.webhooks.events import (
     PromotionAsked,
     Refused,
 )
+from orchestrator.webhooks.freshness import BranchReader
 from orchestrator.webhooks.logfields import MAX_FIELD, MAX_MESSAGE, printable
 from orchestrator.webhooks.metrics import Metrics
 from orchestrator.webhooks.payloads import body_hash
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Run, Submissions, Unavailable
-from orchestrator.webhooks.triggers import GitReader, Outcome, for_image, for_push, for_request
+from orchestrator.webhooks.triggers import Outcome, for_image, for_push, for_request
 
 log = logging.getLogger("promoflow.webhooks")
 
@@ -119,7 +120,7 @@ class Service:
     config: Config
     submissions: Submissions
     secrets: Secrets
-    reader: GitReader
+    reader: BranchReader
     max_body: int = DEFAULT_MAX_BODY
     body_timeout: float = BODY_TIMEOUT
     metrics: Metrics = field(default_factory=Metrics)
@@ -162,10 +163,15 @@ class Service:
         if isinstance(event, Ignored):
             return Reply(200, f"nothing to promote: {event.reason}", "ignored")
         outcome = await self._outcome(event)
+        delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
+        if outcome.starts and not isinstance(event, PromotionAsked):
+            outcome = await self._current(event, outcome, delivery)
+        refusals = [s for s in outcome.skips if s.refused]
+        if not outcome.starts and refusals:
+            raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
         skipped = [{"product": s.product, "reason": s.reason} for s in outcome.skips]
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
-        delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
         runs = [
             await self.submissions.submit(start, start.identity or delivery)
             for start in outcome.starts
@@ -217,6 +223,27 @@ class Service:
             return await run_in_threadpool(for_push, event, plans, self.reader)
         except GitError as exc:
             raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
+
+    async def _current(
+        self, event: GitPush | ImagePush, outcome: Outcome, delivery: str
+    ) -> Outcome:
+        """``outcome`` without what would move a version backwards, checked against the
+        branch as it is now (:mod:`orchestrator.webhooks.freshness`). Starts this process
+        submitted recently are duplicates that start nothing: they skip the check, so only
+        a push's first delivery here asks the Git server for the tip."""
+        submissions = self.submissions
+        seen = tuple(
+            i for i, s in enumerate(outcome.starts) if submissions.seen(s, s.identity or delivery)
+        )
+        if len(seen) == len(outcome.starts):
+            return outcome
+        try:
+            return await run_in_threadpool(
+                freshness.current, outcome, isinstance(event, GitPush), submissions.plans,
+                self.reader, seen,
+            )  # fmt: skip
+        except GitError as exc:
+            raise Unavailable(f"cannot read the branch's tip: {exc}", transient=True) from None
 
     async def aclose(self) -> None:
         """Close the backend's connections (at shutdown)."""

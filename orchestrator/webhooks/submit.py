@@ -132,6 +132,13 @@ class Submissions:
             dict(start.fields),
         )
 
+    def seen(self, start: Start, request_id: str) -> bool:
+        """Whether this process submitted ``start`` (or is submitting it) recently: its
+        delivery is then answered as a duplicate and starts nothing, so it needs no check
+        against the branch."""
+        name = _run_name(start.product, start.version, request_id)
+        return name in self._recent or name in self._inflight
+
     async def submit(self, start: Start, request_id: str) -> Run:
         """Submit ``start`` once per ``request_id``; :class:`Unavailable` to retry later."""
         name = _run_name(start.product, start.version, request_id)

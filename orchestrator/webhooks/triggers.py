@@ -75,6 +75,9 @@ class Start:
 class Skip:
     product: str
     reason: str
+    refused: bool = False
+    """True: the event asks for something that would move a version backwards (a stale
+    push, an old image): the sender is told so with a 409, not a 200."""
 
 
 @dataclass(frozen=True)
@@ -124,7 +127,7 @@ def _at(data: Any, path: str) -> Any:
         return None
 
 
-def _version_fields(plan: ProductPlan, text: str, name: str) -> tuple[str, dict[str, str]] | str:
+def version_fields(plan: ProductPlan, text: str, name: str) -> tuple[str, dict[str, str]] | str:
     """(version, fields) as written in the version file, or why they cannot be read.
 
     Scalars are read as the text they are written as (YAML's base schema), so ``1.10`` is
@@ -245,7 +248,7 @@ def _push_decision(
     text = reader.read_file(url, push.after, file, push.branch)
     if text is None:
         return Skip(name, f"{file} does not exist at {push.after[:12]}")
-    read_out = _version_fields(plan, text, f"{file}@{push.after[:12]}")
+    read_out = version_fields(plan, text, f"{file}@{push.after[:12]}")
     if isinstance(read_out, str):
         return Skip(name, read_out)
     version, fields = read_out

@@ -21,6 +21,10 @@ class DictReader:
     changes: dict[tuple[str, str], set[str]] = field(default_factory=dict)
     messages: dict[str, str] = field(default_factory=dict)
     calls: list[str] = field(default_factory=list)
+    tips: dict[str, str] = field(default_factory=dict)
+    """branch -> the commit it points at now (absent: the branch does not exist)."""
+    ancestors: set[tuple[str, str]] = field(default_factory=set)
+    """(commit, tip): ``commit`` is an ancestor of ``tip``."""
 
     def changed_paths(self, url: str, before: str, after: str, branch: str = "") -> set[str]:
         self.calls.append(f"changed {before}..{after}")
@@ -33,6 +37,13 @@ class DictReader:
     def message(self, url: str, commit: str, branch: str = "") -> str:
         self.calls.append(f"message {commit}")
         return self.messages.get(commit, "")
+
+    def tip(self, url: str, branch: str) -> str | None:
+        self.calls.append(f"tip {branch}")
+        return self.tips.get(branch)
+
+    def descends(self, url: str, commit: str, tip: str, branch: str = "") -> bool:
+        return commit == tip or (commit, tip) in self.ancestors
 
 
 @dataclass

@@ -5,6 +5,11 @@ paths, and the files to promote (JSON). Pushes to one repository branch are seri
 an Argo mutex named after it, on top of the step's own fetch-rebase-push retry. The step
 takes either the resolved form the compiler writes (every value as a flag) or
 ``--config PATH --product P`` to resolve the same request locally.
+
+A version older than the one the target environment holds (in the product's version order)
+is refused, naming both: whatever started the promotion, an environment never moves back.
+A deliberate downgrade says so with ``--rollback true``; its commit then carries a
+``Rollback: HELD -> VERSION`` trailer and the node's message says it was a rollback.
 """
 
 from __future__ import annotations
@@ -45,6 +50,7 @@ def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteReq
                 source_commit=params.get("source_commit") or None,
                 requested_by=params.get("requested_by") or None,
                 run=params.get("run") or None,
+                rollback=_rollback(params.get("rollback") or "false"),
             )
             keys = ("repo", "branch", "version_fields", "image")
             overrides = {k: params[k] for k in keys if params.get(k)}
@@ -55,6 +61,15 @@ def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteReq
         return build_request(**params, files=parse_files(files))
     except RequestError as exc:
         support.usage(str(exc))
+
+
+def _rollback(text: str) -> bool:
+    """``--rollback`` with ``--config`` (the order is the configuration's there)."""
+    from orchestrator.steps import support
+
+    if text not in ("true", "false"):
+        support.usage(f"expected true or false, got {text!r}", "--rollback")
+    return text == "true"
 
 
 def planned_changes(text: str) -> bool:
@@ -76,9 +91,13 @@ def outcome(environment: str, result: PromoteResult) -> tuple[str, str]:
     if not result.changed:
         return "unchanged", f"unchanged: {environment} already holds the promoted values ({commit})"
     pull_request = getattr(result, "pull_request", "") or ""
+    back = f", a rollback: {result.rollback}" if result.rollback else ""
     if pull_request:
-        return "pull-request", f"opened {pull_request} ({len(result.files)} file(s))"
-    return "committed", f"committed {commit} to {result.branch} ({len(result.files)} file(s))"
+        return "pull-request", f"opened {pull_request} ({len(result.files)} file(s){back})"
+    return (
+        "committed",
+        f"committed {commit} to {result.branch} ({len(result.files)} file(s){back})",
+    )
 
 
 def run(**values: Any) -> None:
@@ -147,6 +166,8 @@ def run(**values: Any) -> None:
             "image: the promoted file names no tag or digest of the template's image; "
             "there is nothing for the wait to check"
         )
+    for note in result.notes:
+        support.say(note)
     state, said = outcome(request.environment, result)
     progress.node_message(said)
     sys.stdout.write(json.dumps({**result.as_json(), "state": state}) + "\n")
@@ -218,6 +239,18 @@ SPEC = register(
                 "",
                 help='JSON: the image the version is ({"file": ..., "repository": ..., '
                 '"tagField": ...}); read from the promoted file into the outputs.',
+            ),
+            Input(
+                "version-order",
+                "",
+                help="How versions are ordered (semver, numeric, lexical, none; empty: semver):"
+                " a version older than the target's is refused.",
+            ),
+            Input(
+                "rollback",
+                "false",
+                help="true: a deliberate downgrade, allowed to write an older version than the "
+                "target holds; the commit says so (Rollback: trailer).",
             ),
             Input(
                 "cache-dir",
