@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import statistics
 import tempfile
-import threading
-from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -40,31 +38,6 @@ def _seconds(workflow: dict[str, Any]) -> float:
     return (at(status["finishedAt"]) - at(status["startedAt"])).total_seconds()
 
 
-@contextmanager
-def _reporter(e2e: Any, state: Path) -> Iterator[Any]:
-    from kubernetes import client
-
-    from reporters.run import Reporter
-    from reporters.runstatus import RunMessages
-    from reporters.state.store import Store
-    from reporters.watch.watcher import Watcher
-    from tests.e2e.k8s import api_client
-
-    api = client.CustomObjectsApi(api_client(e2e))
-    kind = ("argoproj.io", "v1alpha1", "workflows")
-    workflows = Watcher(api, e2e.argo_namespace, kind, "workflows:", watch_seconds=30)
-    apps = Watcher(api, e2e.argocd_namespace, watch_seconds=30)
-    messages = RunMessages(api)
-    reporter = Reporter(apps, Store(str(state)), [], others=[workflows], run_messages=messages)
-    runner = threading.Thread(target=reporter.run)
-    runner.start()
-    try:
-        yield messages
-    finally:
-        reporter.stop()
-        runner.join(30)
-
-
 def main() -> None:
     from tests.e2e.settings import NotConfigured, load
 
@@ -76,6 +49,7 @@ def main() -> None:
     from tests.e2e import conftest
     from tests.e2e.flows import argo_client, wait_for_end
     from tests.e2e.test_argo_server import submit
+    from tests.e2e.test_run_messages import reporting
 
     times: dict[bool, list[float]] = {False: [], True: []}
     written = 0
@@ -95,7 +69,7 @@ def main() -> None:
                 )
                 with ExitStack() as round_:
                     if messages:
-                        writer = round_.enter_context(_reporter(e2e, Path(work) / f"s{i}.db"))
+                        writer = round_.enter_context(reporting(e2e, Path(work) / f"s{i}.db"))
                     name = submit(flow, f"1.0.{i}")
                     workflow = wait_for_end(client, name, e2e.timeout)
                     assert workflow["status"]["phase"] == "Succeeded", workflow["status"]
