@@ -23,6 +23,8 @@ import json
 import re
 from typing import Any
 
+from orchestrator.urls import scrub
+
 Obj = dict[str, Any]
 FULFILLED = ("Succeeded", "Skipped", "Omitted")
 FAILED = ("Failed", "Error")
@@ -165,5 +167,7 @@ def _failure(env: str, task: str, nodes: dict[str, Obj]) -> str:
 
 
 def _bounded(text: str) -> str:
-    flat = " ".join(text.split())
+    """One line, bounded, and scrubbed as everything else the reporter writes: a step's
+    message could quote a URL with its credentials."""
+    flat = " ".join(scrub(text).split())
     return flat if len(flat) <= MAX_LENGTH else flat[: MAX_LENGTH - 1] + "…"

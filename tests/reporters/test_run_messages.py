@@ -256,3 +256,16 @@ def test_an_approval_resumed_by_node_without_a_value_says_the_run_cannot_go_on()
         if n["displayName"] == "approve-prod":
             n["outputs"]["parameters"][0]["value"] = "YES"
     assert "cannot go on" not in run_message(answered)
+
+
+def test_a_credential_in_a_step_message_does_not_reach_the_run_message() -> None:
+    workflow = synthetic(
+        "Failed",
+        node(
+            "deploy-dev",
+            "Failed",
+            message="push to https://bot:s3cr3t-tok@git.example.com/x.git failed",
+        ),
+    )
+    said = run_message(workflow)
+    assert "s3cr3t-tok" not in said and "git.example.com" in said
