@@ -191,7 +191,39 @@ def _mask_userinfo(match: re.Match[str]) -> str:
 
 def scrub_data(value: Any, secrets: Iterable[str] = ()) -> Any:
     """:func:`scrub` applied to every string inside ``value`` (dicts, lists, tuples)."""
-    return _scrub_data(value, tuple(s for s in secrets if s))
+    known = secrets if type(secrets) is tuple and all(secrets) else tuple(s for s in secrets if s)
+    return _scrub_data(value, known)
+
+
+def scrub_like(value: Any, clean: Any, secrets: tuple[str, ...] = ()) -> Any:
+    """:func:`scrub_data` of ``value``, given ``clean``: an earlier value already scrubbed
+    with the same ``secrets`` (the state kept of the same object). The parts of ``value``
+    equal to their place in ``clean`` hold nothing to mask, so they are taken from it and
+    only what changed is scrubbed: a watch event changes a few fields of an object, and
+    comparing is much cheaper than scrubbing. A part that held a credential differs from
+    its masked form, so it is scrubbed again."""
+    if value == clean:
+        return clean
+    known = tuple(s for s in secrets if s)
+    return _scrub_like(value, clean, known)
+
+
+def _scrub_like(value: Any, clean: Any, known: tuple[str, ...]) -> Any:
+    if type(value) is dict and type(clean) is dict:
+        out = {}
+        for key, item in value.items():
+            if key in clean:  # a key scrub would change is kept masked, so not found
+                before = clean[key]
+                out[key] = before if item == before else _scrub_like(item, before, known)
+            else:
+                out[_scrub_data(key, known)] = _scrub_data(item, known)
+        return out
+    if type(value) is list and type(clean) is list and len(value) == len(clean):
+        return [
+            before if item == before else _scrub_like(item, before, known)
+            for item, before in zip(value, clean, strict=True)
+        ]
+    return _scrub_data(value, known)
 
 
 def _scrub_data(value: Any, known: tuple[str, ...]) -> Any:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from orchestrator.argocd_shapes import unsettled
-from orchestrator.urls import scrub_data
+from orchestrator.urls import scrub_data, scrub_like
 from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
 from reporters.events.replicasets import (
@@ -102,7 +102,12 @@ class Pipeline:
         """(kind, namespace, name) of a workload -> the app listing it among its resources."""
         self._current: dict[tuple[str, str, str], str] = {}
         """A workload -> the key of its newest ReplicaSet with pods wanted."""
-        for key, (seen, settled) in self.store.apps().items():
+        self.secrets = tuple(s for s in self.secrets if s)
+        for key, (kept, kept_settled) in self.store.apps().items():
+            # scrubbed again with this process's secrets: a state kept by an earlier one
+            # is the base of scrub_like, which trusts it to be clean of them
+            seen = self._clean(kept) if kept is not None else None
+            settled = self._clean(kept_settled) if kept_settled is not None else None
             if seen is not None:
                 self.seen[key] = seen
                 self._index(key, None, seen)
@@ -211,14 +216,18 @@ class Pipeline:
 
     def _clean_state(self, old: App | None, new: App) -> App:
         """``new`` scrubbed. Most watch events are Argo CD's reconcile, equal to the kept
-        (clean) state but for ``status.reconciledAt``: then only that is scrubbed."""
-        if old is not None and _churn(old, new):
+        (clean) state but for ``status.reconciledAt``: then only that is scrubbed; the
+        others change a few fields, and only those are (:func:`scrub_like`)."""
+        if old is None:
+            return self._clean(new)
+        if _churn(old, new):
             status = new["status"]
             return {
                 **new,
                 "status": {**status, **self._clean({"reconciledAt": status.get("reconciledAt")})},
             }
-        return self._clean(new)
+        cleaned: App = scrub_like(new, old, self.secrets)  # the kept state is clean already
+        return cleaned
 
     def _clean(self, value: App) -> App:
         cleaned: App = scrub_data(value, self.secrets)

@@ -63,6 +63,10 @@ class _Server(ThreadingHTTPServer):
 class _Handler(BaseHTTPRequestHandler):
     server: _Server
     protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True
+    """As Git hosts' front servers do (nginx's ``tcp_nodelay`` is on by default): the head
+    and the body are written apart, and with Nagle's algorithm the body would wait for the
+    client's delayed ACK of the head, 40 ms on Linux, on every request."""
 
     def log_message(self, format: str, *args: object) -> None:
         log.debug("git-http: " + format, *args)

@@ -62,7 +62,7 @@ from orchestrator.webhooks.metrics import Metrics
 from orchestrator.webhooks.payloads import body_hash
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Run, Submissions, Unavailable
-from orchestrator.webhooks.triggers import Outcome, for_image, for_push, for_request
+from orchestrator.webhooks.triggers import Outcome, Skip, for_image, for_push, for_request
 
 log = logging.getLogger("promoflow.webhooks")
 
@@ -85,7 +85,7 @@ class Reply:
     message: str
     outcome: str
     runs: list[Run] = field(default_factory=list)
-    skipped: list[dict[str, str]] = field(default_factory=list)
+    skipped: tuple[Skip, ...] = ()
     headers: dict[str, str] = field(default_factory=dict)
     delivery: str = ""
     """The sender's id of the delivery, once it is authenticated (else it names nothing)."""
@@ -98,8 +98,11 @@ class Reply:
             data["promotions"] = [run.as_dict() for run in self.runs]
         if self.skipped:
             data["skipped"] = [
-                {key: printable(value, MAX_MESSAGE) for key, value in skip.items()}
-                for skip in self.skipped
+                {
+                    "product": printable(s.product, MAX_MESSAGE),
+                    "reason": printable(s.reason, MAX_MESSAGE),
+                }
+                for s in self.skipped
             ]
         return data
 
@@ -129,6 +132,14 @@ class Service:
         default_factory=OrderedDict
     )
     _outcomes: OrderedDict[GitPush | ImagePush, Outcome] = field(default_factory=OrderedDict)
+    _refusals: OrderedDict[tuple[GitPush | ImagePush, int], Skip] = field(
+        default_factory=OrderedDict
+    )
+    """A push's starts refused by the check against the branch, by (event, start)."""
+    _checks: dict[
+        tuple[GitPush | ImagePush, tuple[int, ...]], asyncio.Future[dict[int, Skip | None]]
+    ] = field(default_factory=dict)
+    """Checks under way, shared by the deliveries of one event that arrive meanwhile."""
 
     def admit(self, name: str, incoming: Incoming) -> tuple[registry.Provider, str]:
         """The provider and its secret, if the headers and the path prove what they can
@@ -169,7 +180,7 @@ class Service:
         refusals = [s for s in outcome.skips if s.refused]
         if not outcome.starts and refusals:
             raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
-        skipped = [{"product": s.product, "reason": s.reason} for s in outcome.skips]
+        skipped = outcome.skips
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
         runs = [
@@ -228,22 +239,66 @@ class Service:
         self, event: GitPush | ImagePush, outcome: Outcome, delivery: str
     ) -> Outcome:
         """``outcome`` without what would move a version backwards, checked against the
-        branch as it is now (:mod:`orchestrator.webhooks.freshness`). Starts this process
-        submitted recently are duplicates that start nothing: they skip the check, so only
-        a push's first delivery here asks the Git server for the tip."""
+        branch as it is now (:mod:`orchestrator.webhooks.freshness`). Only a push's first
+        delivery here asks the Git server for the tip:
+
+        - starts this process submitted recently are duplicates that start nothing;
+        - a push refused once stays refused: its commit was not the tip and was older, or
+          not on the branch, and the branch only comes back to it by another push, which
+          is an event of its own (a registry event is checked each time: what the
+          environment holds can go back, by a rollback);
+        - deliveries of one event that arrive while its check is under way share it (they
+          name the same runs, so one answer holds for all)."""
         submissions = self.submissions
-        seen = tuple(
-            i for i, s in enumerate(outcome.starts) if submissions.seen(s, s.identity or delivery)
-        )
-        if len(seen) == len(outcome.starts):
-            return outcome
+        found: dict[int, Skip | None] = {}
+        todo: list[int] = []
+        for i, start in enumerate(outcome.starts):
+            if submissions.seen(start, start.identity or delivery):
+                found[i] = None
+            elif (refusal := self._refusals.get((event, i))) is not None:
+                found[i] = refusal
+            else:
+                todo.append(i)
+        if todo:
+            found.update(await self._check(event, outcome, tuple(todo)))
+        return freshness.combine(outcome, found)
+
+    async def _check(
+        self, event: GitPush | ImagePush, outcome: Outcome, todo: tuple[int, ...]
+    ) -> dict[int, Skip | None]:
+        key = (event, todo)
+        pending = self._checks.get(key)
+        if pending is None:
+            push = isinstance(event, GitPush)
+            pending = asyncio.ensure_future(self._timed(outcome, push, todo))
+            self._checks[key] = pending
+            pending.add_done_callback(lambda done: self._checked(key, done, push))
         try:
-            return await run_in_threadpool(
-                freshness.current, outcome, isinstance(event, GitPush), submissions.plans,
-                self.reader, seen,
-            )  # fmt: skip
+            return await asyncio.shield(pending)
         except GitError as exc:
             raise Unavailable(f"cannot read the branch's tip: {exc}", transient=True) from None
+
+    async def _timed(
+        self, outcome: Outcome, push: bool, todo: tuple[int, ...]
+    ) -> dict[int, Skip | None]:
+        with self.metrics.branch_checks.time():
+            return await run_in_threadpool(
+                freshness.verdicts, outcome, push, self.submissions.plans, self.reader, todo
+            )
+
+    def _checked(
+        self,
+        key: tuple[GitPush | ImagePush, tuple[int, ...]],
+        done: asyncio.Future[dict[int, Skip | None]],
+        push: bool,
+    ) -> None:
+        self._checks.pop(key, None)
+        if not push or done.cancelled() or done.exception() is not None:
+            return
+        event = key[0]
+        for i, refusal in done.result().items():
+            if refusal is not None:
+                _bounded_put(self._refusals, (event, i), refusal)
 
     async def aclose(self) -> None:
         """Close the backend's connections (at shutdown)."""

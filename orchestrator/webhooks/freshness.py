@@ -131,30 +131,25 @@ def check_image(start: Start, plan: ProductPlan, reader: BranchReader) -> Skip |
     )
 
 
-def current(
+def verdicts(
     outcome: Outcome,
     push: bool,
     plans: Mapping[str, ProductPlan],
     reader: BranchReader,
-    submitted: tuple[int, ...] = (),
-) -> Outcome:
-    """``outcome`` with each start that would move its product backwards turned into a
-    refusal (``push``: the starts come from a Git push, else from a registry event).
-    ``submitted``: the indexes of starts already submitted, which start nothing new and
-    are kept as they are."""
+    indexes: tuple[int, ...],
+) -> dict[int, Skip | None]:
+    """The check of each start in ``indexes`` (``push``: the starts come from a Git push,
+    else from a registry event): None where it may go on, else its refusal."""
     check = check_push if push else check_image
-    starts: list[Start] = []
-    skips = list(outcome.skips)
-    for i, start in enumerate(outcome.starts):
-        if i in submitted:
-            starts.append(start)
-            continue
-        refusal = check(start, plans[start.product], reader)
-        if refusal is None:
-            starts.append(start)
-        else:
-            skips.append(refusal)
+    return {i: check(outcome.starts[i], plans[outcome.starts[i].product], reader) for i in indexes}
+
+
+def combine(outcome: Outcome, found: Mapping[int, Skip | None]) -> Outcome:
+    """``outcome`` with the starts ``found`` refuses turned into refusals (a start it does
+    not name goes on: one already submitted, for instance)."""
+    starts = tuple(s for i, s in enumerate(outcome.starts) if found.get(i) is None)
     if len(starts) == len(outcome.starts):
         return outcome
+    skips = (*outcome.skips, *(skip for skip in found.values() if skip is not None))
     reason = "" if starts else "; ".join(f"{s.product}: {s.reason}" for s in skips)
-    return Outcome(tuple(starts), tuple(skips), reason)
+    return Outcome(starts, skips, reason)

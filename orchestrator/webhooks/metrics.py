@@ -1,5 +1,6 @@
 """What ``GET /metrics`` shows: deliveries by provider and outcome, runs submitted and
-duplicates dropped by product, and how long deliveries took.
+duplicates dropped by product, how long deliveries took, and how long the checks against
+the Git server's branch tip took (the replay protection's cost, and a slow Git host's).
 
 Each app has a registry of its own (not the process-wide default), so several apps in one
 process (tests, ``demo --webhook``) count separately. Label values come only from the
@@ -52,6 +53,13 @@ class Metrics:
             "Time from a delivery's arrival to the reply, by provider.",
             ["provider"],
             buckets=(0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10),
+            registry=self.registry,
+        )
+        self.branch_checks = Histogram(
+            "promoflow_webhook_branch_check_duration_seconds",
+            "Time to check a push or registry event against the trigger branch's tip (one "
+            "request to the Git server; deliveries that arrive meanwhile share it).",
+            buckets=(0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30),
             registry=self.registry,
         )
         self._children: dict[tuple[str, ...], Any] = {}

@@ -8,6 +8,8 @@ from __future__ import annotations
 import base64
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
@@ -16,7 +18,7 @@ from starlette.routing import Route
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.settings import ArgoCDSettings
 from orchestrator.simulator.serve import ServerThread
-from orchestrator.urls import MASK, find_credentials, scrub, scrub_data
+from orchestrator.urls import MASK, find_credentials, scrub, scrub_data, scrub_like
 
 TOKEN = "ghp_Zx81Tq9LmN4pR2sV7wY0aB3c"
 
@@ -89,6 +91,38 @@ def _server(body: Response) -> Starlette:
         return body
 
     return Starlette(routes=[Route("/api/v1/applications/{name}", answer)])
+
+
+_TEXTS = st.sampled_from(
+    [
+        "shop",
+        "Synced",
+        f"https://bot:{TOKEN}@git.example.com/acme/gitops.git",
+        f"token {TOKEN}",
+        "https://git.example.com/acme/gitops.git?private_token=glpat-abcdefghij",
+        "ComparisonError: rpc error",
+        TOKEN.lower(),
+        "",
+    ]
+) | st.text(max_size=12)
+_DATA = st.recursive(
+    _TEXTS | st.integers() | st.none() | st.booleans(),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(_TEXTS, inner, max_size=4),
+    max_leaves=20,
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(before=_DATA, after=_DATA)
+def test_scrubbing_what_changed_from_a_clean_state_is_scrubbing_it_all(
+    before: object, after: object
+) -> None:
+    """What the reporter keeps of an object is scrubbed from the state before it: equal
+    parts are taken from that, the rest scrubbed; the result is the same as scrubbing all
+    of it, credentials in keys, values and list items included."""
+    secrets = (TOKEN,)
+    clean = scrub_data(before, secrets)
+    assert scrub_like(after, clean, secrets) == scrub_data(after, secrets)
 
 
 @pytest.mark.parametrize(

@@ -9,7 +9,10 @@ new service with an empty cache directory, as a new pod would start.
 from __future__ import annotations
 
 import json
+import threading
+import time
 from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -208,3 +211,66 @@ def test_numeric_order_compares_build_numbers(tmp_path: Path) -> None:
         newer = h.post("/webhooks/harbor", *_harbor("build-10", _digest(10)))
     assert older.status_code == 409 and "build-8 is older" in older.json()["message"]
     assert newer.status_code == 202, newer.text
+
+
+class _CountingTips(GitReads):
+    """The service's reader, counting the questions put to the Git server about the tip,
+    and holding them at a gate when a test needs deliveries to overlap."""
+
+    def __init__(self, cache: Path, gate: threading.Event | None = None) -> None:
+        super().__init__(cache)
+        self.tips = 0
+        self.gate = gate
+
+    def tip(self, url: str, branch: str) -> str | None:
+        self.tips += 1
+        if self.gate is not None:
+            assert self.gate.wait(30)
+        return super().tip(url, branch)
+
+
+def test_a_refused_push_stays_refused_without_asking_the_git_server_again(
+    hub: Harness, tmp_path: Path
+) -> None:
+    """Its redeliveries are answered from memory: the branch comes back to its commit only
+    by another push, an event of its own."""
+    old = _release(hub, "1.2.0")
+    _release(hub, "1.3.0")
+    reader = _CountingTips(tmp_path / "pod")
+    service = make_service(hub.config, hub.argo.url, reader)
+    with ServerThread(create_app(service), lifespan=True) as server:
+        replies = [_post(server.url, "/webhooks/github", old, signed(old)) for _ in range(5)]
+    reader.close()
+    assert [r.status_code for r in replies] == [409] * 5
+    assert len({r.json()["message"] for r in replies}) == 1
+    assert reader.tips == 1
+    counts = [
+        sample.value
+        for sample in service.metrics.branch_checks.collect()[0].samples
+        if sample.name.endswith("_count")
+    ]
+    assert counts == [1]
+
+
+def test_deliveries_of_one_push_that_overlap_share_one_check(hub: Harness, tmp_path: Path) -> None:
+    """Five deliveries arrive while the first one's check waits for the Git server: one
+    question, one run, the same answer for all."""
+    body = _release(hub, "1.3.0")
+    gate = threading.Event()
+    reader = _CountingTips(tmp_path / "pod", gate)
+    service = make_service(hub.config, hub.argo.url, reader)
+    with ServerThread(create_app(service), lifespan=True) as server, ThreadPoolExecutor(5) as pool:
+        sent = [
+            pool.submit(_post, server.url, "/webhooks/github", body, signed(body)) for _ in range(5)
+        ]
+        deadline = time.monotonic() + 30
+        while reader.tips == 0 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        time.sleep(0.3)  # the others arrive meanwhile
+        gate.set()
+        replies = [future.result() for future in sent]
+    reader.close()
+    assert [r.status_code for r in replies] == [202] * 5, [r.text for r in replies]
+    assert reader.tips == 1
+    assert len({r.json()["promotions"][0]["run"] for r in replies}) == 1
+    assert len(hub.created()) == 1
