@@ -751,6 +751,9 @@ def main() -> None:
                 f"{_p(run.laters, 99) * 1000:.1f} ms"
             )
     bare, cold, warm = runs["bare"], runs["cold"], runs["warm"]
+    # each round's pair measured back to back: a slow spell of the machine slows both
+    ratios = sorted(b.cpu / w.cpu for b, w in zip(bares, warms, strict=True))
+    capacity = ratios[len(ratios) // 2]
     idle_p99 = _p(hostile.idle, 99) * 1000
     console.print(
         f"hostile senders: /healthz p50/p99 {_p(hostile.idle, 50) * 1000:.1f}/{idle_p99:.1f} ms"
@@ -764,9 +767,10 @@ def main() -> None:
         [
             Row(
                 "capacity promoflow/bare (server CPU per delivery)",
-                bare.cpu / warm.cpu,
+                capacity,
                 f"{warm.cpu / DELIVERIES * 1e6:.0f} / {bare.cpu / DELIVERIES * 1e6:.0f} us per "
-                "delivery (Git cache warm)",
+                f"delivery (Git cache warm); the median of the rounds' ratios "
+                f"{', '.join(f'{r:.2f}' for r in ratios)}",
                 ">= 0.5",
                 at_least(0.5),
             ),
