@@ -10,7 +10,6 @@ of the Argo Server API, and words failures as the synchronous client does, throu
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import httpx
@@ -79,19 +78,9 @@ class AsyncArgo:
             self._api_seen = True
         return response
 
-    @staticmethod
-    def _reason(response: httpx.Response) -> str:
-        try:
-            data = response.json()
-        except ValueError:
-            return neterrors.one_line(response.text) or "(no reason given)"
-        if isinstance(data, dict) and isinstance(data.get("message"), str):
-            return neterrors.one_line(data["message"], limit=300)
-        return neterrors.one_line(json.dumps(data))
-
     def _fail(self, what: str, response: httpx.Response) -> ArgoError:
         status = response.status_code
-        reason = self._reason(response)
+        reason = neterrors.said(response, limit=300)
         if status == 401:
             reason = "the Argo Server refused the credentials (check ARGO_TOKEN)"
         return ArgoError(f"{what}: {reason}", transient=neterrors.status_transient(status))

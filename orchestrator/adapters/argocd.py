@@ -101,7 +101,7 @@ class ArgoCDClient:
             )
         if status >= 400:
             raise ArgoCDError(
-                f"{what}: Argo CD answered {status}: {_reason(response, self._secrets)}",
+                f"{what}: Argo CD answered {status}: {neterrors.said(response, self._secrets)}",
                 transient=neterrors.status_transient(status),
             )
 
@@ -246,15 +246,3 @@ def _event(line: str) -> dict[str, Any]:
     if not isinstance(event, dict):
         raise ArgoCDError("watch: the event stream sent a line that is not JSON", transient=True)
     return event
-
-
-def _reason(response: httpx.Response, secrets: tuple[str, ...] = ()) -> str:
-    """The server's reason, in one short line, with no credential: a proxy or Argo CD may
-    echo the request's token (whole, a prefix, another case, base64) in its error."""
-    try:
-        body = response.json()
-    except ValueError:
-        return neterrors.one_line(scrub(response.text, secrets)) or "(no reason given)"
-    if isinstance(body, dict):
-        body = body.get("message") or body.get("error") or body
-    return neterrors.one_line(scrub(str(body), secrets))

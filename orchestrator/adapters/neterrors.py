@@ -12,17 +12,26 @@ wrong path prefix), is reported in one line, never pasted whole.
 No library exception names reach the user: the HTTP clients (httpx, requests, urllib3)
 wrap the socket or TLS error that happened, so the chain of causes is searched for it.
 The git transport uses only the standard library; this module imports no HTTP client.
+
+Every client reads an error answer through the same two functions: :func:`said` (the
+server's reason in one line, with no credential the server echoed) and
+:func:`retry_after` (``Retry-After`` in both of its forms, seconds or an HTTP date, as RFC
+9110 defines it; a value that is neither is no advice at all).
 """
 
 from __future__ import annotations
 
 import errno
+import json
+import math
 import socket
 import ssl
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from enum import Enum
+from typing import Any, Protocol
 
 MAX_REASON = 200
 """Characters of a server's own words kept in a message (one line, never a whole page)."""
@@ -252,3 +261,65 @@ def answer(
 def status_transient(status: int) -> bool:
     """Whether trying again may change an HTTP error status (5xx, 408, 425, 429)."""
     return status >= 500 or status in (408, 425, 429)
+
+
+class Answer(Protocol):
+    """What an HTTP client's response offers (httpx's and requests' both do)."""
+
+    @property
+    def text(self) -> str: ...
+
+    def json(self) -> Any: ...
+
+
+NO_REASON = "(no reason given)"
+
+
+def said(response: Answer, secrets: tuple[str, ...] = (), limit: int = MAX_REASON) -> str:
+    """The server's reason for an error answer, in one line of at most ``limit``
+    characters: the ``message`` (or ``error``) of a JSON body, else its text. Scrubbed of
+    URL credentials and of ``secrets`` in every form a server may echo them in (a proxy
+    or an API may quote the request's token in its error)."""
+    from orchestrator.urls import scrub  # on error paths only: steps import this module
+
+    try:
+        body = response.json()
+    except ValueError:
+        return one_line(scrub(response.text, secrets), limit) or NO_REASON
+    if isinstance(body, dict):
+        found = body.get("message") or body.get("error")
+        if isinstance(found, str):
+            return one_line(scrub(found, secrets), limit) or NO_REASON
+        if found is not None:
+            body = found
+    text = body if isinstance(body, str) else json.dumps(body, ensure_ascii=False)
+    return one_line(scrub(text, secrets), limit) or NO_REASON
+
+
+def retry_after(headers: Mapping[str, str] | None, now: datetime | None = None) -> float | None:
+    """Seconds the server asks to wait (``Retry-After``: a number of seconds or an HTTP
+    date), or None where it gives none or gives one that is neither (a negative number, a
+    malformed date, ``inf``). A date in the past is 0. ``headers`` must look names up
+    without regard to case, as the clients' header mappings do."""
+    value = str((headers or {}).get("retry-after") or "").strip()
+    if not value:
+        return None
+    try:
+        seconds = float(value)
+    except ValueError:
+        return _until(value, now or datetime.now(UTC))
+    if not math.isfinite(seconds) or seconds < 0:
+        return None
+    return seconds
+
+
+def _until(value: str, now: datetime) -> float | None:
+    from email.utils import parsedate_to_datetime  # the steps import this module: kept light
+
+    try:
+        when = parsedate_to_datetime(value)
+    except (TypeError, ValueError, IndexError):
+        return None
+    if when.tzinfo is None:  # an HTTP date is always GMT
+        when = when.replace(tzinfo=UTC)
+    return max((when - now).total_seconds(), 0.0)

@@ -128,7 +128,7 @@ class ScmClient:
             raise ScmError(f"{self.target.kind} refused the token ({status})")
         if status >= 400:
             raise ScmError(
-                f"{self.target.kind} answered {status}: {_reason(response)}",
+                f"{self.target.kind} answered {status}: {neterrors.said(response, limit=300)}",
                 transient=neterrors.status_transient(status),
             )
         try:
@@ -214,17 +214,6 @@ class ScmClient:
             data["web_url"], int(data["iid"]), gl_state,
             commit if gl_state == "merged" else None,
         )  # fmt: skip
-
-
-def _reason(response: httpx.Response) -> str:
-    """The server's reason, in one short line."""
-    try:
-        body = response.json()
-    except ValueError:
-        return neterrors.one_line(response.text) or "(no reason given)"
-    if isinstance(body, dict):
-        body = body.get("message") or body.get("error") or body
-    return neterrors.one_line(str(body), limit=300)
 
 
 def parse_pr_url(url: str) -> int:

@@ -18,6 +18,7 @@ from typing import Any
 
 import httpx
 
+from orchestrator.adapters import neterrors
 from orchestrator.adapters.scm import ScmError, ScmTarget
 from reporters.sinks.delivery import SinkError
 
@@ -82,13 +83,13 @@ class GitHubApi:
             raise self.error(f"cannot reach GitHub: {type(exc).__name__}") from None
         if response.status_code < 300:
             return response
-        retry = response.headers.get("retry-after", "")
+        retry = neterrors.retry_after(response.headers)
         transient = response.status_code >= 500 or (
-            response.status_code in (403, 429) and bool(retry)
+            response.status_code in (403, 429) and retry is not None
         )
         raise self.error(
             f"GitHub answered {response.status_code}: {said(response) or 'no reason given'}",
-            retry_after=float(retry) if retry.isdigit() else None,
+            retry_after=retry,
             permanent=not transient,
         )
 

@@ -20,16 +20,9 @@ from typing import Any
 
 import httpx
 
+from orchestrator.adapters import neterrors
 from orchestrator.urls import scrub
 from reporters.sinks.delivery import SinkError
-
-
-def _retry_after(response: httpx.Response) -> float | None:
-    value = response.headers.get("retry-after", "")
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        return None
 
 
 class HttpSink:
@@ -75,7 +68,9 @@ class HttpSink:
             return
         reason = f"{self._shown} answered {status}"
         transient = status >= 500 or status in (408, 429)
-        raise SinkError(reason, retry_after=_retry_after(response), permanent=not transient)
+        raise SinkError(
+            reason, retry_after=neterrors.retry_after(response.headers), permanent=not transient
+        )
 
     def close(self) -> None:
         self._client.close()

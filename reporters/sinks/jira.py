@@ -24,12 +24,11 @@ needs fields for one (dead letters, once the other issues are done).
 
 from __future__ import annotations
 
-from datetime import UTC, datetime
-from email.utils import parsedate_to_datetime
 from typing import Any
 
 import requests
 
+from orchestrator.adapters import neterrors
 from orchestrator.steps.message import jira_keys
 from orchestrator.urls import scrub
 from reporters.enrich.jira import connect
@@ -98,24 +97,6 @@ def _said(text: object) -> str:
     if line.startswith("<"):
         return ""
     return line[: MAX_SAID - 1] + "…" if len(line) > MAX_SAID else line
-
-
-def _retry_after(response: Any) -> float | None:
-    """``Retry-After`` in seconds, or as an HTTP date."""
-    value = str(getattr(response, "headers", {}).get("Retry-After") or "").strip()
-    if not value:
-        return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
-    try:
-        when = parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    if when.tzinfo is None:
-        when = when.replace(tzinfo=UTC)
-    return max((when - datetime.now(UTC)).total_seconds(), 0.0)
 
 
 class JiraSink:
@@ -235,7 +216,9 @@ class JiraSink:
             elif status == 429:
                 error = SinkError(
                     f"Jira is rate limiting (429){where}",
-                    retry_after=_retry_after(getattr(exc, "response", None)),
+                    retry_after=neterrors.retry_after(
+                        getattr(getattr(exc, "response", None), "headers", None)
+                    ),
                 )
             elif status is None or status >= 500 or status == 408:
                 error = SinkError(f"Jira answered {status or 'an error'}{where}{tail}")

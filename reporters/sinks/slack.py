@@ -19,6 +19,7 @@ from typing import Any
 
 import httpx
 
+from orchestrator.adapters import neterrors
 from reporters.sinks.delivery import SinkError
 
 ICONS = {
@@ -130,8 +131,7 @@ class SlackSink:
             return
         said = response.text.strip()[:100] or str(response.status_code)
         if response.status_code == 429 or response.status_code >= 500:
-            retry = response.headers.get("retry-after", "")
-            after = float(retry) if retry.replace(".", "", 1).isdigit() else None
+            after = neterrors.retry_after(response.headers)
             raise SinkError(f"Slack answered {response.status_code} {said}", retry_after=after)
         raise SinkError(f"Slack answered {response.status_code} {said}", permanent=True)
 
@@ -150,8 +150,7 @@ class SlackSink:
             )
         except httpx.HTTPError as exc:
             raise SinkError(f"cannot reach Slack: {type(exc).__name__}") from None
-        retry = response.headers.get("retry-after", "")
-        after = float(retry) if retry.replace(".", "", 1).isdigit() else None
+        after = neterrors.retry_after(response.headers)
         if response.status_code == 429 or response.status_code >= 500:
             raise SinkError(f"Slack answered {response.status_code}", retry_after=after)
         try:
