@@ -35,11 +35,11 @@ from hera.workflows.service import WorkflowsService
 from orchestrator.actors import SERVER_LABELS
 from orchestrator.adapters import neterrors
 from orchestrator.errors import PromoflowError
+from orchestrator.manifest import Manifest
 from orchestrator.settings import ArgoSettings
 from orchestrator.specdiff import same_up_to_empty
 
 T = TypeVar("T")
-Manifest = dict[str, Any]
 
 
 SERVICE = "the Argo Server"

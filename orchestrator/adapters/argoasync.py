@@ -16,9 +16,9 @@ import httpx
 
 from orchestrator.adapters import neterrors
 from orchestrator.adapters.argo import SERVICE, ArgoError
+from orchestrator.manifest import Manifest
 from orchestrator.settings import ArgoSettings
 
-Manifest = dict[str, Any]
 ALREADY_EXISTS = 6
 """gRPC code of ``AlreadyExists``, which the Argo Server answers (HTTP 409) for a name in use."""
 

@@ -31,13 +31,13 @@ from orchestrator.commands.common import (
     settings,
 )
 from orchestrator.commands.promotion import resolve_promotion
+from orchestrator.manifest import Manifest
 
 if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
     from orchestrator.graph.plan import ProductPlan
     from orchestrator.settings import ArgoSettings, StepSettings
 
-Manifest = dict[str, Any]
 
 ProductOption = Annotated[str, typer.Option("--product", "-p", help="Product to promote.")]
 ArgoServerOption = Annotated[

@@ -11,9 +11,8 @@ from orchestrator.compiler.library import library
 from orchestrator.compiler.workflow import PromotionRequest, product_template, promotion_workflow
 from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.loading.config import Config
+from orchestrator.manifest import Manifest
 from orchestrator.settings import StepSettings
-
-Manifest = dict[str, Any]
 
 
 @dataclass(frozen=True)

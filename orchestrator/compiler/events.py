@@ -39,9 +39,8 @@ from typing import Any
 from orchestrator.compiler import names
 from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import ProductPlan
+from orchestrator.manifest import Manifest
 from orchestrator.settings import StepSettings
-
-Manifest = dict[str, Any]
 
 API_VERSION = "argoproj.io/v1alpha1"
 IDEMPOTENCY_HEADER = "Idempotency-Key"

@@ -47,10 +47,9 @@ from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import HostStep, LocalSetup, RunView, show_header, summary
 from orchestrator.local.view import label as node_label
+from orchestrator.manifest import Manifest
 from orchestrator.settings import ArgoCDSettings, StepSettings, load
 from orchestrator.urls import scrub_data
-
-Manifest = dict[str, Any]
 
 
 @dataclass

@@ -12,8 +12,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from orchestrator.engine.templates import index_templates
-
-Manifest = dict[str, Any]
+from orchestrator.manifest import Manifest
 
 
 def referenced(manifests: Iterable[Mapping[str, Any]]) -> set[tuple[str, str]]:

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from orchestrator.adapters.argo import ArgoError
 from orchestrator.adapters.argoasync import AsyncArgo
 from orchestrator.compiler import PromotionRequest
 from orchestrator.errors import PromoflowError
+from orchestrator.manifest import Manifest
 from orchestrator.webhooks.submit import Unavailable
 
-Manifest = dict[str, Any]
 PRODUCT_LABEL = "promoflow.dev/product"
 
 

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import threading
 from dataclasses import dataclass, field
-from typing import Any
 
 from rich.console import Console
 
@@ -20,9 +19,8 @@ from orchestrator.errors import PromoflowError
 from orchestrator.graph.plan import plan_product
 from orchestrator.loading import Config
 from orchestrator.local.session import LocalOptions, run_local
+from orchestrator.manifest import Manifest
 from orchestrator.settings import SettingsError
-
-Manifest = dict[str, Any]
 
 
 @dataclass

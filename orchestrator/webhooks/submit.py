@@ -31,6 +31,7 @@ from orchestrator.compiler.workflow import promotion_workflow
 from orchestrator.errors import PromoflowError
 from orchestrator.graph.plan import ProductPlan
 from orchestrator.loading import Config
+from orchestrator.manifest import Manifest
 from orchestrator.runs import summarize
 from orchestrator.settings import StepSettings
 from orchestrator.urls import find_credentials
@@ -39,7 +40,6 @@ from orchestrator.webhooks.triggers import Start, plans_of
 
 log = logging.getLogger("promoflow.webhooks")
 
-Manifest = dict[str, Any]
 RECENT = 10_000
 """Names remembered as submitted, per process (a few hundred kilobytes)."""
 

@@ -37,6 +37,7 @@ from orchestrator.compiler.events import (
 )
 from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import ProductPlan, plan_product
+from orchestrator.manifest import Manifest
 from tests.compiler.helpers import EXAMPLES, SCENARIOS, SETTINGS, load
 from tests.compiler.test_cli_compile import run
 from tests.support.argo_schema import REFDATA
@@ -45,7 +46,6 @@ from tests.support.argo_schema import unknown_fields as workflow_unknown_fields
 
 EVENTS_SCHEMA = REFDATA / "argo-events" / "schema.json"
 PREFIX = "io.argoproj.events.v1alpha1."
-Manifest = dict[str, Any]
 
 
 # -- a strict checker for the Argo Events definitions (as tests/support/argo_schema.py is

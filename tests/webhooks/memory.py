@@ -6,12 +6,10 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-from typing import Any
 
 from orchestrator.compiler import PromotionRequest
+from orchestrator.manifest import Manifest
 from orchestrator.webhooks.submit import Unavailable
-
-Manifest = dict[str, Any]
 
 
 @dataclass
