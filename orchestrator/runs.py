@@ -4,8 +4,8 @@ A Workflow's status lists nodes by id; people think in environments and steps. T
 carry both (``deploy-prod-eu``), so a run can be shown as "what happened where".
 
 The task kinds come from the step registry (each step declares the DAG task prefixes that
-run it, e.g. ``deploy`` runs ``promote``), plus the user's own ``pre``/``post`` actions,
-which are templates of the user's and so declared here.
+run it, e.g. ``deploy`` runs ``promote``, and the registry adds the user's own
+``pre``/``post`` actions, which are templates of the user's).
 """
 
 from __future__ import annotations
@@ -15,8 +15,6 @@ from typing import Any
 
 from orchestrator.steps import registry
 
-USER_KINDS = (registry.TaskKind("pre", rank=30), registry.TaskKind("post", rank=90))
-"""Tasks that run the user's own templates (``pre_action``/``post_action``), not a step."""
 LABEL = "promoflow.dev/"
 _STEP_NODES = ("Pod", "Suspend", "Skipped", "Retry")
 
@@ -68,8 +66,7 @@ class RunSummary:
 
 def task_kinds() -> dict[str, registry.TaskKind]:
     """Every task prefix of a promotion DAG, in the order they run within an environment."""
-    kinds = [*USER_KINDS, *(kind for kind, _ in registry.task_kinds())]
-    return {k.prefix: k for k in sorted(kinds, key=lambda k: (k.rank, k.prefix))}
+    return {k.prefix: k for k in registry.all_task_kinds()}
 
 
 def step_kinds() -> tuple[str, ...]:

@@ -260,3 +260,15 @@ def task_kinds() -> Iterator[tuple[TaskKind, StepSpec]]:
     for spec in steps():
         for kind in spec.tasks:
             yield kind, spec
+
+
+USER_KINDS = (TaskKind("pre", rank=30), TaskKind("post", rank=90))
+"""Tasks that run the user's own templates (``pre_action``/``post_action``), not a step."""
+
+
+def all_task_kinds() -> tuple[TaskKind, ...]:
+    """Every task kind of a promotion DAG, the steps' and the user's, in the order they run
+    within an environment: the one declaration of that order, which the compiler lays
+    tasks out by and the run summaries read."""
+    kinds = [*USER_KINDS, *(kind for kind, _ in task_kinds())]
+    return tuple(sorted(kinds, key=lambda k: (k.rank, k.prefix)))
