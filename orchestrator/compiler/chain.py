@@ -18,14 +18,14 @@ Adding a kind of task is writing one module there that calls :func:`contributes`
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable
 from dataclasses import dataclass
-from importlib import import_module
+from datetime import timedelta
 
 from hera.workflows import Task
 from hera.workflows.models import TemplateRef
 
+from orchestrator import discovery
 from orchestrator.compiler.library import pause_template, template_name
 from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
 from orchestrator.model.policy import WorkflowRef
@@ -33,6 +33,9 @@ from orchestrator.settings import StepSettings
 from orchestrator.steps import registry
 
 TASKS_PACKAGE = "orchestrator.compiler.tasks"
+DEADLINE_MARGIN = timedelta(minutes=1)
+"""Added to a gate's own timeouts for its step pod's deadline (the pod must outlive the
+step's wait to report why it stopped)."""
 
 
 def ref(settings: StepSettings, step: str) -> TemplateRef:
@@ -187,15 +190,7 @@ def contributions() -> tuple[Contribution, ...]:
     if _ordered is not None and _loaded:
         return _ordered
     if not _loaded:
-        package = import_module(TASKS_PACKAGE)
-        found = {
-            entry.removesuffix(".py")
-            for directory in package.__path__
-            for entry in os.listdir(directory)
-            if entry.endswith(".py") and not entry.startswith("_")
-        }
-        for module in sorted(found):
-            import_module(f"{TASKS_PACKAGE}.{module}")
+        discovery.modules(TASKS_PACKAGE)
         _loaded = True
     ranks = {kind.prefix: kind.rank for kind in registry.all_task_kinds()}
     for contribution in _CONTRIBUTIONS.values():

@@ -7,19 +7,18 @@ the ``promoflow step`` CLI, ``workflow_templates/`` and the run summaries' node 
 all derived from it, so adding a step is adding one module to ``orchestrator/steps/specs``.
 
 This module is imported when a step pod starts: it imports nothing beyond the standard
-library and orchestrator.errors (no Hera, no typer, no pydantic), and its records are
-``NamedTuple``s rather than frozen dataclasses, which cost about a millisecond each to
-define at every start.
+library, orchestrator.errors and orchestrator.discovery (no Hera, no typer, no pydantic),
+and its records are ``NamedTuple``s rather than frozen dataclasses, which cost about a
+millisecond each to define at every start.
 """
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Iterator, Mapping
-from importlib import import_module
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
+from orchestrator import discovery
 from orchestrator.errors import EXIT_FAILED, EXIT_OK, EXIT_TRANSIENT, EXIT_USAGE
 
 TRANSIENT_EXIT = EXIT_TRANSIENT
@@ -224,17 +223,7 @@ def _load() -> None:
     global _loaded
     if _loaded:
         return
-    package = import_module(SPECS_PACKAGE)
-    # A listing of the package's directories rather than pkgutil: importing pkgutil alone
-    # costs most of a millisecond of every step's start-up.
-    found = {
-        entry.removesuffix(".py")
-        for directory in package.__path__
-        for entry in os.listdir(directory)
-        if entry.endswith(".py") and not entry.startswith("_")
-    }
-    for name in sorted(found):
-        import_module(f"{SPECS_PACKAGE}.{name}")
+    discovery.modules(SPECS_PACKAGE)
     _loaded = True
 
 

@@ -4,32 +4,20 @@ A provider is a :class:`Provider`: how a delivery proves it comes from the sende
 (``authorize`` from the headers before the body is read, then ``verify``), what it means
 (``parse``) and which id the sender gives it (``delivery_id``), all pure functions of an
 :class:`~orchestrator.webhooks.events.Incoming`. Adding a sender is
-adding a module to ``orchestrator/webhooks/providers`` and its name to :data:`MODULES`.
+adding a module to ``orchestrator/webhooks/providers`` (:mod:`orchestrator.discovery`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
 from functools import cache
-from importlib import import_module
 from typing import NamedTuple
 
+from orchestrator import discovery
 from orchestrator.webhooks.events import Event, Incoming
 
-MODULES = (
-    "artifactory",
-    "azure",
-    "bitbucket",
-    "dockerhub",
-    "generic",
-    "ghcr",
-    "gitea",
-    "github",
-    "gitlab",
-    "harbor",
-    "quay",
-)
-"""``orchestrator.webhooks.providers.<module>``, each defining ``PROVIDER``."""
+PROVIDERS_PACKAGE = "orchestrator.webhooks.providers"
+"""Each of its modules defines ``PROVIDER``."""
 
 
 class Provider(NamedTuple):
@@ -64,8 +52,8 @@ class Provider(NamedTuple):
 @cache
 def providers() -> dict[str, Provider]:
     found = {}
-    for module in MODULES:
-        provider: Provider = import_module(f"orchestrator.webhooks.providers.{module}").PROVIDER
+    for module in discovery.modules(PROVIDERS_PACKAGE):
+        provider: Provider = module.PROVIDER
         found[provider.name] = provider
     return found
 

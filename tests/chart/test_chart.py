@@ -5,6 +5,7 @@ step WorkflowTemplates as generated, and a README that lists every value."""
 
 from __future__ import annotations
 
+import json
 import shlex
 import subprocess
 from collections.abc import Iterator
@@ -16,6 +17,8 @@ import pytest
 import yaml
 
 from tests.chart.readme import CHART, readme, undocumented
+from tests.chart.schema_enums import ENUMS, SCHEMA, generated
+from tests.chart.schema_enums import render as render_schema
 from tests.chart.schemas import validate
 from tests.tools.binaries import ensure
 from workflow_templates import HERE as STEP_TEMPLATES
@@ -509,6 +512,21 @@ def test_the_readme_lists_every_value_as_values_yaml_says() -> None:
     assert undocumented() == []
     current = (CHART / "README.md").read_text()
     assert current == readme(), "charts/promoflow/README.md is stale: python -m tests.chart.readme"
+
+
+def test_the_schema_lists_what_the_registries_define() -> None:
+    """Generated from the registries (``python -m tests.chart.schema_enums``)."""
+    committed = SCHEMA.read_text()
+    assert committed == render_schema(generated(json.loads(committed))), (
+        "values.schema.json is stale: python -m tests.chart.schema_enums"
+    )
+
+
+def test_helm_accepts_every_provider_share_and_watch_promoflow_has() -> None:
+    sets = [f"{'.'.join(path)}={{{','.join(names)}}}" for path, names in ENUMS.items()]
+    args = [a for value in sets for a in ("--set", value)]
+    result = helm("template", RELEASE, str(CHART), "--set", BASE[0], *args, check=False)
+    assert result.returncode == 0, result.stderr
 
 
 def test_the_chart_ships_the_step_templates_it_renders() -> None:

@@ -125,7 +125,7 @@ header_bytes = st.binary(max_size=300).map(lambda b: b.replace(b"\r", b"").repla
     max_examples=300, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture]
 )
 @given(
-    provider=st.sampled_from([*registry.MODULES, "nope", "GitHub", ""]) | st.text(max_size=300),
+    provider=st.sampled_from([*registry.providers(), "nope", "GitHub", ""]) | st.text(max_size=300),
     headers=st.dictionaries(
         st.sampled_from(
             [

@@ -4,8 +4,7 @@ several), each within the check's timeout and a margin."""
 from __future__ import annotations
 
 from orchestrator.compiler import names
-from orchestrator.compiler.chain import Build, contributes
-from orchestrator.compiler.tasks.verify import DEADLINE_MARGIN
+from orchestrator.compiler.chain import DEADLINE_MARGIN, Build, contributes
 
 
 @contributes("http-check", kind="check")

@@ -7,10 +7,8 @@ from __future__ import annotations
 from datetime import timedelta
 
 from orchestrator.compiler import names
-from orchestrator.compiler.chain import Build, contributes, output
+from orchestrator.compiler.chain import DEADLINE_MARGIN, Build, contributes, output
 from orchestrator.goduration import format_go
-
-DEADLINE_MARGIN = timedelta(minutes=1)
 
 
 @contributes("verify", kind="sync")

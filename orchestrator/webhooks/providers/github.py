@@ -1,8 +1,7 @@
-"""GitHub: ``push`` (and ``package`` for GHCR images) signed with ``X-Hub-Signature-256``.
+"""GitHub: ``push`` (and ``package`` for GHCR images) signed with ``X-Hub-Signature-256``
+(the signature, the headers and the package payload: :mod:`orchestrator.webhooks.githubhooks`).
 
-GitHub signs the body with the hook's secret: ``sha256=`` + the hex HMAC-SHA256
-(docs.github.com, "Validating webhook deliveries"). ``X-GitHub-Delivery`` is a GUID that a
-redelivery repeats. A push payload lists at most 20 commits in some cases and can leave
+A push payload lists at most 20 commits in some cases and can leave
 files out, so a push of 20 or more commits, or a forced one, is marked incomplete and its
 changed paths are read in Git.
 """
@@ -11,30 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from orchestrator.webhooks import payloads, proofs
-from orchestrator.webhooks.events import Event, GitPush, Ignored, Incoming, Ping, Refused
+from orchestrator.webhooks import githubhooks, payloads
+from orchestrator.webhooks.events import Event, GitPush, Ignored, Incoming, Refused
 from orchestrator.webhooks.registry import Provider
 
-SIGNATURE = "X-Hub-Signature-256"
-EVENT = "X-GitHub-Event"
 MAX_LISTED = 20
 ZERO = "0" * 40
-
-
-def verify(incoming: Incoming, secret: str) -> None:
-    proofs.check_hmac(incoming, secret, SIGNATURE, prefix="sha256=")
-
-
-def authorize(incoming: Incoming, secret: str) -> None:
-    del secret  # the HMAC needs the body
-    proofs.check_hmac_form(incoming, SIGNATURE, prefix="sha256=")
-
-
-def event_name(incoming: Incoming) -> str:
-    name = incoming.header(EVENT).strip()
-    if not name:
-        raise Refused(400, f"no {EVENT} header: not a GitHub delivery")
-    return name
 
 
 def parse_push(data: dict[str, Any]) -> Event:
@@ -65,30 +46,24 @@ def parse_push(data: dict[str, Any]) -> Event:
 
 
 def parse(incoming: Incoming) -> Event:
-    from orchestrator.webhooks.providers import ghcr
-
-    name = event_name(incoming)
+    name = githubhooks.event_name(incoming)
     data = payloads.json_object(incoming)
     if name == "ping":
-        return Ping(f"GitHub ping for hook {data.get('hook_id', '?')}")
+        return githubhooks.ping(data)
     if name == "push":
         return parse_push(data)
-    if name in ghcr.EVENTS:
-        return ghcr.parse_package(data)
+    if name in githubhooks.PACKAGE_EVENTS:
+        return githubhooks.parse_package(data)
     raise Refused(400, f"GitHub event {name!r} is not handled: send push (or package) events")
-
-
-def delivery_id(incoming: Incoming) -> str:
-    return incoming.header("X-GitHub-Delivery").strip()
 
 
 PROVIDER = Provider(
     name="github",
     title="GitHub",
-    scheme=f"{SIGNATURE}: sha256= and the HMAC-SHA256 of the body with the secret",
-    verify=verify,
-    authorize=authorize,
+    scheme=githubhooks.SCHEME,
+    verify=githubhooks.verify,
+    authorize=githubhooks.authorize,
     parse=parse,
-    delivery_id=delivery_id,
-    parse_headers=(EVENT,),
+    delivery_id=githubhooks.delivery_id,
+    parse_headers=(githubhooks.EVENT,),
 )
