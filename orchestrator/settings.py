@@ -106,6 +106,10 @@ class StepSettings(BaseSettings):
     service_account: str = "promoflow-workflow"
     git_secret: str = Field("promoflow-git", description="Secret with key 'token' (HTTPS)")
     argocd_secret: str = Field("promoflow-argocd", description="Secret with key 'token'")
+    report_secret: str = Field(
+        "promoflow-report",
+        description="Secret with key 'token' the reporters accept on /reports (optional)",
+    )
     argocd_server: str = "argocd-server.argocd.svc:443"
     argocd_opts: str = ""
     report_url: str = Field("", description="Where the onExit handler posts results")

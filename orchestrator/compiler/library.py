@@ -89,7 +89,9 @@ def _secret_env(name: str, secret: str, key: str) -> SecretEnv:
 
 def _env(settings: StepSettings, needs: frozenset[registry.Need]) -> list[Env | SecretEnv]:
     """What the step declared it needs: connection settings by value, credentials only as
-    Secret references. A step that talks to no Argo CD gets no Argo CD token."""
+    Secret references. A step that talks to no Argo CD gets no Argo CD token. The one
+    definition of a step container's environment: the chart renders it as given, only
+    putting the release's values and Secret names in place."""
     env: list[Env | SecretEnv] = []
     if "argocd" in needs:
         env += [
@@ -103,6 +105,7 @@ def _env(settings: StepSettings, needs: frozenset[registry.Need]) -> list[Env | 
         env.append(_secret_env("ARGOCD_AUTH_TOKEN", settings.argocd_secret, "token"))
     if "report" in needs:
         env.append(Env(name="PROMOFLOW_REPORT_URL", value=settings.report_url))
+        env.append(_secret_env("PROMOFLOW_REPORT_TOKEN", settings.report_secret, "token"))
     return env
 
 

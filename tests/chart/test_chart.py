@@ -514,6 +514,24 @@ def test_the_readme_lists_every_value_as_values_yaml_says() -> None:
     assert current == readme(), "charts/promoflow/README.md is stale: python -m tests.chart.readme"
 
 
+def test_every_step_container_gets_the_environment_the_compiler_defines() -> None:
+    """The chart renders each step's environment as generated, only the values and Secret
+    names in place: the same variables, in the same order, for every step."""
+    rendered = {d["metadata"]["name"]: d for d in render("defaults")}
+    for path in sorted(Path(STEP_TEMPLATES).glob("*.yaml")):
+        generated_template = yaml.safe_load(path.read_text())
+        name = generated_template["metadata"]["name"]
+        for ours, theirs in zip(
+            generated_template["spec"]["templates"],
+            rendered[name]["spec"]["templates"],
+            strict=True,
+        ):
+            if "container" not in ours:
+                continue
+            names = [e["name"] for e in ours["container"].get("env", [])]
+            assert [e["name"] for e in theirs["container"].get("env", [])] == names, name
+
+
 def test_the_schema_lists_what_the_registries_define() -> None:
     """Generated from the registries (``python -m tests.chart.schema_enums``)."""
     committed = SCHEMA.read_text()
