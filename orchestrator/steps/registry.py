@@ -213,11 +213,6 @@ def register(spec: StepSpec) -> StepSpec:
     return spec
 
 
-def unregister(name: str) -> None:
-    """Remove a step (for tests that register a step of their own)."""
-    _STEPS.pop(name, None)
-
-
 def _load() -> None:
     """Import every module of ``orchestrator.steps.specs``: each registers its step."""
     global _loaded

@@ -105,8 +105,8 @@ class Delivery:
         self._thread.join(timeout)
 
     def drain_once(self) -> int:
-        """Send what is pending until a failure; the number delivered (for tests and
-        the loop)."""
+        """One pass of the worker's loop, callable on its own to deliver synchronously:
+        send what is pending until a failure; the number delivered."""
         sent = 0
         for row in self.store.pending(self.sink.name):
             wait = self.bucket.wait()

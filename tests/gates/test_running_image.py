@@ -24,8 +24,8 @@ from orchestrator.gates.running import (
 )
 from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
 from tests.gates.test_wait_loop import Clock, ScriptedSource, wait
-from tests.unit.test_deployed import OLD, app
-from tests.unit.test_deployed import SHA as SHA_A
+from tests.support.gate_apps import OLD, app
+from tests.support.gate_apps import SHA as SHA_A
 
 DEPLOYED = Verdict("shop-prod", "deployed", "Synced at aaaaaaaaaaaa and Healthy")
 WANT = Expected.parse("ghcr.io/acme/web:2.0", "values.yaml image.tag")

@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 
 from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
-from tests.unit.test_deployed import OLD, SHA, app
+from tests.support.gate_apps import OLD, SHA, app
 
 App = dict[str, Any]
 

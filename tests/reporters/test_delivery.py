@@ -25,7 +25,7 @@ from reporters.pipeline import Pipeline
 from reporters.sinks.delivery import Delivery, Policy, TokenBucket
 from reporters.sinks.http import HttpSink
 from reporters.state.store import Store
-from tests.reporters.test_transitions import NEW, app, finished
+from tests.support.reporter_apps import NEW, app, finished
 
 SECRET = "sink-secret"
 

@@ -13,7 +13,7 @@ from reporters.sinks.delivery import SinkError
 from reporters.sinks.github_deployment import STATES, GitHubDeploymentSink
 from reporters.state.store import Store
 from tests.fakes.scm_server import FakeScm
-from tests.reporters.test_transitions import NEW, app, finished
+from tests.support.reporter_apps import NEW, app, finished
 
 TOKEN = "gh-token-5ecret"
 UI = "https://argocd.example.com"

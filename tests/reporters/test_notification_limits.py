@@ -13,7 +13,7 @@ from reporters.notifications.notifier import Notifier
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
 from tests.reporters.test_notifications import deploy, outbox, sent, shop
-from tests.reporters.test_transitions import NEW, OLD
+from tests.support.reporter_apps import NEW, OLD
 
 LINK = (
     "{{ context.argocdUrl }}/applications/{{ app.metadata.name }} "

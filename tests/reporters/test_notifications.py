@@ -15,7 +15,7 @@ from reporters.notifications.config import ConfigError, Notifications, load, rea
 from reporters.notifications.notifier import Notifier
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
-from tests.reporters.test_transitions import NEW, OLD, app, finished
+from tests.support.reporter_apps import NEW, OLD, app, finished
 
 CONFIGMAP = """\
 apiVersion: v1

@@ -10,7 +10,7 @@ import pytest
 from reporters.events.replicasets import image
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
-from tests.reporters.test_transitions import NEW, app, finished
+from tests.support.reporter_apps import NEW, app, finished
 
 DIGEST = "sha256:" + "e" * 64
 

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -13,28 +12,10 @@ from pathlib import Path
 import pytest
 
 import orchestrator
+from tests.support.cli import EXAMPLES, promoflow
 from tests.unit.conftest import Workspace
 
-REPO = Path(__file__).resolve().parents[2]
-EXAMPLES = REPO / "environments"
 PROBLEM_LINE = re.compile(r"^.+:\d+:\d+: error: .+$")
-
-
-def promoflow(
-    *args: str, cwd: Path = REPO, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess[str]:
-    """Run the CLI in a narrow, colourless terminal (lines must not be wrapped or styled)."""
-    environ = {k: v for k, v in os.environ.items() if k not in {"FORCE_COLOR", "PROMOFLOW_CONFIG"}}
-    environ.update({"COLUMNS": "40", "NO_COLOR": "1", **(env or {})})
-    return subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", *args],
-        cwd=cwd,
-        env=environ,
-        capture_output=True,
-        text=True,
-        timeout=60,
-        check=False,
-    )
 
 
 def _no_traceback(result: subprocess.CompletedProcess[str]) -> None:

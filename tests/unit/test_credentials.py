@@ -12,10 +12,10 @@ from typing import Any
 import pytest
 
 from orchestrator.urls import check_url, credential_in, find_credentials, scrub, scrub_data
+from tests.support.cli import EXAMPLES, promoflow
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
 from tests.unit.samples import PRODUCT
-from tests.unit.test_cli import EXAMPLES, promoflow
 
 SECRET = "ghp_S3cretT0kenValue"
 

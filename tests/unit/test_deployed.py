@@ -7,41 +7,7 @@ from typing import Any
 import pytest
 
 from orchestrator.gates.deployed import Verdict, assess, overall
-
-SHA = "a" * 40
-OLD = "b" * 40
-
-
-def app(
-    revision: str = SHA,
-    sync: str = "Synced",
-    health: str = "Healthy",
-    phase: str | None = "Succeeded",
-    finished: str | None = "2026-11-22T10:00:05Z",
-    reconciled: str | None = "2026-11-22T10:00:10Z",
-    message: str = "",
-    **extra: Any,
-) -> dict[str, Any]:
-    status: dict[str, Any] = {
-        "sync": {"status": sync, "revision": revision},
-        "health": {"status": health, **({"message": message} if message else {})},
-    }
-    if phase is not None:
-        status["operationState"] = {
-            "phase": phase,
-            "message": "successfully synced" if phase == "Succeeded" else "hook failed",
-            "startedAt": "2026-11-22T10:00:00Z",
-            "syncResult": {"revision": revision},
-            **({"finishedAt": finished} if finished else {}),
-        }
-    if reconciled:
-        status["reconciledAt"] = reconciled
-    return {
-        "metadata": {"name": "shop-dev"},
-        "spec": {"source": {"repoURL": "r"}},
-        "status": status,
-        **extra,
-    }
+from tests.support.gate_apps import OLD, SHA, app
 
 
 def verdict(data: dict[str, Any] | None, **kwargs: Any) -> Verdict:

@@ -7,10 +7,10 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.urls import UrlError, check_git_url, check_url, server_url
+from tests.support.cli import EXAMPLES
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
 from tests.unit.samples import PRODUCT
-from tests.unit.test_cli import EXAMPLES
 
 BAD = {
     "https://host:99999/x": "the port must be between 1 and 65535",

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from orchestrator.nesting import MAX_DEPTH, json_too_deep, yaml_too_deep
+from tests.support.cli import EXAMPLES, promoflow
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
-from tests.unit.test_cli import EXAMPLES, promoflow
 
 HEADER = "apiVersion: promoflow.dev/v1alpha1\nkind: Environment\nmetadata: {name: dev}\n"
 DEPTH = 30_000

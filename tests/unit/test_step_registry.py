@@ -23,6 +23,7 @@ from orchestrator.compiler.library import LIBRARY
 from orchestrator.settings import StepSettings
 from orchestrator.steps import registry, support
 from orchestrator.steps.registry import Input, StepSpec, TaskKind
+from tests.support.steps import registered
 from workflow_templates import HERE, rendered
 
 SETTINGS = StepSettings.model_construct()
@@ -60,11 +61,8 @@ def toy_step() -> Iterator[tuple[StepSpec, list[dict[str, Any]]]]:
         run=run,
         tasks=(TaskKind("echo", rank=85),),
     )
-    registry.register(spec)
-    try:
+    with registered(spec):
         yield spec, calls
-    finally:
-        registry.unregister(TOY)
     assert TOY not in LIBRARY
 
 
@@ -184,7 +182,8 @@ def test_steps_get_only_the_credentials_they_declare() -> None:
         for spec in registry.steps()
         if spec.pause is None
     }
-    assert secrets["approver"] == secrets["http-check"] == secrets["notify"] == set()
+    assert secrets["approver"] == secrets["http-check"] == set()
+    assert secrets["notify"] == {"PROMOFLOW_REPORT_TOKEN"}  # what the reporters admit
     assert secrets["promote"] == secrets["wait-merge"] == {"GIT_TOKEN"}
     assert secrets["wait-argocd"] == {"GIT_TOKEN", "ARGOCD_AUTH_TOKEN"}
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from orchestrator.loading.ours import near_miss, worth_reading
+from tests.support.cli import EXAMPLES, promoflow
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
-from tests.unit.test_cli import EXAMPLES, promoflow
 
 EXPECTED = "(expected 'promoflow.dev/v1alpha1')"
 POLICY = """\

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import pytest
 
+from tests.support.cli import promoflow
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
-from tests.unit.test_cli import promoflow
 
 POLICY = """\
 apiVersion: promoflow.dev/v1alpha1
