@@ -2,32 +2,19 @@
 
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import yaml
 
 from orchestrator.compiler.library import LIBRARY
-from tests.compiler.helpers import EXAMPLES, ROOT
+from tests.compiler.helpers import EXAMPLES
+from tests.support.compile_cli import run
 
 SECRETS = {
     "ARGO_TOKEN": "argo-secret-token-value",
     "GIT_TOKEN": "ghp_gitsecretvalue123",
     "ARGOCD_AUTH_TOKEN": "argocd-secret-value",
 }
-
-
-def run(*args: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [sys.executable, "-m", "orchestrator.cli", *args],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        env={**os.environ, **(env or {})},
-        timeout=60,
-    )
 
 
 def test_no_secret_value_reaches_the_yaml() -> None:

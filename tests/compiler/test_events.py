@@ -39,10 +39,10 @@ from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.manifest import Manifest
 from tests.compiler.helpers import EXAMPLES, SCENARIOS, SETTINGS, load
-from tests.compiler.test_cli_compile import run
 from tests.support.argo_schema import REFDATA
 from tests.support.argo_schema import schema_errors as workflow_schema_errors
 from tests.support.argo_schema import unknown_fields as workflow_unknown_fields
+from tests.support.compile_cli import run
 
 EVENTS_SCHEMA = REFDATA / "argo-events" / "schema.json"
 PREFIX = "io.argoproj.events.v1alpha1."

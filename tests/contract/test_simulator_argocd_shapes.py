@@ -12,7 +12,7 @@ import pytest
 
 from orchestrator.gates.deployed import assess, sync_revisions, synced_revisions
 from orchestrator.simulator.argocd import ApiError, ArgoCDSimulator, GitController, git_resolver
-from tests.contract.test_argocd_git_controller import Repo, eventually
+from tests.support.gitops_repo import Repo, eventually
 
 REPO_URL = "https://git.example.com/platform/deploy.git"
 MIXED_CASE_URL = "https://Git.Example.com/Platform/Deploy.git/"

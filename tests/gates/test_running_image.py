@@ -23,9 +23,9 @@ from orchestrator.gates.running import (
     template_images,
 )
 from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
-from tests.gates.test_wait_loop import Clock, ScriptedSource, wait
 from tests.support.gate_apps import OLD, app
 from tests.support.gate_apps import SHA as SHA_A
+from tests.support.wait_loop import Clock, ScriptedSource, wait
 
 DEPLOYED = Verdict("shop-prod", "deployed", "Synced at aaaaaaaaaaaa and Healthy")
 WANT = Expected.parse("ghcr.io/acme/web:2.0", "values.yaml image.tag")

@@ -12,7 +12,7 @@ from reporters.notifications.config import load
 from reporters.notifications.notifier import Notifier
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
-from tests.reporters.test_notifications import deploy, outbox, sent, shop
+from tests.support.notifications import deploy, outbox, sent, shop
 from tests.support.reporter_apps import NEW, OLD
 
 LINK = (

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -15,6 +14,7 @@ from reporters.notifications.config import ConfigError, Notifications, load, rea
 from reporters.notifications.notifier import Notifier
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
+from tests.support.notifications import deploy, outbox, sent, shop
 from tests.support.reporter_apps import NEW, OLD, app, finished
 
 CONFIGMAP = """\
@@ -64,31 +64,6 @@ def config(tmp_path: Path) -> Notifications:
     path = tmp_path / "cm.yaml"
     path.write_text(CONFIGMAP)
     return load(path, SECRETS)
-
-
-def shop(revision: str = OLD, **kw: Any) -> dict[str, Any]:
-    one = app(revision, **kw)
-    one["metadata"]["labels"] = {
-        "promoflow.dev/product": "shop",
-        "promoflow.dev/environment": "dev",
-    }
-    return one
-
-
-def outbox(store: Store, sink: str) -> list[dict[str, Any]]:
-    return [row.event for row in store.pending(sink, limit=1000)]
-
-
-def sent(store: Store, sink: str, template: str) -> list[dict[str, Any]]:
-    return [e for e in outbox(store, sink) if e["data"]["notification"]["template"] == template]
-
-
-def deploy(pipeline: Pipeline, revision: str, at: str, name: str = "shop-dev") -> None:
-    done = app(revision, op={**finished(at=at), "syncResult": {"revision": revision}})
-    done["status"]["reconciledAt"] = at.replace(":00Z", ":05Z")
-    done["metadata"].update((pipeline.seen.get(f"argocd/{name}") or shop())["metadata"])
-    done["metadata"]["name"] = name
-    pipeline.handle(f"argocd/{name}", done)
 
 
 def test_the_configmap_layout_loads_with_secrets_resolved(config: Notifications) -> None:
