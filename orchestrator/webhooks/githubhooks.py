@@ -25,13 +25,7 @@ ACTIONS = ("published", "updated")
 HOST = "ghcr.io"
 
 
-def verify(incoming: Incoming, secret: str) -> None:
-    proofs.check_hmac(incoming, secret, SIGNATURE, prefix="sha256=")
-
-
-def authorize(incoming: Incoming, secret: str) -> None:
-    del secret  # the HMAC needs the body
-    proofs.check_hmac_form(incoming, SIGNATURE, prefix="sha256=")
+PROOF = proofs.BodyHmac(SIGNATURE, prefix="sha256=")
 
 
 def event_name(incoming: Incoming) -> str:

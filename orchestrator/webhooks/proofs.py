@@ -19,6 +19,7 @@ import binascii
 import hashlib
 import hmac
 import re
+from dataclasses import dataclass
 
 from orchestrator.webhooks.events import Incoming, Refused
 
@@ -73,6 +74,23 @@ def check_hmac(
     expected = prefix + hmac_hex(secret, incoming.body, algorithm)
     if not same(given.lower(), expected):
         raise Refused(401, f"{header} does not match the body: wrong secret or altered body")
+
+
+@dataclass(frozen=True)
+class BodyHmac:
+    """A sender that signs the body into one header (``prefix`` + the hex HMAC), as GitHub,
+    Bitbucket and Artifactory do: :meth:`authorize` checks the header's form before the
+    body is read, :meth:`verify` the HMAC once it is."""
+
+    header: str
+    prefix: str = ""
+
+    def authorize(self, incoming: Incoming, secret: str) -> None:
+        del secret  # the HMAC needs the body
+        check_hmac_form(incoming, self.header, prefix=self.prefix)
+
+    def verify(self, incoming: Incoming, secret: str) -> None:
+        check_hmac(incoming, secret, self.header, prefix=self.prefix)
 
 
 def check_token(incoming: Incoming, secret: str, header: str) -> None:

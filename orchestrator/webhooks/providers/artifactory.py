@@ -28,13 +28,7 @@ SIGNATURE = "X-JFrog-Event-Auth"
 _SHA256 = re.compile(r"[0-9a-f]{64}")
 
 
-def verify(incoming: Incoming, secret: str) -> None:
-    proofs.check_hmac(incoming, secret, SIGNATURE)
-
-
-def authorize(incoming: Incoming, secret: str) -> None:
-    del secret  # the HMAC needs the body
-    proofs.check_hmac_form(incoming, SIGNATURE)
+PROOF = proofs.BodyHmac(SIGNATURE)
 
 
 def parse(incoming: Incoming) -> Event:
@@ -68,8 +62,8 @@ PROVIDER = Provider(
     name="artifactory",
     title="JFrog Artifactory",
     scheme=f"{SIGNATURE}: the HMAC-SHA256 of the body with the secret token",
-    verify=verify,
-    authorize=authorize,
+    verify=PROOF.verify,
+    authorize=PROOF.authorize,
     parse=parse,
     delivery_id=delivery_id,
 )

@@ -29,13 +29,7 @@ PING = "diagnostics:ping"
 WEB = "https://bitbucket.org"
 
 
-def verify(incoming: Incoming, secret: str) -> None:
-    proofs.check_hmac(incoming, secret, SIGNATURE, prefix="sha256=")
-
-
-def authorize(incoming: Incoming, secret: str) -> None:
-    del secret  # the HMAC needs the body
-    proofs.check_hmac_form(incoming, SIGNATURE, prefix="sha256=")
+PROOF = proofs.BodyHmac(SIGNATURE, prefix="sha256=")
 
 
 def event_name(incoming: Incoming) -> str:
@@ -109,8 +103,8 @@ PROVIDER = Provider(
     name="bitbucket",
     title="Bitbucket Cloud",
     scheme=f"{SIGNATURE}: sha256= and the HMAC-SHA256 of the body with the secret",
-    verify=verify,
-    authorize=authorize,
+    verify=PROOF.verify,
+    authorize=PROOF.authorize,
     parse=parse,
     delivery_id=delivery_id,
     parse_headers=(EVENT,),
