@@ -468,11 +468,7 @@ def _promoflow(
     argo_port, serve_port = free_port(), free_port()
     with ExitStack() as stack:
         argo = stack.enter_context(_process([*me, "argo", str(argo_port), str(config)], argo_port))
-        serve_args = [
-            sys.executable, "-m", "orchestrator.cli", "serve", "-c", str(config),
-            "--port", str(serve_port), "--argo-server", argo, "--log-level", "warning",
-            "--git-cache", str(root / "serve-cache"),
-        ]  # fmt: skip
+        serve_args = _serve_args(root, config, serve_port, argo)
         env = {
             "PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET,
             "ARGO_NAMESPACE": "argo",
@@ -515,6 +511,15 @@ def _branch_checks(serve: str) -> tuple[int, float]:
         if name.startswith("promoflow_webhook_branch_check_duration_seconds_"):
             found[name.rsplit("_", 1)[1]] = float(value)
     return int(found.get("count", 0)), found.get("sum", 0.0)
+
+
+def _serve_args(root: Path, config: Path, port: int, argo: str) -> list[str]:
+    """``promoflow serve`` on ``port``, on the Git cache every run shares."""
+    return [
+        sys.executable, "-m", "orchestrator.cli", "serve", "-c", str(config),
+        "--port", str(port), "--argo-server", argo, "--log-level", "warning",
+        "--git-cache", str(root / "serve-cache"),
+    ]  # fmt: skip
 
 
 # -- hostile senders -----------------------------------------------------------------------
@@ -654,11 +659,7 @@ def _hostile(
     pids: list[int] = []
     with ExitStack() as stack:
         argo = stack.enter_context(_process([*me, "argo", str(argo_port), str(config)], argo_port))
-        serve_args = [
-            sys.executable, "-m", "orchestrator.cli", "serve", "-c", str(config),
-            "--port", str(serve_port), "--argo-server", argo, "--log-level", "warning",
-            "--git-cache", str(root / "serve-cache"),
-        ]  # fmt: skip
+        serve_args = _serve_args(root, config, serve_port, argo)
         env = {
             "PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET,
             "PROMOFLOW_WEBHOOK_AZURE_SECRET": SECRET,
