@@ -11,6 +11,11 @@ verifies and parses it with the provider's module, maps the event to promotions
 naming what is wrong with the delivery, 503 with ``Retry-After`` when the Argo Server (or
 the Git server) cannot be reached, so the sender's retry succeeds later.
 
+Deliveries are served by a plain ASGI handler, not through Starlette's request and
+routing layers: a redelivery is answered from memory, so those layers were most of its
+cost (``bench/webhook_load.py``). Starlette serves the rest (probes, ``/metrics``, the
+JSON 404 and 405 answers, the lifespan).
+
 Logs carry one line per delivery: provider, status, outcome, delivery id, runs, time and
 the reply's message, each field escaped and cut short
 (:func:`orchestrator.webhooks.logfields.printable`), so no sender can forge or flood a
@@ -23,382 +28,152 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import hashlib
 import logging
 import time
-from collections import OrderedDict
-from collections.abc import AsyncIterator
-from dataclasses import dataclass, field
+from collections.abc import AsyncIterator, Awaitable, Callable, MutableMapping
 from typing import Any
+from urllib.parse import parse_qsl
 
 from prometheus_client import CONTENT_TYPE_LATEST, generate_latest
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
-from starlette.requests import ClientDisconnect, Request
+from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from orchestrator.access import WEBHOOK_METRICS, Access, decide
-from orchestrator.adapters.giterrors import GitError
-from orchestrator.adapters.gitreads import NotRemembered
 from orchestrator.errors import PromoflowError
-from orchestrator.loading import Config
-from orchestrator.problems import suggest
-from orchestrator.webhooks import freshness, registry
-from orchestrator.webhooks.events import (
-    Event,
-    GitPush,
-    Ignored,
-    ImagePush,
-    Incoming,
-    Ping,
-    PromotionAsked,
-    Refused,
-)
-from orchestrator.webhooks.freshness import BranchReader
-from orchestrator.webhooks.logfields import MAX_FIELD, MAX_MESSAGE, printable
-from orchestrator.webhooks.metrics import Metrics
-from orchestrator.webhooks.payloads import body_hash
-from orchestrator.webhooks.secrets import Secrets, variable
-from orchestrator.webhooks.submit import Run, Submissions, Unavailable
-from orchestrator.webhooks.triggers import Outcome, Skip, for_image, for_push, for_request
+from orchestrator.webhooks import registry
+from orchestrator.webhooks.events import Incoming, Refused
+from orchestrator.webhooks.service import Reply, Service
+from orchestrator.webhooks.submit import Unavailable
 
 log = logging.getLogger("promoflow.webhooks")
 
-DEFAULT_MAX_BODY = 1 << 20
+Scope = MutableMapping[str, Any]
+Message = MutableMapping[str, Any]
+Receive = Callable[[], Awaitable[Message]]
+Send = Callable[[Message], Awaitable[None]]
+
 RETRY_AFTER = 30
 """Seconds a sender is asked to wait before retrying a delivery refused with 503."""
-READY_TTL = 2.0
-BODY_TIMEOUT = 10.0
-"""Seconds a sender has to send its whole body once its headers arrived (slower: 408 and
-the connection closed), so slow senders cannot hold connections open."""
 DISCONNECTED = 499
 """The status logged (never sent) when the sender went away mid-delivery, as nginx does."""
-MAX_RUNS = 300
-"""Characters of the runs a log line names (a few run names; more are cut short)."""
-
-
-@dataclass
-class Reply:
-    status: int
-    message: str
-    outcome: str
-    runs: list[Run] = field(default_factory=list)
-    skipped: tuple[Skip, ...] = ()
-    headers: dict[str, str] = field(default_factory=dict)
-    delivery: str = ""
-    """The sender's id of the delivery, once it is authenticated (else it names nothing)."""
-
-    def body(self) -> dict[str, Any]:
-        """The JSON answer; texts that can repeat the sender's words (a ref, a product) are
-        escaped and bounded as in the log."""
-        data: dict[str, Any] = {"message": printable(self.message, MAX_MESSAGE)}
-        if self.status < 300:
-            data["promotions"] = [run.as_dict() for run in self.runs]
-        if self.skipped:
-            data["skipped"] = [
-                {
-                    "product": printable(s.product, MAX_MESSAGE),
-                    "reason": printable(s.reason, MAX_MESSAGE),
-                }
-                for s in self.skipped
-            ]
-        return data
-
-    def log_line(self, label: str, elapsed: float) -> str:
-        """The delivery's one line: every field escaped and bounded, so the line is too."""
-        runs = printable(",".join(r.name for r in self.runs), MAX_RUNS)
-        return (
-            f"{label} {self.status} {self.outcome} "
-            f"delivery={printable(self.delivery, MAX_FIELD) or '-'} runs={runs or '-'} "
-            f"{elapsed * 1000:.1f}ms: {printable(self.message, MAX_MESSAGE)}"
-        )
-
-
-@dataclass
-class Service:
-    """Everything a delivery needs; the app only moves bytes in and out of it."""
-
-    config: Config
-    submissions: Submissions
-    secrets: Secrets
-    reader: BranchReader
-    max_body: int = DEFAULT_MAX_BODY
-    body_timeout: float = BODY_TIMEOUT
-    metrics: Metrics = field(default_factory=Metrics)
-    _ready: tuple[float, str | None] = (0.0, "not checked yet")
-    _events: OrderedDict[tuple[str, bytes, tuple[str, ...]], Event] = field(
-        default_factory=OrderedDict
-    )
-    _outcomes: OrderedDict[GitPush | ImagePush, Outcome] = field(default_factory=OrderedDict)
-    _refusals: OrderedDict[tuple[GitPush | ImagePush, int], Skip] = field(
-        default_factory=OrderedDict
-    )
-    """A push's starts refused by the check against the branch, by (event, start)."""
-    _checks: dict[
-        tuple[GitPush | ImagePush, tuple[int, ...]], asyncio.Future[dict[int, Skip | None]]
-    ] = field(default_factory=dict)
-    """Checks under way, shared by the deliveries of one event that arrive meanwhile."""
-
-    def admit(self, name: str, incoming: Incoming) -> tuple[registry.Provider, str]:
-        """The provider and its secret, if the headers and the path prove what they can
-        (the provider's ``authorize``); :class:`Refused` otherwise. Reads no body: a
-        request without a credential costs O(headers)."""
-        provider = registry.get(name)
-        if provider is None:
-            known = registry.providers()
-            raise Refused(
-                404,
-                f"unknown provider '{printable(name, 40)}'{suggest(name[:40], known)}; "
-                f"one of: {', '.join(known)}",
-            )
-        if incoming.path_token and not provider.url_token:
-            raise Refused(404, f"{provider.title} deliveries go to /webhooks/{name}")
-        secret = self.secrets.get(name)
-        if secret is None:
-            raise Refused(
-                403,
-                f"deliveries from {provider.title} are not accepted here: no secret is "
-                f"configured ({variable(name)} or {variable(name)}_FILE)",
-            )
-        provider.authorize(incoming, secret)
-        return provider, secret
-
-    async def handle(self, provider: registry.Provider, incoming: Incoming) -> Reply:
-        """A delivery whose body the provider verified: parsed, mapped, submitted."""
-        name = provider.name
-        event = self._meaning(provider, incoming)
-        if isinstance(event, Ping):
-            return Reply(200, event.reason, "ping")
-        if isinstance(event, Ignored):
-            return Reply(200, f"nothing to promote: {event.reason}", "ignored")
-        outcome = await self._outcome(event)
-        delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
-        if outcome.starts and not isinstance(event, PromotionAsked):
-            outcome = await self._current(event, outcome, delivery)
-        refusals = [s for s in outcome.skips if s.refused]
-        if not outcome.starts and refusals:
-            raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
-        skipped = outcome.skips
-        if not outcome.starts:
-            return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
-        runs = [
-            await self.submissions.submit(start, start.identity or delivery)
-            for start in outcome.starts
-        ]
-        for run in runs:
-            counter = self.metrics.submissions if run.created else self.metrics.duplicates
-            counter.labels(run.product).inc()
-        created = [r for r in runs if r.created]
-        words = ", ".join(
-            f"{r.name} ({'submitted' if r.created else 'already submitted'})" for r in runs
-        )
-        return Reply(
-            202, f"promoting: {words}", "submitted" if created else "duplicate", runs, skipped
-        )
-
-    def _meaning(self, provider: registry.Provider, incoming: Incoming) -> Event:
-        """The provider's parse, remembered: the deliveries of one push (hooks,
-        redeliveries, retries) carry the same body and event type."""
-        headers = tuple(incoming.header(h) for h in (*provider.parse_headers, "content-type"))
-        key = (provider.name, hashlib.sha256(incoming.body).digest(), headers)
-        found = self._events.get(key)
-        if found is None:
-            found = provider.parse(incoming)
-            _bounded_put(self._events, key, found)
-        return found
-
-    async def _outcome(self, event: GitPush | ImagePush | PromotionAsked) -> Outcome:
-        """What the event starts, remembered for pushes (a commit and the configuration
-        never change under a running service)."""
-        if isinstance(event, PromotionAsked):
-            return for_request(event, self.submissions.plans)
-        found = self._outcomes.get(event)
-        if found is None:
-            found = await self._decide(event)
-            _bounded_put(self._outcomes, event, found)
-        return found
-
-    async def _decide(self, event: GitPush | ImagePush) -> Outcome:
-        if isinstance(event, ImagePush):
-            return for_image(event, self.submissions.plans)
-        plans = self.submissions.plans
-        remembered = getattr(self.reader, "remembered", None)
-        if remembered is not None:
-            try:  # on the event loop when nothing has to be fetched
-                return for_push(event, plans, remembered())
-            except NotRemembered:
-                pass
-        try:
-            return await run_in_threadpool(for_push, event, plans, self.reader)
-        except GitError as exc:
-            raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
-
-    async def _current(
-        self, event: GitPush | ImagePush, outcome: Outcome, delivery: str
-    ) -> Outcome:
-        """``outcome`` without what would move a version backwards, checked against the
-        branch as it is now (:mod:`orchestrator.webhooks.freshness`). Only a push's first
-        delivery here asks the Git server for the tip:
-
-        - starts this process submitted recently are duplicates that start nothing;
-        - a push refused once stays refused: its commit was not the tip and was older, or
-          not on the branch, and the branch only comes back to it by another push, which
-          is an event of its own (a registry event is checked each time: what the
-          environment holds can go back, by a rollback);
-        - deliveries of one event that arrive while its check is under way share it (they
-          name the same runs, so one answer holds for all)."""
-        submissions = self.submissions
-        found: dict[int, Skip | None] = {}
-        todo: list[int] = []
-        for i, start in enumerate(outcome.starts):
-            if submissions.seen(start, start.identity or delivery):
-                found[i] = None
-            elif (refusal := self._refusals.get((event, i))) is not None:
-                found[i] = refusal
-            else:
-                todo.append(i)
-        if todo:
-            found.update(await self._check(event, outcome, tuple(todo)))
-        return freshness.combine(outcome, found)
-
-    async def _check(
-        self, event: GitPush | ImagePush, outcome: Outcome, todo: tuple[int, ...]
-    ) -> dict[int, Skip | None]:
-        key = (event, todo)
-        pending = self._checks.get(key)
-        if pending is None:
-            push = isinstance(event, GitPush)
-            pending = asyncio.ensure_future(self._timed(outcome, push, todo))
-            self._checks[key] = pending
-            pending.add_done_callback(lambda done: self._checked(key, done, push))
-        try:
-            return await asyncio.shield(pending)
-        except GitError as exc:
-            raise Unavailable(f"cannot read the branch's tip: {exc}", transient=True) from None
-
-    async def _timed(
-        self, outcome: Outcome, push: bool, todo: tuple[int, ...]
-    ) -> dict[int, Skip | None]:
-        with self.metrics.branch_checks.time():
-            return await run_in_threadpool(
-                freshness.verdicts, outcome, push, self.submissions.plans, self.reader, todo
-            )
-
-    def _checked(
-        self,
-        key: tuple[GitPush | ImagePush, tuple[int, ...]],
-        done: asyncio.Future[dict[int, Skip | None]],
-        push: bool,
-    ) -> None:
-        self._checks.pop(key, None)
-        if not push or done.cancelled() or done.exception() is not None:
-            return
-        event = key[0]
-        for i, refusal in done.result().items():
-            if refusal is not None:
-                _bounded_put(self._refusals, (event, i), refusal)
-
-    async def aclose(self) -> None:
-        """Close the backend's connections (at shutdown)."""
-        close = getattr(self.submissions.backend, "aclose", None)
-        if close is not None:
-            await close()
-
-    async def readiness(self) -> str | None:
-        """None when ready, else why not; the Argo Server is asked at most every 2 s."""
-        checked, reason = self._ready
-        now = time.monotonic()
-        if now - checked < READY_TTL:
-            return reason
-        try:
-            await self.submissions.backend.ready()
-            reason = None
-        except Unavailable as exc:
-            reason = str(exc)
-        self._ready = (now, reason)
-        return reason
-
-
-REMEMBERED = 1024
-"""Parsed events and their outcomes kept per service (the recent pushes)."""
-
-
-def _bounded_put(memory: OrderedDict[Any, Any], key: Any, value: Any) -> None:
-    memory[key] = value
-    if len(memory) > REMEMBERED:
-        memory.popitem(last=False)
+PREFIX = "/webhooks/"
 
 
 class Disconnected(Exception):
     """The sender went away before its whole body arrived: nobody to answer."""
 
 
-async def _read(request: Request, limit: int) -> bytes:
-    declared = request.headers.get("content-length", "")
+async def _read(receive: Receive, declared: str, limit: int) -> bytes:
     if declared.isdigit() and int(declared) > limit:
         raise Refused(413, f"the body is larger than {limit} bytes")
-    if declared.isdigit():  # the server stops reading at the length it declared
-        return await request.body()
     chunks, size = [], 0
-    async for chunk in request.stream():
+    while True:
+        message = await receive()
+        if message["type"] == "http.disconnect":
+            raise Disconnected
+        chunk = message.get("body", b"")
         size += len(chunk)
         if size > limit:
             raise Refused(413, f"the body is larger than {limit} bytes")
         chunks.append(chunk)
-    return b"".join(chunks)
+        if not message.get("more_body", False):
+            return b"".join(chunks)
 
 
-async def _body(request: Request, limit: int, deadline: float) -> bytes:
+async def _body(receive: Receive, declared: str, limit: int, deadline: float) -> bytes:
     """The body, up to ``limit`` bytes and within ``deadline`` seconds."""
     try:
         async with asyncio.timeout(deadline):
-            return await _read(request, limit)
+            return await _read(receive, declared, limit)
     except TimeoutError:
         raise Refused(408, f"the body did not arrive within {deadline:g} s") from None
-    except ClientDisconnect:
-        raise Disconnected from None
 
 
-def _unread(request: Request) -> bool:
+def _unread(headers: dict[str, str]) -> bool:
     """The request announced a body that was not read: the connection cannot carry another
     request (and a slow sender must not keep it), so the reply closes it."""
-    if request.headers.get("transfer-encoding"):
+    if headers.get("transfer-encoding"):
         return True
-    return request.headers.get("content-length", "0") not in ("", "0")
+    return headers.get("content-length", "0") not in ("", "0")
 
 
-def create_app(service: Service, access: Access | None = None) -> Starlette:
-    """``access``: who may read ``/metrics`` (default: nobody); deliveries prove themselves
-    with their provider's signature, the probes are open."""
-    metrics = service.metrics
-    guard = access if access is not None else Access()
-    registry.providers()  # imported now, not by the first deliveries, concurrently
+def _route(scope: Scope) -> tuple[str, str] | None:
+    """(provider, path token) of a delivery's path, or None for any other path (served,
+    or refused with 404 and 405, by Starlette as before)."""
+    if scope["type"] != "http" or scope["method"] != "POST":
+        return None
+    path: str = scope["path"]
+    if not path.startswith(PREFIX):
+        return None
+    provider, _, token = path[len(PREFIX) :].partition("/")
+    if not provider or "/" in token or (_ and not token):
+        return None
+    return provider, token
 
-    async def webhook(request: Request) -> Response:
+
+async def _answer(send: Send, reply: Reply) -> None:
+    """The reply as Starlette's JSONResponse writes it (same bytes, same headers)."""
+    body = reply.encoded()
+    headers = [
+        (b"content-length", str(len(body)).encode()),
+        (b"content-type", b"application/json"),
+    ]
+    headers.extend(
+        (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in reply.headers.items()
+    )
+    await send({"type": "http.response.start", "status": reply.status, "headers": headers})
+    await send({"type": "http.response.body", "body": body})
+
+
+class Deliveries:
+    """``POST /webhooks/{provider}[/{token}]`` as a plain ASGI app: the head admitted, the
+    body read and verified, the service's reply written and logged in one line."""
+
+    def __init__(self, service: Service) -> None:
+        self.service = service
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        """As a Starlette route's endpoint (the path parameters already matched)."""
+        params = scope["path_params"]
+        await self.deliver(scope, receive, send, (params["provider"], params.get("token", "")))
+
+    async def deliver(
+        self, scope: Scope, receive: Receive, send: Send, route: tuple[str, str]
+    ) -> None:
+        await _answer(send, await self._reply(scope, receive, route))
+
+    async def _reply(self, scope: Scope, receive: Receive, route: tuple[str, str]) -> Reply:
+        service = self.service
         started = time.perf_counter()
-        name = request.path_params["provider"]
+        name, token = route
         label = name if registry.get(name) is not None else "unknown"
+        headers = {k.decode("latin-1").lower(): v.decode("latin-1") for k, v in scope["headers"]}
         read = False
         delivery = ""
         try:
+            query = scope.get("query_string", b"")
             head = Incoming(
-                headers={k.lower(): v for k, v in request.headers.items()},
+                headers=headers,
                 body=b"",
-                query=dict(request.query_params),
-                path_token=request.path_params.get("token", ""),
+                query=dict(parse_qsl(query.decode("latin-1"), keep_blank_values=True))
+                if query
+                else {},
+                path_token=token,
             )
             provider, secret = service.admit(name, head)
-            body = await _body(request, service.max_body, service.body_timeout)
+            declared = headers.get("content-length", "")
+            body = await _body(receive, declared, service.max_body, service.body_timeout)
             read = True
             incoming = Incoming(head.headers, body, head.query, head.path_token)
             provider.verify(incoming, secret)
             delivery = provider.delivery_id(incoming)
             reply = await service.handle(provider, incoming)
         except Refused as exc:
-            headers = {"WWW-Authenticate": exc.challenge} if exc.challenge else {}
-            reply = Reply(exc.status, exc.reason, "refused", headers=headers)
+            extra = {"WWW-Authenticate": exc.challenge} if exc.challenge else {}
+            reply = Reply(exc.status, exc.reason, "refused", headers=extra)
         except Disconnected:
             reply = Reply(DISCONNECTED, "the sender went away before its body arrived", "gone")
         except Unavailable as exc:
@@ -411,13 +186,39 @@ def create_app(service: Service, access: Access | None = None) -> Starlette:
             log.error("%s 500 internal error (%s)", label, type(exc).__name__)
             reply = Reply(500, "internal error", "failed")
         reply.delivery = delivery
-        if not read and _unread(request):
+        if not read and _unread(headers):
             reply.headers["Connection"] = "close"
         elapsed = time.perf_counter() - started
-        metrics.count(label, reply.outcome, elapsed)
+        service.metrics.count(label, reply.outcome, elapsed)
         if log.isEnabledFor(logging.INFO):
             log.info("%s", reply.log_line(label, elapsed))
-        return JSONResponse(reply.body(), reply.status, headers=reply.headers)
+        return reply
+
+
+class WebhookApp:
+    """The ASGI app: a delivery goes straight to :class:`Deliveries`; everything else
+    (probes, ``/metrics``, refusals of other paths and methods, the lifespan) to
+    Starlette, whose routes send deliveries to the same :class:`Deliveries`."""
+
+    def __init__(self, deliveries: Deliveries, rest: Starlette) -> None:
+        self.deliveries = deliveries
+        self.rest = rest
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        route = _route(scope)
+        if route is None:
+            await self.rest(scope, receive, send)
+        else:
+            await self.deliveries.deliver(scope, receive, send, route)
+
+
+def create_app(service: Service, access: Access | None = None) -> WebhookApp:
+    """``access``: who may read ``/metrics`` (default: nobody); deliveries prove themselves
+    with their provider's signature, the probes are open."""
+    metrics = service.metrics
+    deliveries = Deliveries(service)
+    guard = access if access is not None else Access()
+    registry.providers()  # imported now, not by the first deliveries, concurrently
 
     async def healthz(_: Request) -> Response:
         return JSONResponse({"status": "ok"})
@@ -454,12 +255,12 @@ def create_app(service: Service, access: Access | None = None) -> Starlette:
         lifespan=lifespan,
         exception_handlers={HTTPException: http_error},
         routes=[
-            Route("/webhooks/{provider}", webhook, methods=["POST"]),
-            Route("/webhooks/{provider}/{token}", webhook, methods=["POST"]),
+            Route("/webhooks/{provider}", deliveries, methods=["POST"]),
+            Route("/webhooks/{provider}/{token}", deliveries, methods=["POST"]),
             Route("/healthz", healthz, methods=["GET"]),
             Route("/readyz", readyz, methods=["GET"]),
             Route("/metrics", metrics_page, methods=["GET"]),
         ],
     )
     app.router.redirect_slashes = False  # a sender does not follow a redirect of a POST
-    return app
+    return WebhookApp(deliveries, app)

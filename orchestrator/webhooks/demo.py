@@ -36,9 +36,10 @@ from orchestrator.local.demo import (
 )
 from orchestrator.settings import StepSettings
 from orchestrator.simulator.serve import ServerThread
-from orchestrator.webhooks.app import Service, create_app
+from orchestrator.webhooks.app import create_app
 from orchestrator.webhooks.local_backend import LocalBackend
 from orchestrator.webhooks.secrets import Secrets, variable
+from orchestrator.webhooks.service import Service
 from orchestrator.webhooks.submit import Submissions
 from orchestrator.yamledit import Value, edit
 

@@ -34,10 +34,11 @@ from orchestrator.settings import ArgoSettings, StepSettings
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 from orchestrator.simulator.serve import ServerThread
 from orchestrator.webhooks import registry
-from orchestrator.webhooks.app import Service, create_app
+from orchestrator.webhooks.app import create_app
 from orchestrator.webhooks.argo_backend import ArgoBackend
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.server import config as serve_config
+from orchestrator.webhooks.service import Service
 from orchestrator.webhooks.submit import Submissions
 from tests.fakes.argo_server import FakeArgoServer
 from tests.webhooks.memory import DictReader, MemoryBackend

@@ -28,10 +28,11 @@ from hypothesis import strategies as st
 from orchestrator.loading import load_config
 from orchestrator.settings import StepSettings
 from orchestrator.webhooks import registry
-from orchestrator.webhooks.app import Service, create_app
+from orchestrator.webhooks.app import create_app
 from orchestrator.webhooks.logfields import MAX_LINE
 from orchestrator.webhooks.providers import generic
 from orchestrator.webhooks.secrets import Secrets, variable
+from orchestrator.webhooks.service import Service
 from orchestrator.webhooks.submit import Submissions
 from tests.webhooks.harness import config_text
 from tests.webhooks.memory import DictReader, MemoryBackend

@@ -5,8 +5,8 @@ from __future__ import annotations
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.webhooks.app import Reply
 from orchestrator.webhooks.logfields import MAX_LINE, printable
+from orchestrator.webhooks.service import Reply
 from orchestrator.webhooks.submit import Run
 
 

@@ -95,6 +95,31 @@ def test_the_same_delivery_five_times_submits_once(hub: Harness) -> None:
     assert len(hub.created()) == 1 and hub.creates() == 1
 
 
+class _Untouchable:
+    """Stands in for the submissions: any use of them fails the test."""
+
+    def __getattr__(self, name: str) -> object:
+        raise AssertionError(f"the submissions were asked for {name}")
+
+
+def test_a_push_found_submitted_is_answered_from_memory_after(hub: Harness) -> None:
+    """Once a delivery found every run of a push submitted, later deliveries of the push
+    get that answer without asking for the runs again, and are still counted."""
+    body, _ = _release(hub)
+    first, second = (hub.post("/webhooks/github", body, signed(body)) for _ in range(2))
+    submissions, hub.service.submissions = hub.service.submissions, _Untouchable()  # type: ignore[assignment]
+    try:
+        later = [hub.post("/webhooks/github", body, signed(body)) for _ in range(3)]
+    finally:
+        hub.service.submissions = submissions  # closed with the service
+    assert first.json()["promotions"][0]["status"] == "submitted"
+    assert [r.status_code for r in later] == [202] * 3
+    assert all(r.content == second.content for r in later)
+    assert second.json()["promotions"][0]["status"] == "already submitted"
+    duplicates = hub.service.metrics.duplicates.labels("shop")._value.get()  # type: ignore[attr-defined]
+    assert duplicates == 4
+
+
 def test_concurrent_duplicates_on_a_fresh_replica_submit_once(hub: Harness) -> None:
     body, _ = _release(hub)
     headers = signed(body)
