@@ -32,7 +32,7 @@ from orchestrator.commands.common import (
 if TYPE_CHECKING:
     from orchestrator.access import Access
     from orchestrator.local.session import LocalOptions
-    from orchestrator.webhooks.app import Service
+    from orchestrator.webhooks.service import Service
 
 MAX_BODY_LIMIT = 64 << 20
 
@@ -145,7 +145,7 @@ def build_service(
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.adapters.gitreads import GitReads
     from orchestrator.webhooks import registry
-    from orchestrator.webhooks.app import Service
+    from orchestrator.webhooks.service import Service
     from orchestrator.webhooks.secrets import SecretError, Secrets, variable
     from orchestrator.webhooks.submit import Backend, Submissions
 

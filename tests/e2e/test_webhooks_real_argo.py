@@ -30,7 +30,8 @@ from orchestrator.adapters.gitreads import GitReads
 from orchestrator.loading import load_config
 from orchestrator.settings import ArgoSettings, StepSettings
 from orchestrator.simulator.serve import ServerThread
-from orchestrator.webhooks.app import Service, create_app
+from orchestrator.webhooks.app import create_app
+from orchestrator.webhooks.service import Service
 from orchestrator.webhooks.argo_backend import ArgoBackend
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Submissions
