@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from orchestrator.commands.promotion import Promotion
     from orchestrator.graph.plan import ProductPlan
+    from orchestrator.model.gates import GateSettings
 
 
 MAX_SOAK_SECONDS = 3600.0
@@ -84,7 +85,7 @@ def parse_rejections(values: list[str]) -> dict[str, str]:
 
 
 def check_environments(
-    plan: ProductPlan, option: str, names: list[str], gate: str | None = None
+    plan: ProductPlan, option: str, names: list[str], gate: type[GateSettings] | None = None
 ) -> None:
     """Each of ``names`` must be an environment of the product's flow (with ``gate``)."""
     flow = [env.environment for env in plan.environments]
@@ -95,7 +96,7 @@ def check_environments(
                 param_hint=option,
             )
         if gate and plan.environment(name).policy.gate(gate) is None:
-            raise typer.BadParameter(f"{name!r} has no {gate} gate", param_hint=option)
+            raise typer.BadParameter(f"{name!r} has no {gate.KIND} gate", param_hint=option)
 
 
 def load_templates(directory: Path | None) -> list[dict[str, Any]]:
@@ -158,7 +159,9 @@ def promote_local(
 
     plan = asked.plan
     rejections = parse_rejections(reject)
-    check_environments(plan, "--reject", list(rejections), gate="approval")
+    from orchestrator.model.gates.approval import ApprovalGate
+
+    check_environments(plan, "--reject", list(rejections), gate=ApprovalGate)
     loaded_templates = load_templates(templates)
     absent = missing_templates(plan, loaded_templates)
     if absent and not stand_ins:
@@ -263,9 +266,9 @@ def demo_cmd(
       $ promoflow demo --webhook              # a signed push starts it, exactly once
     """
     from orchestrator.compiler import CompileError
+    from orchestrator.demo.local import DemoOptions, run_demo, succeeded
     from orchestrator.engine.errors import EngineError
     from orchestrator.graph.plan import plan_product
-    from orchestrator.local.demo import DemoOptions, run_demo, succeeded
     from orchestrator.settings import SettingsError
 
     finite(soak, "--soak", 0, MAX_SOAK_SECONDS)
@@ -276,7 +279,9 @@ def demo_cmd(
         fail(f"{keep}: exists and is not empty; choose a new directory for --keep")
     plan = plan_product(loaded, product)
     check_environments(plan, "--fail", [fail_env] if fail_env else [])
-    check_environments(plan, "--reject", [reject] if reject else [], gate="approval")
+    from orchestrator.model.gates.approval import ApprovalGate
+
+    check_environments(plan, "--reject", [reject] if reject else [], gate=ApprovalGate)
     if stale_image:
         check_environments(plan, "--stale-image", [stale_image])
         if not plan.environment(stale_image).checks_image:
@@ -295,7 +300,7 @@ def demo_cmd(
         )
     try:
         if webhook:
-            from orchestrator.webhooks.demo import run_webhook_demo
+            from orchestrator.demo.webhook import run_webhook_demo
 
             if run_webhook_demo(loaded, options, console).succeeded:
                 return

@@ -11,6 +11,10 @@ from orchestrator.graph.render import GraphView, NodeInfo
 from orchestrator.loading.config import Config
 from orchestrator.model import Product, PromotionFlow
 from orchestrator.model.duration import format_duration
+from orchestrator.model.gates.approval import ApprovalGate
+from orchestrator.model.gates.health import HealthGate
+from orchestrator.model.gates.soak import SoakGate
+from orchestrator.model.gates.sync import SyncGate
 from orchestrator.model.merge import EffectivePolicy
 
 if TYPE_CHECKING:
@@ -23,21 +27,20 @@ def describe(policy: EffectivePolicy, image: str = "") -> list[str]:
     out: list[str] = []
     if policy.action != "commit":
         out.append(policy.action)
-    if policy.gate("approval") is not None:
+    if policy.gate(ApprovalGate) is not None:
         out.append("approval")
     if policy.pre_action is not None:
         out.append(f"pre {policy.pre_action.workflow_template}")
-    for kind in ("sync", "health"):
-        gate = policy.gate(kind)
-        if gate is not None:
-            out.append(f"{kind} {format_duration(gate.timeout)}")
+    for wait in (policy.gate(SyncGate), policy.gate(HealthGate)):
+        if wait is not None:
+            out.append(f"{wait.KIND} {format_duration(wait.timeout)}")
     if image:
         out.append(f"image {image}")
-    soak = policy.gate("soak")
+    soak = policy.gate(SoakGate)
     if soak is not None:
         out.append(f"soak {format_duration(soak.duration)}")
     for gate in policy.http_gates:
-        out.append(f"http {urlsplit(gate.body.url).netloc}")
+        out.append(f"http {urlsplit(gate.url).netloc}")
     if policy.post_action is not None:
         out.append(f"post {policy.post_action.workflow_template}")
     return out

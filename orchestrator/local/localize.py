@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 
 from orchestrator.loading.config import Config
 from orchestrator.model import Product, PromotionFlow, PromotionPolicy
+from orchestrator.model.gates.http import HttpGate
 from orchestrator.model.policy import PolicySpec
 
 
@@ -26,9 +27,9 @@ def _gates(spec: PolicySpec | None, status_url: str, changes: list[str], where: 
     if spec is None:
         return
     for gate in spec.gates or []:
-        if gate.http is not None and status_url:
-            changes.append(f"{where}: HTTP gate {gate.http.url} -> local status page")
-            gate.http.url = status_url
+        if isinstance(gate.body, HttpGate) and status_url:
+            changes.append(f"{where}: HTTP gate {gate.body.url} -> local status page")
+            gate.body.url = status_url
     if spec.action == "pull-request":
         changes.append(f"{where}: pull-request action -> commit (no Git host to review it here)")
         spec.action = "commit"

@@ -9,19 +9,23 @@ priority that set one unit differently are a conflict: promoflow refuses to gues
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from orchestrator.model.environment import Environment
+from orchestrator.model.gates import GateSettings
+from orchestrator.model.gates.health import HealthGate
+from orchestrator.model.gates.http import HttpGate
+from orchestrator.model.gates.sync import SyncGate
 from orchestrator.model.policy import (
     Action,
     Gate,
-    HealthGate,
     PolicySpec,
     PromotionPolicy,
-    SyncGate,
     VerifySpec,
     WorkflowRef,
 )
+
+G = TypeVar("G", bound=GateSettings)
 
 
 @dataclass(frozen=True)
@@ -70,13 +74,15 @@ class EffectivePolicy:
         """Waits for Argo CD to run the promoted commit (sync) and report Healthy."""
         return self.action != "none" and "sync" in self.gates and "health" in self.gates
 
-    def gate(self, kind: str) -> Any:
-        found = self.gates.get(kind)
-        return found.body if found is not None else None
+    def gate(self, kind: type[G]) -> G | None:
+        """The settings of the gate of ``kind`` (one per environment), if it applies."""
+        found = self.gates.get(kind.KIND)
+        return found.body if found is not None and isinstance(found.body, kind) else None
 
     @property
-    def http_gates(self) -> list[Gate]:
-        return [g for key, g in self.gates.items() if key.startswith("http:")]
+    def http_gates(self) -> list[HttpGate]:
+        """The HTTP checks (one per URL), in the order they were merged."""
+        return [g.body for g in self.gates.values() if isinstance(g.body, HttpGate)]
 
 
 def matches(policy: PromotionPolicy, product: str, environment: Environment) -> bool:
@@ -191,8 +197,8 @@ def _effective(chosen: dict[str, tuple[Any, PromotionPolicy | None]]) -> Effecti
                 result.gates.pop(kind, None)
     elif result.action != "none":
         for kind, default in (
-            ("sync", Gate(sync=SyncGate())),
-            ("health", Gate(health=HealthGate())),
+            ("sync", Gate.of(SyncGate())),
+            ("health", Gate.of(HealthGate())),
         ):
             if f"gates.{kind}" not in chosen:  # written, or disabled: as written
                 result.gates[kind] = default

@@ -7,23 +7,18 @@ are plain data so the Python DSL, the YAML loader and the compiler share them.
 
 from __future__ import annotations
 
-from datetime import timedelta
-from typing import Annotated, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Annotated, Any, ClassVar, Literal
 
-from pydantic import AfterValidator, model_validator
+from pydantic import AfterValidator, create_model, model_validator
 
-from orchestrator.model import actions
+from orchestrator.model import actions, gates
 from orchestrator.model.base import Model, Resource
-from orchestrator.model.checks import HttpStatus, HttpUrl, Priority, Retries
-from orchestrator.model.duration import Duration
+from orchestrator.model.checks import Priority
+from orchestrator.model.gates import GateSettings
 from orchestrator.model.names import Name
+from orchestrator.problems import suggest
 
 Action = Literal["commit", "pull-request", "none"]
-GateKind = Literal["approval", "sync", "health", "soak", "http"]
-GATE_KINDS: tuple[GateKind, ...] = ("approval", "sync", "health", "soak", "http")
-
-DEFAULT_SYNC_TIMEOUT = timedelta(minutes=15)
-DEFAULT_HEALTH_TIMEOUT = timedelta(minutes=15)
 
 
 ActionParameter = Annotated[str, AfterValidator(actions.check)]
@@ -53,98 +48,72 @@ class PreActionRef(WorkflowRef):
     parameters: dict[str, PreActionParameter] = {}
 
 
-Enforcement = Literal["workflow", "argo-rbac"]
-
-
-class ApprovalGate(Model):
-    """A person answers before the promotion goes on.
-
-    With ``approvers`` listed, the workflow itself checks who answered (``enforce:
-    workflow``, the default): Argo records the user, e-mail and preferred username of the
-    answer, never the caller's groups, so ``group:`` entries cannot be checked there and
-    need ``enforce: argo-rbac``, which leaves the decision to Argo's RBAC (the approvers are
-    then shown in the question, not checked)."""
-
-    approvers: list[str] = []
-    timeout: Duration | None = None
-    enforce: Enforcement = "workflow"
+class GateChoice(Model):
+    """One gate, written as a one-key mapping: ``{soak: {duration: 30m}}``. Its fields are
+    the gate kinds (:mod:`orchestrator.model.gates`), one per kind, added by
+    :func:`_gate_model`."""
 
     @model_validator(mode="after")
-    def _checkable(self) -> ApprovalGate:
-        for entry in self.approvers:
-            _, sep, value = entry.partition(":")
-            if not entry.strip() or any(c in entry for c in ",;\n") or (sep and not value):
-                raise ValueError(
-                    f"approver {entry!r} is not a user (user:NAME, an e-mail, or a "
-                    "service account subject) or a group (group:NAME)"
-                )
-        groups = [a for a in self.approvers if a.startswith("group:")]
-        if groups and self.enforce == "workflow":
-            raise ValueError(
-                f"{', '.join(groups)}: the workflow cannot check group membership (Argo "
-                "records who answered, not their groups); list the users, or set "
-                "'enforce: argo-rbac' and let Argo's RBAC decide who may answer"
-            )
-        return self
-
-
-class SyncGate(Model):
-    timeout: Duration = DEFAULT_SYNC_TIMEOUT
-
-
-class HealthGate(Model):
-    timeout: Duration = DEFAULT_HEALTH_TIMEOUT
-
-
-class SoakGate(Model):
-    duration: Duration
-
-
-class HttpGate(Model):
-    url: HttpUrl
-    expect_status: HttpStatus = 200
-    jsonpath: str | None = None
-    equals: str | None = None
-    retries: Retries = 3
-    timeout: Duration = timedelta(minutes=5)
-
-    @model_validator(mode="after")
-    def _equals_needs_jsonpath(self) -> HttpGate:
-        if self.equals is not None and self.jsonpath is None:
-            raise ValueError("'equals' needs 'jsonpath': the value to compare with")
-        return self
-
-
-class Gate(Model):
-    """One gate, written as a one-key mapping: ``{soak: {duration: 30m}}``."""
-
-    approval: ApprovalGate | None = None
-    sync: SyncGate | None = None
-    health: HealthGate | None = None
-    soak: SoakGate | None = None
-    http: HttpGate | None = None
-
-    @model_validator(mode="after")
-    def _exactly_one(self) -> Gate:
-        set_kinds = [k for k in GATE_KINDS if getattr(self, k) is not None]
+    def _exactly_one(self) -> GateChoice:
+        set_kinds = [k for k in gates.kinds() if getattr(self, k) is not None]
         if len(set_kinds) != 1:
             raise ValueError(
-                "a gate has exactly one of: " + ", ".join(GATE_KINDS) + f" (got {len(set_kinds)})"
+                "a gate has exactly one of: "
+                + ", ".join(gates.kinds())
+                + f" (got {len(set_kinds)})"
             )
         return self
 
-    @property
-    def kind(self) -> GateKind:
-        return next(k for k in GATE_KINDS if getattr(self, k) is not None)
+    @classmethod
+    def of(cls, settings: GateSettings) -> Gate:
+        """The gate of these settings (``Gate.of(SyncGate())``)."""
+        return Gate.model_validate({settings.KIND: settings})
 
     @property
-    def body(self) -> Any:
-        return getattr(self, self.kind)
+    def kind(self) -> str:
+        return self.body.KIND
+
+    @property
+    def body(self) -> GateSettings:
+        """The settings of the gate's kind."""
+        found: GateSettings = next(
+            value for k in gates.kinds() if (value := getattr(self, k)) is not None
+        )
+        return found
 
     @property
     def key(self) -> str:
         """Identity for merging: one gate per kind, except HTTP checks (one per URL)."""
-        return f"http:{self.http.url}" if self.http is not None else self.kind
+        return self.body.unit()
+
+
+def _gate_model() -> type[GateChoice]:
+    fields: dict[str, Any] = {
+        kind: (settings | None, None) for kind, settings in gates.kinds().items()
+    }
+    model: type[GateChoice] = create_model(
+        "Gate", __base__=GateChoice, __module__=__name__, **fields
+    )
+    return model
+
+
+if TYPE_CHECKING:
+    Gate = GateChoice
+else:
+    Gate = _gate_model()
+
+
+def _known_kind(kind: str) -> str:
+    if kind not in gates.kinds():
+        known = list(gates.kinds())
+        raise ValueError(
+            f"unknown gate kind {kind!r}{suggest(kind, known)}; one of: {', '.join(known)}"
+        )
+    return kind
+
+
+GateKind = Annotated[str, AfterValidator(_known_kind)]
+"""The name of a gate kind (``disableGates``)."""
 
 
 class VerifySpec(Model):

@@ -142,8 +142,8 @@ def test_python_config_error_is_a_problem_not_a_traceback(ws: Workspace) -> None
     _no_traceback(result)
     assert (result.returncode, result.stderr) == (
         1,
-        "flows.py:3:1: error: gates[0]: a gate has exactly one of: approval, sync, health, "
-        "soak, http (got 0)\n",
+        "flows.py:3:1: error: gates[0]: a gate has exactly one of: approval, health, http, "
+        "soak, sync (got 0)\n",
     )
 
 

@@ -9,6 +9,7 @@ import pytest
 
 from orchestrator.model import Environment, PolicySpec, PromotionPolicy
 from orchestrator.model.merge import VERIFICATION, EffectivePolicy, matches, merge
+from orchestrator.model.gates.sync import SyncGate
 
 
 # Built per call, never at module level: the loader collects module-level resources of any
@@ -164,7 +165,7 @@ def test_http_checks_are_one_unit_per_url_and_disable_removes_them_all() -> None
         ],
     )
     effective, _ = merge([policy], "shop", _env("dev"))
-    assert [g.body.url for g in effective.http_gates] == [
+    assert [g.url for g in effective.http_gates] == [
         "https://a.example.com",
         "https://b.example.com",
     ]
@@ -177,14 +178,14 @@ def test_http_disabled_by_a_policy_does_not_drop_a_step_check() -> None:
     policy = _policy("p", 0, disableGates=["http"])
     step = _step(gates=[{"http": {"url": "https://status.example.com"}}])
     effective, _ = merge([policy], "shop", _env("dev"), step)
-    assert [g.body.url for g in effective.http_gates] == ["https://status.example.com"]
+    assert [g.url for g in effective.http_gates] == ["https://status.example.com"]
 
 
 def test_http_disabled_by_a_lower_policy_does_not_drop_a_higher_check() -> None:
     low = _policy("low", 0, disableGates=["http"])
     high = _policy("high", 10, gates=[{"http": {"url": "https://status.example.com"}}])
     mid = _policy("mid", 5, gates=[{"http": {"url": "https://other.example.com"}}])
-    assert [g.body.url for g in merge([low, high, mid], "shop", _env("dev"))[0].http_gates] == [
+    assert [g.url for g in merge([low, high, mid], "shop", _env("dev"))[0].http_gates] == [
         "https://status.example.com",
         "https://other.example.com",
     ]
@@ -203,7 +204,7 @@ def test_equal_priority_disagreement_is_a_conflict() -> None:
     ]
     # The first declared one is kept meanwhile, so the outcome is still deterministic.
     assert effective.action == "commit"
-    assert effective.gate("sync").timeout == timedelta(minutes=5)
+    assert effective.gate(SyncGate).timeout == timedelta(minutes=5)
 
 
 def test_equal_priority_agreement_is_not_a_conflict() -> None:

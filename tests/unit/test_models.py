@@ -16,7 +16,8 @@ from orchestrator.model import (
     PromotionPolicy,
     PromotionTemplate,
 )
-from orchestrator.model.policy import DEFAULT_HEALTH_TIMEOUT, DEFAULT_SYNC_TIMEOUT
+from orchestrator.model.gates.health import DEFAULT_HEALTH_TIMEOUT
+from orchestrator.model.gates.sync import DEFAULT_SYNC_TIMEOUT
 
 
 def _product(**spec: Any) -> Product:
@@ -182,7 +183,7 @@ def test_gate_has_exactly_one_kind(value: dict[str, Any]) -> None:
     assert _errors(exc) == [
         (
             (),
-            "Value error, a gate has exactly one of: approval, sync, health, soak, http "
+            "Value error, a gate has exactly one of: approval, health, http, soak, sync "
             f"(got {got})",
         )
     ]

@@ -254,9 +254,9 @@ def test_gate_has_exactly_one_kind(ws: Workspace) -> None:
     )
     assert ws.problems() == [
         "policy.yaml:7:9: error: spec.policy.gates[0]: a gate has exactly one of: "
-        "approval, sync, health, soak, http (got 2)",
+        "approval, health, http, soak, sync (got 2)",
         "policy.yaml:8:9: error: spec.policy.gates[1]: a gate has exactly one of: "
-        "approval, sync, health, soak, http (got 0)",
+        "approval, health, http, soak, sync (got 0)",
         "policy.yaml:9:9: error: spec.policy.gates[2].http: 'equals' needs 'jsonpath': "
         "the value to compare with",
         "policy.yaml:10:16: error: spec.policy.gates[3].http.url: not an http(s) URL: "

@@ -18,13 +18,14 @@ from orchestrator.compiler import names
 from orchestrator.compiler.chain import Build, contributes, output
 from orchestrator.compiler.tasks.deploy import promote_args
 from orchestrator.goduration import format_go
+from orchestrator.model.gates.approval import ApprovalGate
 
 DEFAULT_APPROVAL_TIMEOUT = "168h"  # 7 days, as Go writes it: Argo has no "d" unit
 
 
 @contributes("approval", kind="plan")
 def add(build: Build) -> None:
-    approval = build.env.policy.gate("approval")
+    approval = build.env.policy.gate(ApprovalGate)
     if approval is None:
         return
     chain, n = build.chain, build.env.environment

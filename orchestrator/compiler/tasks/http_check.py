@@ -11,9 +11,7 @@ from orchestrator.compiler.chain import DEADLINE_MARGIN, Build, contributes
 def add(build: Build) -> None:
     checks = build.env.policy.http_gates
     n = build.env.environment
-    for i, gate in enumerate(checks, start=1):
-        http = gate.http
-        assert http is not None
+    for i, http in enumerate(checks, start=1):
         build.chain.step(
             names.task("check", n, i if len(checks) > 1 else None),
             build.settings,

@@ -5,11 +5,12 @@ from __future__ import annotations
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import Build, contributes
 from orchestrator.goduration import format_go
+from orchestrator.model.gates.soak import SoakGate
 
 
 @contributes("soak", kind="soak")
 def add(build: Build) -> None:
-    soak = build.env.policy.gate("soak")
+    soak = build.env.policy.gate(SoakGate)
     if soak is None:
         return
     n = build.env.environment

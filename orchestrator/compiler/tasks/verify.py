@@ -9,12 +9,14 @@ from datetime import timedelta
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import DEADLINE_MARGIN, Build, contributes, output
 from orchestrator.goduration import format_go
+from orchestrator.model.gates.health import HealthGate
+from orchestrator.model.gates.sync import SyncGate
 
 
 @contributes("verify", kind="sync")
 def add(build: Build) -> None:
     env = build.env
-    sync, health = env.policy.gate("sync"), env.policy.gate("health")
+    sync, health = env.policy.gate(SyncGate), env.policy.gate(HealthGate)
     if not build.deploy or (sync is None and health is None):
         return
     sync_timeout = sync.timeout if sync else timedelta(0)
