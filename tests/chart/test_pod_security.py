@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from tests.chart.test_chart import CASES, objects, render
+from tests.chart.rendering import CASES, objects, render
 from tests.support.argopod import step_pod
 from tests.support.restricted import violations
 

@@ -13,7 +13,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-from collections.abc import Callable
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -43,6 +42,7 @@ from tests.support.argo_schema import REFDATA
 from tests.support.argo_schema import schema_errors as workflow_schema_errors
 from tests.support.argo_schema import unknown_fields as workflow_unknown_fields
 from tests.support.compile_cli import run
+from tests.support.sensor_trigger import created_workflow, get, path_of, put
 
 EVENTS_SCHEMA = REFDATA / "argo-events" / "schema.json"
 PREFIX = "io.argoproj.events.v1alpha1."
@@ -92,58 +92,6 @@ def events_unknown_fields(obj: Manifest) -> list[str]:
 
     walk(obj, {"$ref": f"#/definitions/{PREFIX}{obj['kind']}"}, "")
     return found
-
-
-# -- applying a k8s trigger's parameters as Argo Events does (sensors/triggers/params.go):
-#    the dataTemplate's output, else (it failed or gave nothing) the literal value; neither
-#    fails the trigger. Templates are rendered by ``render``: Go, in the e2e parity test.
-
-Render = Callable[[str, dict[str, Any]], "str | None"]
-"""Renders a Go template against event data; None when it fails or gives nothing."""
-
-
-def _path(text: str) -> list[str]:
-    """An sjson/gjson path split at its unescaped dots."""
-    return [part.replace("\\.", ".") for part in re.split(r"(?<!\\)\.", text)]
-
-
-def _get(data: Any, path: list[str]) -> Any:
-    for key in path:
-        if isinstance(data, list):
-            data = data[int(key)]
-        elif isinstance(data, dict) and key in data:
-            data = data[key]
-        else:
-            raise KeyError(".".join(path))
-    return data
-
-
-def _set(data: Any, path: list[str], value: str) -> None:
-    for key in path[:-1]:
-        data = data[int(key)] if isinstance(data, list) else data[key]
-    if isinstance(data, list):
-        data[int(path[-1])] = value
-    else:
-        data[path[-1]] = value
-
-
-def resolve(src: dict[str, Any], event: dict[str, Any], render: Render) -> str:
-    if "dataTemplate" in src:
-        out = render(src["dataTemplate"], event)
-        if out is not None:
-            return out
-    if "value" in src:
-        return str(src["value"])
-    raise LookupError(f"no value for {src}")
-
-
-def created_workflow(manifest: Manifest, event: dict[str, Any], render: Render) -> Manifest:
-    """The Workflow the Sensor's trigger creates for ``event`` (``{"header", "body"}``)."""
-    k8s = manifest["spec"]["triggers"][0]["template"]["k8s"]
-    workflow: Manifest = copy.deepcopy(k8s["source"]["resource"])
-    for parameter in k8s["parameters"]:
-        _set(workflow, _path(parameter["dest"]), resolve(parameter["src"], event, render))
-    return workflow
 
 
 # -- helpers
@@ -252,7 +200,7 @@ def _filter_passes(manifest: Manifest, event: dict[str, Any]) -> bool:
     for data_filter in manifest["spec"]["dependencies"][0]["filters"]["data"]:
         assert data_filter["type"] == "string"
         try:
-            value = _get(event, _path(data_filter["path"]))
+            value = get(event, path_of(data_filter["path"]))
         except (KeyError, IndexError):
             return False
         if not any(re.search(_python_re(p), str(value)) for p in data_filter["value"]):
@@ -318,13 +266,13 @@ def test_static_workflow_is_promotion_workflows_but_for_the_parameters(
     manifest = sensor(plan, SETTINGS)
     static = copy.deepcopy(_trigger(manifest)["template"]["k8s"]["source"]["resource"])
     expected = promotion_workflow(plan, _request(product), SETTINGS).to_dict()
-    dests = [_path(p["dest"]) for p in _parameters(manifest)]
+    dests = [path_of(p["dest"]) for p in _parameters(manifest)]
     for dest in dests:
         # a misspelt dest would make sjson add a new key instead of filling this one
-        _get(static, dest)
-        _get(expected, dest)
-        _set(static, dest, "")
-        _set(expected, dest, "")
+        get(static, dest)
+        get(expected, dest)
+        put(static, dest, "")
+        put(expected, dest, "")
     assert static == expected
     assert sorted(".".join(d) for d in dests) == sorted(
         [

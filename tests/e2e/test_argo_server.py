@@ -11,7 +11,6 @@ only, so no step container has to run for it.
 
 from __future__ import annotations
 
-import subprocess
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +33,7 @@ from tests.e2e.flows import (
 )
 from tests.e2e.gitops import GitopsRepo
 from tests.e2e.k8s import configmap, deployment, short_id
+from tests.e2e.runs import SUSPEND_ONLY, argo_cli, second_identity, submit
 from tests.e2e.settings import E2ESettings
 from tests.e2e.steps import argo_env, run
 
@@ -41,44 +41,6 @@ pytestmark = pytest.mark.e2e
 
 ROOT = Path(__file__).resolve().parents[2]
 LIBRARY = ROOT / "workflow_templates"
-SUSPEND_ONLY = [
-    {"priority": 0, "policy": {"action": "none", "gates": [{"soak": {"duration": "1s"}}]}},
-    {
-        "priority": 10,
-        "selector": {"environments": {"production": True}},
-        "policy": {
-            "action": "none",
-            "gates": [{"approval": {"timeout": "2d"}}, {"soak": {"duration": "1500ms"}}],
-        },
-    },
-]
-"""Every environment soaks (1 s; prod 1.5 s after an approval that times out in 2 days):
-a flow of suspend nodes only, with the duration forms the README allows."""
-
-
-def submit(flow: Flow, version: str = "1.0.0") -> str:
-    """``promoflow apply`` then ``promoflow promote``; the run's name."""
-    applied = flow.promoflow("apply", "-c", str(flow.directory))
-    assert applied.code == 0, applied
-    promoted = flow.promoflow(
-        "promote", "-c", str(flow.directory), "-p", flow.product, "-v", version,
-        "--request-id", short_id(),
-    )  # fmt: skip
-    assert promoted.code == 0, promoted
-    return promoted.stdout.split()[0]
-
-
-def argo_cli(
-    e2e: E2ESettings, *args: str, token: str | None = None
-) -> subprocess.CompletedProcess[str]:
-    assert e2e.argo_bin is not None, "no argo CLI (set PROMOFLOW_E2E_ARGO_BIN)"
-    env = argo_env(e2e, **({"ARGO_TOKEN": token} if token else {}))
-    return subprocess.run(
-        [str(e2e.argo_bin), *args], env=env, capture_output=True, text=True, timeout=120,
-        check=False,
-    )  # fmt: skip
-
-
 # --- templates and submission -------------------------------------------------------------
 
 
@@ -359,20 +321,6 @@ def test_an_unanswered_approval_stops_the_environment_after_its_timeout(
     soak = nodes(workflow).get("soak-prod")
     assert soak is None or soak["phase"] in ("Omitted", "Skipped"), summary(workflow)
     assert workflow["status"]["phase"] == "Failed", summary(workflow)
-
-
-def second_identity(e2e: E2ESettings) -> str:
-    """A token of another identity with the same rights: ``PROMOFLOW_E2E_ARGO_TOKEN_OTHER``,
-    else ``argo-token-other`` beside the kubeconfig (the local cluster writes it)."""
-    import os
-
-    token = os.environ.get("PROMOFLOW_E2E_ARGO_TOKEN_OTHER", "")
-    if not token:
-        other = e2e.kubeconfig.parent / "argo-token-other"
-        if not other.is_file():
-            pytest.fail(f"set PROMOFLOW_E2E_ARGO_TOKEN_OTHER (no {other})")
-        token = other.read_text().strip()
-    return token if token.startswith("Bearer ") else f"Bearer {token}"
 
 
 def _seconds(node: dict[str, Any]) -> float:

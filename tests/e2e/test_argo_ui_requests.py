@@ -33,20 +33,10 @@ from tests.e2e.flows import (
     wait_for_end,
     wait_for_node,
 )
+from tests.e2e.runs import flow_with_approvers, own_subject, second_identity, submit
 from tests.e2e.settings import E2ESettings
-from tests.e2e.test_argo_server import SUSPEND_ONLY, second_identity, submit
 
 pytestmark = pytest.mark.e2e
-
-
-def flow_with_approvers(flows: Callable[..., Flow], approvers: list[str]) -> Flow:
-    return flows(
-        [
-            SUSPEND_ONLY[0],
-            {**SUSPEND_ONLY[1], "policy": {"action": "none", "gates": [
-                {"approval": {"approvers": approvers}}, {"soak": {"duration": "1s"}}]}},
-        ]
-    )  # fmt: skip
 
 
 def dialog_answer(node: dict[str, Any], choice: str) -> dict[str, str]:
@@ -66,16 +56,11 @@ def as_user(e2e: E2ESettings, token: str | None) -> httpx.Client:
     return http
 
 
-def _me(e2e: E2ESettings) -> str:
-    with argo_http(e2e) as http:
-        return str(http.get("/userinfo").json()["subject"])
-
-
 @pytest.mark.parametrize("who", ["listed", "other"])
 def test_the_node_dialog_set_then_resume_promotes_a_listed_approver_only(
     e2e: E2ESettings, flows: Callable[..., Flow], who: str
 ) -> None:
-    flow = flow_with_approvers(flows, [f"user:{_me(e2e)}"])
+    flow = flow_with_approvers(flows, [f"user:{own_subject(e2e)}"])
     name = submit(flow)
     client = argo_client(e2e)
     node = wait_for_node(client, name, "approve-prod", ("Running",), 60)
@@ -107,7 +92,7 @@ def test_the_node_dialog_set_then_resume_promotes_a_listed_approver_only(
 def test_the_dialog_answering_no_stops_the_environment(
     e2e: E2ESettings, flows: Callable[..., Flow]
 ) -> None:
-    flow = flow_with_approvers(flows, [f"user:{_me(e2e)}"])
+    flow = flow_with_approvers(flows, [f"user:{own_subject(e2e)}"])
     name = submit(flow)
     client = argo_client(e2e)
     node = wait_for_node(client, name, "approve-prod", ("Running",), 60)

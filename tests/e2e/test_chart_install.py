@@ -39,8 +39,8 @@ from tests.e2e.flows import (
 )
 from tests.e2e.gitops import GitopsRepo
 from tests.e2e.k8s import Apps, api_client, short_id, wait_until
+from tests.e2e.promotions import gitops_for, policies, runs_version
 from tests.e2e.settings import E2ESettings
-from tests.e2e.test_promotion_real_cluster import gitops_for, policies, runs_version
 
 pytestmark = pytest.mark.e2e
 

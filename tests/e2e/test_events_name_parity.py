@@ -41,9 +41,9 @@ from orchestrator.compiler.names import label_value, workflow_name
 from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import plan_product
 from tests.compiler.helpers import EXAMPLES, SETTINGS, load
-from tests.compiler.test_events import created_workflow
 from tests.e2e.cluster.config import PATHS
 from tests.e2e.cluster.gobuild import go_binary, go_env, run_logged
+from tests.support.sensor_trigger import created_workflow
 
 pytestmark = pytest.mark.e2e
 

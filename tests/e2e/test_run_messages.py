@@ -36,9 +36,8 @@ from tests.e2e.flows import (
     wait_for_node,
 )
 from tests.e2e.k8s import api_client, wait_until
+from tests.e2e.runs import argo_cli, flow_with_approvers, own_subject, submit
 from tests.e2e.settings import E2ESettings
-from tests.e2e.test_argo_server import argo_cli, submit
-from tests.e2e.test_argo_ui_requests import _me, flow_with_approvers
 
 pytestmark = pytest.mark.e2e
 CAPTURE = os.environ.get("PROMOFLOW_CAPTURE_RUNS", "")
@@ -106,7 +105,7 @@ def wait_for_message(e2e: E2ESettings, name: str, test: Callable[[str], bool], w
 def test_the_message_says_who_may_approve_then_who_rejected_and_why(
     e2e: E2ESettings, flows: Callable[..., Flow], tmp_path: Path
 ) -> None:
-    me = _me(e2e)
+    me = own_subject(e2e)
     flow = flow_with_approvers(flows, [f"user:{me}"])
     with reporting(e2e, tmp_path / "state.db") as written:
         name = submit(flow)

@@ -31,15 +31,15 @@ from orchestrator.loading import load_config
 from orchestrator.settings import ArgoSettings, StepSettings
 from orchestrator.simulator.serve import ServerThread
 from orchestrator.webhooks.app import create_app
-from orchestrator.webhooks.service import Service
 from orchestrator.webhooks.argo_backend import ArgoBackend
 from orchestrator.webhooks.secrets import Secrets, variable
+from orchestrator.webhooks.service import Service
 from orchestrator.webhooks.submit import Submissions
 from tests.e2e.flows import Flow, argo_client, nodes, wait_for_end, wait_for_node
 from tests.e2e.gitops import GitopsRepo
 from tests.e2e.k8s import wait_until
+from tests.e2e.runs import SUSPEND_ONLY
 from tests.e2e.settings import E2ESettings
-from tests.e2e.test_argo_server import SUSPEND_ONLY
 
 pytestmark = pytest.mark.e2e
 

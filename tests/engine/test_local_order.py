@@ -13,7 +13,7 @@ import pytest
 import yaml
 
 from orchestrator.engine.model import Phase, RunRecord
-from tests.engine.test_local_promotion import (
+from tests.support.local_runs import (
     Asked,
     clean_env,
     promote_in_process,

@@ -5,10 +5,8 @@ from __future__ import annotations
 import io
 import json
 import os
-import shutil
 import subprocess
 import sys
-from collections.abc import Iterator
 from pathlib import Path
 
 import pygit2
@@ -16,12 +14,12 @@ import pytest
 import yaml
 from rich.console import Console
 
-from orchestrator.engine.model import NodeRecord, Phase, RunRecord
-from orchestrator.engine.suspend import Answer, AutoApprover, Question
+from orchestrator.engine.model import NodeRecord, Phase
 from orchestrator.loading import load_config
-from orchestrator.local.demo import SEED_VERSION, DemoOptions, promotion_log, run_demo
-from orchestrator.local.status_page import StatusPage, serve_status_page
-from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
+from orchestrator.demo.local import SEED_VERSION, DemoOptions, promotion_log, run_demo
+from tests.support.local_runs import Asked, clean_env, promote_in_process, served_config
+
+__all__ = ["served_config"]  # the fixture, used by name
 
 ROOT = Path(__file__).resolve().parents[2]
 PROMOFLOW = Path(sys.executable).parent / "promoflow"
@@ -31,15 +29,6 @@ SHOP_DIRS = {
     "prod-eu": "regions/eu/shop",
     "prod-us": "envs/prod-us/shop",
 }
-
-
-def clean_env(**extra: str) -> dict[str, str]:
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("GIT_", "ARGOCD_", "PROMOFLOW_", "ARGO_"))
-    }
-    return {**env, "NO_COLOR": "1", "COLUMNS": "200", **extra}
 
 
 def tag_at(bare: Path, path: str, rev: str = "refs/heads/main") -> str:
@@ -165,38 +154,6 @@ def test_a_chart_that_ignores_the_promoted_value_fails_the_image_check(tmp_path:
     for env in ("prod-eu", "prod-us"):
         assert tag_at(bare, SHOP_DIRS[env]) == SEED_VERSION
     assert "keep shop-staging's pods on their image" in output
-
-
-@pytest.fixture
-def served_config(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
-    """The example config pointed at a served bare repository (token auth) and a status
-    page, with the pull-request action turned into a commit."""
-    from orchestrator.demo.seed import commit_files, product_files
-    from orchestrator.graph.plan import plan_product
-
-    root = tmp_path / "srv"
-    root.mkdir()
-    bare = init_bare_repo(root / "gitops.git")
-    config_dir = tmp_path / "config"
-    shutil.copytree(ROOT / "environments", config_dir)
-    page = StatusPage()
-    with (
-        GitHttpServer(root, username="bot", password="t0ken-xyz") as git,
-        serve_status_page(page) as status,
-    ):
-        url = git.repo_url("gitops")
-        for path in config_dir.rglob("*"):
-            if path.is_file():
-                text = path.read_text()
-                text = text.replace("https://git.example.com/acme/gitops.git", url)
-                text = text.replace("https://status.example.com", status)
-                text = text.replace("action: pull-request", "action: commit")
-                text = text.replace('us.with_policy(action="pull-request")', "us")
-                path.write_text(text)
-        config, _ = load_config(config_dir)
-        files = product_files(plan_product(config, "checkout"), "2.0.0")
-        commit_files(bare, files, "seed", "main")
-        yield config_dir, bare, url
 
 
 def test_promote_local_runs_against_a_remote_repository(
@@ -480,38 +437,6 @@ def test_the_demo_promotes_what_a_careful_team_would(tmp_path: Path) -> None:
     )
     assert "Promoted-From" not in trigger.message
     assert "Set image.tag in values.yaml to 1.5.0 (with image.digest)." in trigger.message
-
-
-class Asked(AutoApprover):
-    """Approves as a listed approver would, and remembers which environments it was asked."""
-
-    def __init__(self) -> None:
-        super().__init__(who="sre-oncall@example.com", actor="sre-oncall@example.com")
-        self.asked: list[str] = []
-
-    def answer(self, question: Question) -> Answer:
-        self.asked.append(question.environment)
-        return super().answer(question)
-
-
-def promote_in_process(
-    config_dir: Path, version: str, tmp_path: Path, approver: Asked
-) -> tuple[RunRecord, str]:
-    """``promote --local`` of checkout in this process, with stand-ins for the actions."""
-    from orchestrator.compiler import PromotionRequest
-    from orchestrator.graph.plan import plan_product
-    from orchestrator.local.session import LocalOptions, run_local
-
-    config, problems = load_config(config_dir)
-    assert problems == []
-    plan = plan_product(config, "checkout")
-    request = PromotionRequest("checkout", version, "", "alice", f"req-{len(approver.asked)}")
-    options = LocalOptions(
-        use_stand_ins=True, soak_scale=0.0005, runs_dir=tmp_path / "runs", approver=approver
-    )
-    buffer = io.StringIO()
-    record, _ = run_local(config, plan, request, options, Console(file=buffer, width=200))
-    return record, buffer.getvalue()
 
 
 def test_an_environment_that_holds_the_version_asks_no_approval_again(

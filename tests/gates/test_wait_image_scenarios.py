@@ -12,7 +12,7 @@ from __future__ import annotations
 import pytest
 
 from tests.contract.argocd_support import SHA
-from tests.gates.test_wait_scenarios import SHORT, Action, Harness, Run, harness, log_of, servers
+from tests.support.wait_scenarios import SHORT, Action, Harness, Run, harness, log_of, servers
 
 __all__ = ["harness", "servers"]  # the fixtures, shared
 
