@@ -2,16 +2,16 @@
 the registry (``orchestrator/steps/specs``) that has a program, named after the step
 (the pauses, approvals and soaks, are compiled into each product's template).
 
-``python -m workflow_templates`` rewrites them, and the Helm chart's copies (Helm reads
-only files inside a chart: ``charts/promoflow/files/workflow-templates/``, where the chart
-sets the image, namespace and report settings of the release);
-``python -m workflow_templates promote`` prints one.
+``python -m workflow_templates`` rewrites them; ``python -m workflow_templates promote``
+prints one. The Helm chart reads these same files (``charts/promoflow/files/
+workflow-templates`` is a link to this directory; Helm follows it, and ``helm package``
+stores the files themselves), and sets the image, namespace and report settings of the
+release.
 """
 
 from pathlib import Path
 
 HERE = Path(__file__).parent
-CHART_COPIES = HERE.parent / "charts" / "promoflow" / "files" / "workflow-templates"
 
 
 def names() -> list[str]:
@@ -32,8 +32,4 @@ def render(name: str) -> str:
 
 def rendered() -> dict[Path, str]:
     """Each step's YAML file and its expected content (deterministic, keys sorted)."""
-    texts = {name: render(name) for name in names()}
-    return {
-        **{HERE / f"{name}.yaml": text for name, text in texts.items()},
-        **{CHART_COPIES / f"{name}.yaml": text for name, text in texts.items()},
-    }
+    return {HERE / f"{name}.yaml": render(name) for name in names()}

@@ -7,9 +7,8 @@ from __future__ import annotations
 
 import json
 import shlex
-import subprocess
+import tarfile
 from collections.abc import Iterator
-from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -17,69 +16,11 @@ import pytest
 import yaml
 
 from tests.chart.readme import CHART, readme, undocumented
+from tests.chart.rendering import BASE, CASES, NAMESPACE, RELEASE, helm, objects, render
 from tests.chart.schema_enums import ENUMS, SCHEMA, generated
 from tests.chart.schema_enums import render as render_schema
 from tests.chart.schemas import validate
-from tests.tools.binaries import ensure
 from workflow_templates import HERE as STEP_TEMPLATES
-
-RELEASE, NAMESPACE = "promoflow", "promoflow"
-BASE = ("config.configMap=promoflow-config",)
-
-CASES: dict[str, tuple[str, ...]] = {
-    "defaults": BASE,
-    "ingress": (*BASE, "webhooks.ingress.enabled=true", "webhooks.ingress.tls.enabled=true",
-                "webhooks.ingress.className=nginx"),
-    "one-replica": (*BASE, "reporters.replicas=1"),
-    "five-replicas": (*BASE, "reporters.replicas=5"),
-    "existing-secrets": (*BASE, "secrets.git=team-git", "secrets.argocd=team-argocd",
-                         "secrets.webhooks=team-hooks", "secrets.reportToken=team-report",
-                         "secrets.jira=team-jira", "reporters.jira=https://jira.example.com",
-                         "reporters.notifications.configMap=team-notifications",
-                         "reporters.notifications.secret=team-notifications-secret"),
-    "all-namespaces": (*BASE, "reporters.allNamespaces=true",
-                       "reporters.watch={workflows,rollouts,replicasets}"),
-    "listed-namespaces": (*BASE, "reporters.namespaces={argocd,team-a}",
-                          "reporters.watch={workflows,replicasets}",
-                          "reporters.workloadNamespaces={shop-dev,shop-prod}",
-                          "workflows.namespace=argo"),
-    "approvals": (*BASE, "workflows.approvals.groups={platform,release-managers}"),
-    "policies": (*BASE, "networkPolicy.enabled=true", "networkPolicy.ingressNamespace=ingress",
-                 "reporters.persistence.enabled=false"),
-    "config-files": ("config.files.promoflow\\.yaml=kind: Product",),
-    "host-network": (*BASE, "hostNetwork=true", "webhooks.port=28080", "reporters.port=28081",
-                     "reporters.reportURL=http://127.0.0.1:28081/reports",
-                     "argocd.server=127.0.0.1:26080", "argocd.opts=--plaintext",
-                     "reporters.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
-                     "reporters.extraEnv[0].value=127.0.0.1"),
-    "no-run-messages": (*BASE, "reporters.runMessages=false"),
-    "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
-    "python-config": ("config.python=true",
-                      "config.files.flows\\.py=from orchestrator.dsl import env"),
-    "access": (*BASE, "access.streamReaders[0].name=dashboard",
-               "access.streamReaders[0].namespace=tools", "access.streamReaders[1].kind=Group",
-               "access.streamReaders[1].name=sre", "access.metricsReaders[0].name=prometheus",
-               "access.metricsReaders[0].namespace=monitoring",
-               "networkPolicy.streamNamespaces={tools}", "reporters.share={author-emails}",
-               "serviceMonitor.enabled=true"),
-}  # fmt: skip
-
-
-def helm(*args: str, check: bool = True) -> subprocess.CompletedProcess[str]:
-    return subprocess.run(
-        [str(ensure("helm")), *args], capture_output=True, text=True, timeout=120, check=check
-    )
-
-
-@cache
-def render(case: str) -> tuple[dict[str, Any], ...]:
-    sets = [arg for value in CASES[case] for arg in ("--set", value)]
-    out = helm("template", RELEASE, str(CHART), "-n", NAMESPACE, *sets).stdout
-    return tuple(d for d in yaml.safe_load_all(out) if d)
-
-
-def objects(case: str, kind: str) -> list[dict[str, Any]]:
-    return [o for o in render(case) if o["kind"] == kind]
 
 
 def test_lint_passes_and_a_missing_configuration_is_named() -> None:
@@ -547,9 +488,20 @@ def test_helm_accepts_every_provider_share_and_watch_promoflow_has() -> None:
     assert result.returncode == 0, result.stderr
 
 
-def test_the_chart_ships_the_step_templates_it_renders() -> None:
-    copies = sorted(p.name for p in (CHART / "files" / "workflow-templates").glob("*.yaml"))
-    assert copies == sorted(p.name for p in Path(STEP_TEMPLATES).glob("*.yaml"))
+def test_the_packaged_chart_carries_the_step_templates_themselves(tmp_path: Path) -> None:
+    """One copy is committed (``workflow_templates/``, which the chart links to): the
+    package ``helm package`` makes holds the files themselves, and nothing else of that
+    directory (its Python is ignored)."""
+    helm("package", str(CHART), "-d", str(tmp_path))
+    [package] = tmp_path.glob("*.tgz")
+    with tarfile.open(package) as archive:
+        shipped = {
+            member.name.rsplit("/", 1)[1]: archive.extractfile(member).read().decode()  # type: ignore[union-attr]
+            for member in archive.getmembers()
+            if member.name.startswith("promoflow/files/workflow-templates/")
+        }
+    expected = {p.name: p.read_text() for p in Path(STEP_TEMPLATES).glob("*.yaml")}
+    assert shipped == expected and len(expected) >= 7
 
 
 def test_the_kind_workflow_installs_the_chart_with_values_it_accepts() -> None:
