@@ -24,20 +24,21 @@ A review costs two round trips to the API server; an admitted token is remembere
 to ``/stream`` stays cheap, and a refused one for :data:`REFUSED_TTL`, so a client
 retrying a bad token does not turn into API server load. The API server is reached
 through one seam, :class:`Reviews` (``review(body) -> answer`` in the API's own JSON
-shapes); :class:`KubernetesReviews` is the real one.
+shapes); :class:`orchestrator.adapters.kubereviews.KubernetesReviews` is the real one.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
-import json
 import threading
 import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any, Protocol
+
+from orchestrator.adapters.kubereviews import ReviewUnavailable
 
 GROUP = "promoflow.dev"
 ADMITTED_TTL = 10.0
@@ -48,9 +49,6 @@ CACHED = 4096
 MAX_TOKEN = 16 * 1024
 """Longer than any ServiceAccount token; longer is refused without asking anyone."""
 CHALLENGE = 'Bearer realm="promoflow"'
-
-TOKEN_REVIEWS = "/apis/authentication.k8s.io/v1/tokenreviews"
-ACCESS_REVIEWS = "/apis/authorization.k8s.io/v1/subjectaccessreviews"
 
 
 @dataclass(frozen=True)
@@ -92,10 +90,6 @@ class Decision:
         return {}
 
 
-class ReviewUnavailable(Exception):
-    """The API server could not be asked; the request is refused with 503 and retried."""
-
-
 class Reviews(Protocol):
     """The one seam to the Kubernetes API: POST a ``TokenReview`` or a
     ``SubjectAccessReview`` (``authentication.k8s.io/v1``, ``authorization.k8s.io/v1``)
@@ -103,51 +97,6 @@ class Reviews(Protocol):
     cannot be asked or refuses to answer (the reviewer lacks ``system:auth-delegator``)."""
 
     def review(self, body: dict[str, Any]) -> dict[str, Any]: ...
-
-
-class KubernetesReviews:
-    """:class:`Reviews` through the ``kubernetes`` client, with the credentials it finds
-    as kubectl does (in a pod, its ServiceAccount; elsewhere, the kubeconfig)."""
-
-    def __init__(self, api_client: Any = None, timeout: float = 5.0) -> None:
-        if api_client is None:
-            import os
-
-            from kubernetes import client, config
-
-            if os.environ.get("KUBERNETES_SERVICE_HOST"):
-                config.load_incluster_config()  # type: ignore[no-untyped-call]
-            else:
-                config.load_kube_config()  # type: ignore[no-untyped-call]
-            api_client = client.ApiClient()
-        self._api = api_client
-        self._timeout = timeout
-
-    def review(self, body: dict[str, Any]) -> dict[str, Any]:
-        path = TOKEN_REVIEWS if body.get("kind") == "TokenReview" else ACCESS_REVIEWS
-        try:
-            method, url, headers, payload, _ = self._api.param_serialize(
-                "POST",
-                path,
-                header_params={"Accept": "application/json", "Content-Type": "application/json"},
-                body=body,
-                auth_settings=["BearerToken"],
-            )
-            response = self._api.call_api(
-                method, url, header_params=headers, body=payload, _request_timeout=self._timeout
-            )
-            data = response.read()
-        except Exception as exc:  # the network's own exceptions, whatever urllib3 raises
-            raise ReviewUnavailable(f"cannot reach the API server: {type(exc).__name__}") from None
-        if not 200 <= response.status < 300:  # the status only: a Status body may echo
-            raise ReviewUnavailable(f"the API server answered {response.status}")
-        try:
-            answer = json.loads(data)
-        except ValueError:
-            answer = None
-        if not isinstance(answer, dict):
-            raise ReviewUnavailable("the API server's answer is not a JSON object")
-        return answer
 
 
 def bearer(authorization: str) -> str | None:

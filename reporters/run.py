@@ -21,7 +21,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from orchestrator.access import Access, KubernetesReviews
+from orchestrator.access import Access
+from orchestrator.adapters.kubereviews import KubernetesReviews
 from orchestrator.kubenames import check_namespace
 from orchestrator.urls import scrub
 from reporters.enrich.commits import GitHistory
@@ -196,13 +197,9 @@ def sinks_of(values: Sequence[str], jira: str = "") -> list[Sink]:
 def kube_api() -> Any:
     """The client resolves credentials as kubectl does: in a pod, its service account;
     elsewhere, the kubeconfig."""
-    from kubernetes import client, config
+    from orchestrator.adapters.kubeclient import custom_objects
 
-    if os.environ.get("KUBERNETES_SERVICE_HOST"):
-        config.load_incluster_config()  # type: ignore[no-untyped-call]
-    else:
-        config.load_kube_config()  # type: ignore[no-untyped-call]
-    return client.CustomObjectsApi()
+    return custom_objects()
 
 
 RESOURCE_KINDS = {

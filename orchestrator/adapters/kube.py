@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from orchestrator.adapters.informer import Informer, Refused
 from orchestrator.argocd_shapes import GROUP, PLURAL, REFRESH_ANNOTATION, VERSION
 from orchestrator.errors import PromoflowError
 
@@ -28,6 +29,8 @@ class KubeApplications:
         self.api = api
         self.namespace = namespace
         self.resource_version: str | None = None
+        self._informer: Informer | None = None
+        self._wanted: frozenset[str] = frozenset()
 
     @classmethod
     def connect(
@@ -39,38 +42,21 @@ class KubeApplications:
         ca_file: str = "",
         insecure: bool = False,
     ) -> KubeApplications:
-        """In-cluster credentials in a pod, else ``kube_api`` (with ``kube_token``, trusting
-        ``ca_file`` or the system's CAs, or nothing with ``insecure``), else the
-        kubeconfig."""
-        import os
+        """``kube_api`` (with ``kube_token``, trusting ``ca_file`` or the system's CAs, or
+        nothing with ``insecure``), else in-cluster credentials in a pod, else the
+        kubeconfig (:func:`orchestrator.adapters.kubeclient.api_client`)."""
+        from orchestrator.adapters.kubeclient import NoCredentials, api_client, custom_objects
 
-        from kubernetes import client, config
-
-        if kube_api:
-            configuration = client.Configuration()
-            configuration.host = kube_api.rstrip("/")
-            token = kube_token
-            if token:
-                configuration.api_key = {"authorization": f"Bearer {token}"}
-            if ca_file:
-                configuration.ssl_ca_cert = ca_file
-            configuration.verify_ssl = not insecure
-            api_client = client.ApiClient(configuration)
-        else:
-            try:
-                if os.environ.get("KUBERNETES_SERVICE_HOST"):
-                    config.load_incluster_config()  # type: ignore[no-untyped-call]
-                else:
-                    config.load_kube_config()  # type: ignore[no-untyped-call]
-            except config.ConfigException as exc:
-                raise KubeError(f"no Kubernetes credentials: {exc}") from None
-            api_client = client.ApiClient()
-        return cls(client.CustomObjectsApi(api_client), namespace)
+        try:
+            api = api_client(kube_api, kube_token, ca_file=ca_file, insecure=insecure)
+        except NoCredentials as exc:
+            raise KubeError(str(exc)) from None
+        return cls(custom_objects(api), namespace)
 
     def _error(self, what: str, exc: Exception) -> KubeError:
         from kubernetes.client.exceptions import ApiException
 
-        if isinstance(exc, ApiException):
+        if isinstance(exc, (ApiException, Refused)):
             status = int(exc.status or 0)
             if status in (401, 403):
                 return KubeError(f"{what}: the Kubernetes API refused the credentials")
@@ -126,49 +112,35 @@ class KubeApplications:
             raise self._error(f"sync {name}", exc) from None
 
     def changes(self, names: list[str], timeout: float) -> Iterator[dict[str, Any]]:
-        """Watch from the last seen resourceVersion (bookmarks keep it current); on ``410
-        Gone`` list again and go on.
+        """The apps ``names`` as they change (:class:`orchestrator.adapters.informer.Informer`):
+        listed first, then watched for up to ``timeout`` seconds; an app deleted meanwhile
+        is ``{"metadata": {"name": ...}, "_deleted": True}``. A watch whose history
+        expired lists again, up to 3 times."""
+        from orchestrator.adapters.informer import Expired
 
-        After a fresh list its items are yielded first, so nothing that changed while the
-        watch was expired is missed.
-        """
-        from kubernetes import watch
-        from kubernetes.client.exceptions import ApiException
-
-        wanted = set(names)
+        wanted = frozenset(names)
+        informer = self._informer
+        if informer is None or self._wanted != wanted:
+            self._wanted = wanted
+            informer = self._informer = Informer(
+                self.api,
+                (GROUP, VERSION, PLURAL),
+                self.namespace,
+                keep=lambda app: (app.get("metadata") or {}).get("name") in wanted,
+                resource_version=self.resource_version,
+            )
         for _ in range(3):
             try:
-                if self.resource_version is None:
-                    listing = self.api.list_namespaced_custom_object(
-                        GROUP, VERSION, self.namespace, PLURAL
-                    )
-                    self.resource_version = str(listing["metadata"]["resourceVersion"])
-                    for item in listing.get("items") or []:
-                        if item["metadata"]["name"] in wanted:
-                            yield item
-                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
-                    self.api.list_namespaced_custom_object,
-                    GROUP,
-                    VERSION,
-                    self.namespace,
-                    PLURAL,
-                    resource_version=self.resource_version,
-                    timeout_seconds=max(int(timeout), 1),
-                    # a quiet watch still moves resource_version on, so the next one
-                    # resumes from a version the server keeps instead of a 410 and a list
-                    allow_watch_bookmarks=True,
-                )
-                for event in stream:
-                    app = event.get("object") or {}
-                    meta = app.get("metadata") or {}
-                    if meta.get("resourceVersion"):
-                        self.resource_version = str(meta["resourceVersion"])
-                    if meta.get("name") in wanted:
-                        yield {**app, "_deleted": True} if event["type"] == "DELETED" else app
+                for key, app in informer.round(int(timeout)):
+                    self.resource_version = informer.resource_version
+                    if app is None:
+                        namespace, _, name = key.partition("/")
+                        yield {"metadata": {"name": name, "namespace": namespace}, "_deleted": True}
+                    else:
+                        yield app
+                self.resource_version = informer.resource_version
                 return
-            except ApiException as exc:
-                if exc.status != 410:
-                    raise self._error("watch applications", exc) from None
+            except Expired:
                 self.resource_version = None  # expired: list again, then watch from there
             except Exception as exc:
                 raise self._error("watch applications", exc) from None

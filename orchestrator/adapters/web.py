@@ -90,6 +90,10 @@ class Web:
     ) -> Answer:
         return self._send("POST", url, about, json=data, headers=headers)
 
+    def post(self, url: str, content: bytes, *, headers: dict[str, str] | None = None) -> Answer:
+        """``content`` sent as it is (a signature covers these exact bytes)."""
+        return self._send("POST", url, None, content=content, headers=headers)
+
     def _send(self, method: str, url: str, about: Peer | None, **kwargs: Any) -> Answer:
         """``about`` names the other end in failure messages; without it the failure is
         described on its own (the HTTP gate adds the URL itself)."""

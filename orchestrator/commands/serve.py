@@ -119,7 +119,8 @@ def metrics_access() -> Access:
     """Who may read ``/metrics``: the token in ``PROMOFLOW_METRICS_TOKEN``, and in a pod
     with a ServiceAccount token the identities granted ``get`` on ``webhooks/metrics``
     (promoflow.dev) in ``POD_NAMESPACE``; with neither, nobody."""
-    from orchestrator.access import Access, KubernetesReviews
+    from orchestrator.access import Access
+    from orchestrator.adapters.kubereviews import KubernetesReviews
 
     reviews = None
     if os.environ.get("KUBERNETES_SERVICE_HOST"):
@@ -145,8 +146,8 @@ def build_service(
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.adapters.gitreads import GitReads
     from orchestrator.webhooks import registry
-    from orchestrator.webhooks.service import Service
     from orchestrator.webhooks.secrets import SecretError, Secrets, variable
+    from orchestrator.webhooks.service import Service
     from orchestrator.webhooks.submit import Backend, Submissions
 
     loaded = load_valid(config_dir)

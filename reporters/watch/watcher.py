@@ -1,11 +1,11 @@
 """Every Application change, through the Kubernetes API, surviving what watches meet.
 
-List, then watch from the list's resourceVersion with bookmarks (a quiet watch keeps a
-version the server still has). A watch that ends or drops resumes from the last version
-seen; ``410 Gone`` (history compacted) lists again, and the list is compared with what was
-known, so apps deleted meanwhile are reported deleted and nothing that changed is missed.
-Other errors back off exponentially (capped) and try again. Only the apps this replica
-owns (:mod:`reporters.watch.shards`) are passed on.
+The list, the watch with bookmarks and the relist after ``410 Gone`` (apps deleted
+meanwhile reported deleted) are the shared informer's
+(:mod:`orchestrator.adapters.informer`, which the gate follows Applications with too).
+Here: a reporter never gives up, so other errors back off exponentially (capped) and try
+again, said once per new reason; and only the apps this replica owns
+(:mod:`reporters.watch.shards`) are passed on.
 """
 
 from __future__ import annotations
@@ -16,6 +16,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.adapters.informer import Expired, Informer, Refused, object_key
 from orchestrator.argocd_shapes import GROUP, PLURAL, VERSION
 from reporters.watch.shards import owns
 
@@ -25,8 +26,7 @@ MAX_BACKOFF = 30.0
 
 
 def app_key(app: App) -> str:
-    meta = app.get("metadata") or {}
-    return f"{meta.get('namespace', '')}/{meta.get('name', '')}"
+    return object_key(app)
 
 
 @dataclass
@@ -51,10 +51,25 @@ class Watcher:
     watch_seconds: int = WATCH_SECONDS
     sleep: Callable[[float], None] = time.sleep
     stats: WatchStats = field(default_factory=WatchStats)
-    resource_version: str | None = None
     log: Callable[[str], None] = field(default=lambda text: print(text, file=sys.stderr))
-    _known: set[str] = field(default_factory=set)
+    _informer: Informer | None = None
     _last_error: str = ""
+
+    @property
+    def informer(self) -> Informer:
+        """The list and watch this replica follows (its shard's objects)."""
+        if self._informer is None:
+            self._informer = Informer(
+                self.api,
+                self.resource,
+                self.namespace,
+                keep=lambda app: owns(app_key(app), self.shard, self.replicas),
+            )
+        return self._informer
+
+    @property
+    def resource_version(self) -> str | None:
+        return self.informer.resource_version
 
     def _failed(self, reason: str, backoff: float) -> None:
         """Count the failure, say it when it is new (a reporter that cannot watch must not
@@ -67,79 +82,25 @@ class Watcher:
             self.log(f"watch of {plural}.{group}{where} failed: {reason}; retrying with backoff")
         self.sleep(backoff)
 
-    def _mine(self, app: App) -> bool:
-        return owns(app_key(app), self.shard, self.replicas)
-
-    def _key(self, app: App) -> str:
-        return self.prefix + app_key(app)
-
-    def _call(self) -> tuple[Callable[..., Any], tuple[str, ...]]:
-        """The client's list method and its arguments (the watch reads its return type
-        from the method itself, so it is handed the method, not a wrapper)."""
-        group, version, plural = self.resource
-        if self.namespace:
-            return self.api.list_namespaced_custom_object, (group, version, self.namespace, plural)
-        return self.api.list_cluster_custom_object, (group, version, plural)
-
-    def _list(self, **kwargs: Any) -> Any:
-        method, args = self._call()
-        return method(*args, **kwargs)
-
-    def _relist(self) -> Iterator[tuple[str, App | None]]:
-        listing = self._list()
-        self.resource_version = str(listing["metadata"]["resourceVersion"])
-        seen = set()
-        for app in listing.get("items") or []:
-            if self._mine(app):
-                seen.add(self._key(app))
-                yield self._key(app), app
-        for gone in sorted(self._known - seen):
-            yield gone, None
-        self._known = seen
-
     def changes(self, stop: Callable[[], bool] = lambda: False) -> Iterator[tuple[str, App | None]]:
         """``(namespace/name, app)`` for every change of an owned app (``None``: deleted),
-        until ``stop()``."""
-        from kubernetes import watch
-        from kubernetes.client.exceptions import ApiException
-
+        until ``stop()``; failures back off (exponentially, capped) and try again."""
+        informer = self.informer
         backoff = 0.5
         while not stop():
             try:
-                if self.resource_version is None:
+                if informer.listed():
                     self.stats.relists += 1
-                    yield from self._relist()
-                method, args = self._call()
-                stream = watch.Watch().stream(  # type: ignore[no-untyped-call]
-                    method,
-                    *args,
-                    resource_version=self.resource_version,
-                    timeout_seconds=self.watch_seconds,
-                    allow_watch_bookmarks=True,
-                )
-                for event in stream:
-                    app = event.get("object") or {}
-                    version = (app.get("metadata") or {}).get("resourceVersion")
-                    if version:
-                        self.resource_version = str(version)
-                    if stop():
-                        return
-                    if event.get("type") == "BOOKMARK" or not self._mine(app):
-                        continue
-                    key = self._key(app)
-                    if event.get("type") == "DELETED":
-                        self._known.discard(key)
-                        yield key, None
-                    else:
-                        self._known.add(key)
-                        yield key, app
+                for key, app in informer.round(self.watch_seconds, stop):
+                    yield self.prefix + key, app
                     backoff = 0.5
+                if stop():
+                    return
                 self.stats.restarts += 1
-            except ApiException as exc:
-                if exc.status == 410:
-                    self.resource_version = None  # compacted: list again, compare
-                    continue
-                self._failed(f"{exc.status} {exc.reason}", backoff)
+            except Expired:
+                continue  # compacted: the next round lists again and compares
+            except Refused as exc:
+                self._failed(str(exc), backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
             except Exception as exc:  # a dropped connection, a server restarting
                 self._failed(_reason(exc), backoff)

@@ -12,7 +12,8 @@ import httpx
 import pytest
 from kubernetes import client
 
-from orchestrator.access import Access, KubernetesReviews
+from orchestrator.access import Access
+from orchestrator.adapters.kubereviews import KubernetesReviews
 from orchestrator.simulator.serve import ServerThread
 from reporters.app import create_app
 from reporters.events.transitions import Change

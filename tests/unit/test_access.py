@@ -20,8 +20,8 @@ from orchestrator.access import (
     STREAM,
     WEBHOOK_METRICS,
     Access,
-    KubernetesReviews,
 )
+from orchestrator.adapters.kubereviews import KubernetesReviews
 from tests.fakes.reviews import FakeReviews, Grant
 
 NAMESPACE = "promoflow"

@@ -359,7 +359,8 @@ def test_metrics_admit_a_service_account_granted_get_on_webhooks_metrics(hub: Ha
     API's shapes, through the real client)."""
     from kubernetes import client
 
-    from orchestrator.access import Access, KubernetesReviews
+    from orchestrator.access import Access
+    from orchestrator.adapters.kubereviews import KubernetesReviews
     from tests.fakes.reviews import FakeReviews, Grant
 
     with FakeReviews() as api:
