@@ -31,6 +31,8 @@ from orchestrator.loading.config import Config
 from orchestrator.local.localize import localize
 from orchestrator.local.session import LocalOptions, run_local
 from orchestrator.local.status_page import StatusPage, serve_status_page
+from orchestrator.model.gates.approval import ApprovalGate
+from orchestrator.model.gates.soak import SoakGate
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 
 SEED_VERSION = "1.4.1"
@@ -81,7 +83,7 @@ def soak_scale(config: Config, product: str, seconds: float) -> float:
         (
             soak.duration.total_seconds()
             for env in plan.environments
-            if (soak := env.policy.gate("soak")) is not None
+            if (soak := env.policy.gate(SoakGate)) is not None
         ),
         default=0.0,
     )
@@ -237,7 +239,7 @@ def listed_approver(plan: ProductPlan) -> str:
     """Someone the flow's policies list as an approver (the workflow checks who answered),
     so the demo's automatic answers pass that check as a real approver's would."""
     for env in plan.environments:
-        approval = env.policy.gate("approval")
+        approval = env.policy.gate(ApprovalGate)
         entries: list[str] = list(approval.approvers) if approval is not None else []
         for entry in entries:
             if not entry.startswith("group:"):

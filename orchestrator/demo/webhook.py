@@ -1,6 +1,6 @@
 """``promoflow demo --webhook``: a signed Git push starts the promotion by itself.
 
-The demo's repository and stand-ins (:func:`orchestrator.local.demo.demo_world`), with
+The demo's repository and stand-ins (:func:`orchestrator.demo.local.demo_world`), with
 ``promoflow serve --local`` in front: a CI job's commit writes the new version into the
 trigger environment, GitHub's push delivery for it is signed with the hook's secret and
 sent to the service over HTTP, and the service reads the version at the pushed commit and
@@ -18,22 +18,22 @@ import uuid
 from dataclasses import dataclass
 from typing import Any
 
-import httpx
 import pygit2
 from rich.console import Console
 
 from orchestrator.adapters.git import Credentials
 from orchestrator.adapters.gitreads import GitReads
-from orchestrator.demo.seed import field_value
-from orchestrator.engine.model import Phase
-from orchestrator.loading import Config
-from orchestrator.local.demo import (
+from orchestrator.adapters.web import Web
+from orchestrator.demo.local import (
     DemoOptions,
     approvals_line,
     demo_world,
     promotion_log,
     show_log,
 )
+from orchestrator.demo.seed import field_value
+from orchestrator.engine.model import Phase
+from orchestrator.loading import Config
 from orchestrator.settings import StepSettings
 from orchestrator.simulator.serve import ServerThread
 from orchestrator.webhooks.app import create_app
@@ -141,17 +141,20 @@ def run_webhook_demo(config: Config, options: DemoOptions, console: Console) -> 
                 console.print(f"  [dim]·[/] promoflow serve --local listening at {server.url}")
                 endpoint = f"{server.url}/webhooks/github"
                 console.print(f"[bold]POST[/] {endpoint} (push, signed X-Hub-Signature-256)")
-                reply = httpx.post(endpoint, content=body, headers=headers, timeout=30)
-                console.print(f"  -> {reply.status_code} {reply.json()['message']}", markup=False)
-                backend.wait(RUN_TIMEOUT)
-                again = httpx.post(endpoint, content=body, headers=headers, timeout=30)
-                promotions = again.json().get("promotions") or [{}]
-                redelivery = str(promotions[0].get("status", again.json()["message"]))
+                with Web(timeout=30) as web:
+                    reply = web.post(endpoint, body, headers=headers)
+                    said = json.loads(reply.content)
+                    console.print(f"  -> {reply.status} {said['message']}", markup=False)
+                    backend.wait(RUN_TIMEOUT)
+                    again = web.post(endpoint, body, headers=headers)
+                answer = json.loads(again.content)
+                promotions = answer.get("promotions") or [{}]
+                redelivery = str(promotions[0].get("status", answer["message"]))
                 console.print(
-                    f"[bold]POST[/] the same delivery again -> {again.status_code} {redelivery}"
+                    f"[bold]POST[/] the same delivery again -> {again.status} {redelivery}"
                 )
         finally:
             reader.close()
         show_log(console, promotion_log(world.bare, world.seed, plan.product.spec.repo.branch))
         phases = {name: phase for name, (phase, _) in backend.records().items()}
-        return WebhookDemoResult(reply.status_code, redelivery, phases)
+        return WebhookDemoResult(reply.status, redelivery, phases)
