@@ -25,25 +25,22 @@ from orchestrator.access import Access
 from orchestrator.adapters.kubereviews import KubernetesReviews
 from orchestrator.kubenames import check_namespace
 from orchestrator.urls import scrub
+from reporters import services
 from reporters.enrich.commits import GitHistory
 from reporters.enrich.enricher import SHARED, Enricher
 from reporters.enrich.jira import JiraIssues
 from reporters.events.ids import event_id
 from reporters.events.reports import BadReport, change_of
 from reporters.events.transitions import App
-from reporters.notifications.config import ConfigError, load, read_secrets
+from reporters.notifications.config import load
+from reporters.notifications.errors import ConfigError
 from reporters.notifications.notifier import Notifier
+from reporters.notifications.secretfiles import read_secrets
 from reporters.notifications.services import sinks_for
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
 from reporters.runstatus import RunMessages
 from reporters.sinks.delivery import Delivery, Sink
-from reporters.sinks.github import GitHubStatusSink
-from reporters.sinks.github_deployment import GitHubDeploymentSink
-from reporters.sinks.http import HttpSink
-from reporters.sinks.jira import JiraSink
-from reporters.sinks.slack import SlackSink
-from reporters.sinks.stdout import StdoutSink
 from reporters.state.store import DEAD, HELD, Store
 from reporters.stream import Stream
 from reporters.watch.shards import ordinal
@@ -75,9 +72,8 @@ def parser() -> argparse.ArgumentParser:
         "--sink",
         action="append",
         default=[],
-        help="stdout, an http(s) URL (CloudEvents, signed with $PROMOFLOW_SINK_SECRET), "
-        "slack:WEBHOOK-URL, github-status or github-deployment (GIT_TOKEN), or jira "
-        "(--jira, JIRA_USER, JIRA_TOKEN); repeatable.",
+        help=", ".join(k.flag_help for k in services.kinds().values() if k.flag_help)
+        + "; repeatable.",
     )
     p.add_argument(
         "--shard", type=int, default=None, help="This replica's ordinal (default: from HOSTNAME)."
@@ -167,31 +163,15 @@ def parser() -> argparse.ArgumentParser:
 
 
 def sinks_of(values: Sequence[str], jira: str = "") -> list[Sink]:
-    secret = os.environ.get("PROMOFLOW_SINK_SECRET", "")
-    ui = os.environ.get("PROMOFLOW_ARGOCD_UI", "")
-    out: list[Sink] = []
-    for value in values:
-        if value == "stdout":
-            out.append(StdoutSink())
-        elif value == "github-status":
-            out.append(GitHubStatusSink(ui=ui))
-        elif value == "github-deployment":
-            out.append(GitHubDeploymentSink(ui=ui))
-        elif value == "jira":
-            if not jira:
-                raise ValueError("--sink jira: give the server with --jira URL (or JIRA_URL)")
-            user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
-            out.append(JiraSink(jira, user=user, token=token))
-        elif value.startswith("slack:"):
-            out.append(SlackSink(value.removeprefix("slack:")))
-        elif value.startswith(("http://", "https://")):
-            out.append(HttpSink(value, secret))
-        else:
-            raise ValueError(
-                f"--sink {value!r}: expected stdout, an http(s) URL, slack:WEBHOOK-URL, "
-                "github-status, github-deployment or jira"
-            )
-    return out
+    """The sinks ``--sink`` names, built by their kinds (:mod:`reporters.services`)."""
+    flags = services.Flags(
+        secret=os.environ.get("PROMOFLOW_SINK_SECRET", ""),
+        ui=os.environ.get("PROMOFLOW_ARGOCD_UI", ""),
+        jira=jira,
+        jira_user=os.environ.get("JIRA_USER", ""),
+        jira_token=os.environ.get("JIRA_TOKEN", ""),
+    )
+    return [services.sink_of(value, flags) for value in values]
 
 
 def kube_api() -> Any:

@@ -9,6 +9,9 @@ key). Every mistake is reported ``FILE:LINE:COL: error: ...`` at the line inside
 embedded document, all of them at once, and nothing starts until they are fixed.
 
 Secrets are resolved here, once: the values never reach an event, a record or a log.
+Which keys a file holds and where they were written is :mod:`.layout`'s; the Secret is
+read by :mod:`.secretfiles`; each service's settings are checked by its kind's typed
+options (:mod:`reporters.services`), as ``--sink`` values are.
 """
 
 from __future__ import annotations
@@ -19,32 +22,41 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from orchestrator.goduration import DurationError, parse_go
 from orchestrator.labelselector import parse_selector
-from orchestrator.loading.yaml_source import Document, read_documents
 from orchestrator.model.base import SourceMap
+from orchestrator.model.errors import dotted, problems_from
 from orchestrator.problems import Position, Problem, sort_problems, suggest
+from reporters import services
 from reporters.notifications import catalog
+from reporters.notifications.errors import ConfigError
 from reporters.notifications.expressions import ExpressionError, check_expression, check_template
+from reporters.notifications.layout import Entry, entries
+from reporters.services import Options
 
-SERVICE_TYPES: dict[str, dict[str, bool]] = {
-    # type -> {setting: required}
-    "webhook": {"url": True, "headers": False, "basicAuth": False, "secret": False},
-    "slack": {"url": False, "token": False, "apiURL": False, "username": False, "icon": False},
-    "github": {"token": False, "apiURL": False, "argocdURL": False},
-    "jira": {"url": True, "user": False, "token": False},
-    "stdout": {},
-}
-BLOCKS = ("message", "slack", "webhook", "github", "jira")
 CONDITION_KEYS = ("when", "send", "oncePer", "for", "description")
 SUBSCRIPTION_KEYS = ("recipients", "triggers", "selector")
 _SECRET = re.compile(r"\$([A-Za-z0-9_.-]+)")
 
 
-class ConfigError(Exception):
-    def __init__(self, problems: list[Problem]) -> None:
-        super().__init__("\n".join(str(p) for p in problems))
-        self.problems = problems
+SHAPES = {
+    "string_type": "expected a string",
+    "list_type": "expected a list",
+    "dict_type": "expected a mapping",
+    "model_type": "expected a mapping",
+    "model_attributes_type": "expected a mapping",
+    "bool_type": "expected true or false",
+}
+"""What a setting of the wrong shape is said to need, in the words of the other keys'
+errors rather than pydantic's."""
+
+
+def blocks() -> list[str]:
+    """What a template may hold: its ``message``, and a block for each kind of service
+    that reads one (``slack:``, ``github:``)."""
+    return ["message", *(k.name for k in services.kinds().values() if k.block)]
 
 
 @dataclass(frozen=True)
@@ -52,7 +64,7 @@ class Service:
     name: str
     """What subscriptions and annotations call it: ``slack``, ``jira``, a webhook's name."""
     type: str
-    settings: dict[str, Any]
+    options: Options
     """With every ``$secret`` resolved: never logged, never in an event."""
 
 
@@ -93,139 +105,6 @@ def _condition(raw: Mapping[str, Any]) -> Condition:
     return Condition(str(raw["when"]), tuple(raw["send"]), str(raw.get("oncePer") or ""), hold)
 
 
-@dataclass
-class _Entry:
-    """One key of the ConfigMap: its parsed value and where its parts were written."""
-
-    key: str
-    value: Any
-    where: SourceMap
-    key_at: Position
-
-
-@dataclass(frozen=True)
-class _Offset:
-    """Where an embedded document starts in its file: ``block``, a ``|`` block whose every
-    line is indented alike; else a value on the key's line."""
-
-    line: int = 1
-    col: int = 1
-    block: bool = True
-
-    def move(self, p: Position) -> Position:
-        shift = self.col - 1 if self.block or p.line == 1 else 0
-        return Position(p.file, p.line + self.line - 1, p.col + shift)
-
-
-def _embedded(
-    key: str, text: str, file: str, offset: _Offset, problems: list[Problem], key_at: Position
-) -> _Entry | None:
-    for found in read_documents(text, file):
-        if isinstance(found, Problem):
-            problems.append(Problem(offset.move(found.position), f"{key}: {found.message}"))
-            return None
-        source = found.source
-        moved = {k: offset.move(v) for k, v in source.positions.items()}
-        return _Entry(key, found.data, SourceMap(offset.move(source.origin), moved), key_at)
-    return _Entry(key, None, SourceMap(offset.move(Position(file))), key_at)
-
-
-def _block_start(lines: list[str], at: Position) -> _Offset:
-    """Where a key's string value begins: the next line, indented, for ``|`` and ``>``
-    blocks; else just after the colon."""
-    line = lines[at.line - 1] if at.line - 1 < len(lines) else ""
-    after = line.split(":", 1)[1] if ":" in line else ""
-    if after.strip()[:1] in ("|", ">"):
-        for number in range(at.line, len(lines)):
-            if lines[number].strip():
-                return _Offset(number + 1, len(lines[number]) - len(lines[number].lstrip()) + 1)
-        return _Offset(at.line + 1, 1)
-    return _Offset(at.line, len(line) - len(after.lstrip()) + 1, block=False)
-
-
-def _entries(path: Path, display: str, problems: list[Problem]) -> list[_Entry]:
-    if path.is_dir():  # a mounted ConfigMap: one file per key (skipping ``..data`` links)
-        out = []
-        for item in sorted(path.iterdir()):
-            if item.name.startswith(".") or not item.is_file():
-                continue
-            file = f"{display}/{item.name}"
-            entry = _embedded(
-                item.name, item.read_text(), file, _Offset(), problems, Position(file)
-            )
-            if entry is not None:
-                out.append(entry)
-        return out
-    text = path.read_text()
-    documents = [d for d in read_documents(text, display)]
-    for found in documents:
-        if isinstance(found, Problem):
-            problems.append(found)
-            return []
-    docs = [d for d in documents if isinstance(d, Document)]
-    if not docs or not isinstance(docs[0].data, dict):
-        problems.append(Problem(Position(display), "expected a ConfigMap or its data mapping"))
-        return []
-    data, source = docs[0].data, docs[0].source
-    loc: tuple[str, ...] = ()
-    if data.get("kind") == "ConfigMap" or "apiVersion" in data:
-        if data.get("kind") != "ConfigMap":
-            problems.append(
-                Problem(source.at("kind"), f"expected kind: ConfigMap, not {data.get('kind')!r}")
-            )
-            return []
-        data, loc = data.get("data") or {}, ("data",)
-        if not isinstance(data, dict):
-            problems.append(Problem(source.at("data"), "data: expected a mapping of keys"))
-            return []
-    lines = text.splitlines()
-    out = []
-    for key, value in data.items():
-        at = source.at(*loc, key)
-        if isinstance(value, str):
-            entry = _embedded(key, value, display, _block_start(lines, at), problems, at)
-        else:  # written as YAML directly, not as a string: accepted as it is
-            entry = _Entry(key, value, SourceMap(at, {
-                k[len(loc) + 1:]: v for k, v in source.positions.items()
-                if k[: len(loc) + 1] == (*loc, key)
-            }), at)  # fmt: skip
-        if entry is not None:
-            out.append(entry)
-    return out
-
-
-def read_secrets(path: Path) -> dict[str, str]:
-    """A mounted Secret (a directory, one file per key) or a Secret manifest."""
-    import base64
-
-    if path.is_dir():
-        return {
-            p.name: p.read_text().strip()
-            for p in sorted(path.iterdir())
-            if p.is_file() and not p.name.startswith(".")
-        }
-    for found in read_documents(path.read_text(), str(path)):
-        if isinstance(found, Problem):
-            raise ConfigError([found])
-        data = found.data
-        if not isinstance(data, dict) or not all(
-            isinstance(data.get(f) or {}, dict) for f in ("data", "stringData")
-        ):
-            raise ConfigError(
-                [Problem(found.source.origin, "expected a Secret: data and stringData mappings")]
-            )
-        out = {str(k): str(v) for k, v in (data.get("stringData") or {}).items()}
-        for k, v in (data.get("data") or {}).items():
-            try:
-                out[str(k)] = base64.b64decode(str(v), validate=True).decode()
-            except ValueError:
-                raise ConfigError(
-                    [Problem(found.source.at("data", k), f"data.{k}: not base64")]
-                ) from None
-        return out
-    return {}
-
-
 class _Reader:
     def __init__(self, secrets: Mapping[str, str], secrets_from: str) -> None:
         self.secrets = secrets
@@ -258,7 +137,7 @@ class _Reader:
 
         return _SECRET.sub(secret, value)
 
-    def entry(self, entry: _Entry) -> None:
+    def entry(self, entry: Entry) -> None:
         key, value, where = entry.key, entry.value, entry.where
         kind, _, name = key.partition(".")
         handler = {
@@ -295,61 +174,55 @@ class _Reader:
         return list(value)
 
     def service(self, name: str, value: Any, where: SourceMap) -> None:
-        kind, _, own = name.partition(".")
+        """Checked with the kind's typed options (:mod:`reporters.services`) as written,
+        where a ``$secret`` may stand for a value, then again once resolved."""
+        type_, _, own = name.partition(".")
         key = f"service.{name}"
-        if kind not in SERVICE_TYPES:
+        kind = services.kinds().get(type_)
+        if kind is None:
+            known = list(services.kinds())
             self.error(
                 where.origin,
-                f"{key}: unknown service type {kind!r}{suggest(kind, SERVICE_TYPES)}; one of "
-                f"{', '.join(SERVICE_TYPES)}",
+                f"{key}: unknown service type {type_!r}{suggest(type_, known)}; one of "
+                f"{', '.join(known)}",
             )
             return
         settings = value if value is not None else {}
         if not isinstance(settings, dict):
             self.error(where.origin, f"{key}: expected a mapping of settings")
             return
-        allowed = SERVICE_TYPES[kind]
-        for setting in settings:
-            if setting not in allowed:
-                self.error(
-                    where.at(setting),
-                    f"{key}: unknown setting {setting!r}{suggest(str(setting), allowed)}",
-                )
-        for setting, required in allowed.items():
-            if required and not settings.get(setting):
-                self.error(where.origin, f"{key}: {setting!r} is required")
-        if kind == "webhook" and not own:
-            self.error(where.origin, f"{key}: a webhook is named: service.webhook.<name>")
-        if kind == "slack" and bool(settings.get("url")) == bool(settings.get("token")):
-            self.error(
-                where.origin,
-                f"{key}: give 'url' (an incoming webhook) or 'token' (a bot, posting to the "
-                "channels subscriptions name), not both",
-            )
-        self.shapes(kind, settings, where, key)
-        service_name = own if kind == "webhook" else name
+        if kind.named and not own:
+            self.error(where.origin, f"{key}: a {type_} is named: service.{type_}.<name>")
+        try:
+            kind.options.model_validate(settings)
+        except ValidationError as exc:
+            for error, problem in zip(
+                exc.errors(), problems_from(exc, kind.options, where), strict=True
+            ):
+                shape = SHAPES.get(error["type"])
+                said = f"{dotted(error['loc'])}: {shape}" if shape else problem.message
+                self.error(problem.position, f"{key}: {said}")
+            return
+        before = len(self.problems)
         resolved = {k: self.resolve(v, where.at(k), key) for k, v in settings.items()}
-        self.config.services[service_name] = Service(service_name, kind, resolved)
-
-    def shapes(self, kind: str, settings: dict[str, Any], where: SourceMap, key: str) -> None:
-        """Each setting's shape, so a sink is never built from what it cannot use."""
-        for setting, value in settings.items():
-            at, name = where.at(setting), f"{key}: {setting}"
-            if setting in ("url", "apiURL", "argocdURL") and not (
-                isinstance(value, str) and value.startswith(("http://", "https://", "$"))
-            ):
-                self.error(at, f"{name}: expected an http(s) URL")
-            elif setting == "headers" and not (
-                isinstance(value, list)
-                and all(isinstance(h, dict) and set(h) == {"name", "value"} for h in value)
-            ):
-                self.error(at, f"{name}: expected a list of {{name, value}}")
-            elif setting == "basicAuth" and not (
-                isinstance(value, dict) and set(value) <= {"username", "password"}
-            ):
-                self.error(at, f"{name}: expected {{username, password}}")
-            elif setting not in ("headers", "basicAuth") and not isinstance(value, str):
-                self.error(at, f"{name}: expected a string")
+        service_name = own if kind.named else name
+        if len(self.problems) > before:  # a secret it names is missing, said once; the
+            # service still exists, so subscriptions naming it are not refused as well
+            options = kind.options.model_construct(**resolved)
+            self.config.services[service_name] = Service(service_name, type_, options)
+            return
+        try:
+            options = kind.options.model_validate(resolved)
+        except ValidationError as exc:  # a secret's value, never repeated
+            for error in exc.errors():
+                setting = ".".join(str(p) for p in error["loc"])
+                self.error(
+                    where.at(*error["loc"]),
+                    f"{key}: {setting}: the value its $secret resolves to is not valid "
+                    f"({str(error['msg']).removeprefix('Value error, ')})",
+                )
+            return
+        self.config.services[service_name] = Service(service_name, type_, options)
 
     def template(self, name: str, value: Any, where: SourceMap) -> None:
         key = f"template.{name}"
@@ -357,11 +230,11 @@ class _Reader:
             self.error(where.origin, f"{key}: expected a mapping with 'message' and blocks")
             return
         for block, content in value.items():
-            if block not in BLOCKS:
+            if block not in blocks():
                 self.error(
                     where.at(block),
-                    f"{key}: unknown block {block!r}{suggest(str(block), BLOCKS)}; one of "
-                    f"{', '.join(BLOCKS)}",
+                    f"{key}: unknown block {block!r}{suggest(str(block), blocks())}; one of "
+                    f"{', '.join(blocks())}",
                 )
                 continue
             if block == "message" and not isinstance(content, str):
@@ -496,10 +369,10 @@ def load(
     if not path.exists():
         raise ConfigError([Problem(Position(display), "no such file or directory")])
     problems: list[Problem] = []
-    entries = _entries(path, display, problems)
+    found = entries(path, display, problems)
     reader = _Reader(secrets or {}, secrets_from)
     reader.problems += problems
-    for entry in entries:
+    for entry in found:
         reader.entry(entry)
     reader.cross_check()
     if reader.problems:

@@ -10,9 +10,13 @@ from pathlib import Path
 
 import pytest
 
-from reporters.notifications.config import ConfigError, Notifications, load, read_secrets
+from reporters.notifications.config import Notifications, load
+from reporters.notifications.errors import ConfigError
 from reporters.notifications.notifier import Notifier
+from reporters.notifications.secretfiles import read_secrets
 from reporters.pipeline import Pipeline
+from reporters.services.slack import SlackOptions
+from reporters.services.webhook import WebhookOptions
 from reporters.state.store import Store
 from tests.support.notifications import deploy, outbox, sent, shop
 from tests.support.reporter_apps import NEW, OLD, app, finished
@@ -67,9 +71,10 @@ def config(tmp_path: Path) -> Notifications:
 
 
 def test_the_configmap_layout_loads_with_secrets_resolved(config: Notifications) -> None:
-    assert config.services["slack"].settings == {"token": "xoxb-secret-1"}
+    assert config.services["slack"].options == SlackOptions(token="xoxb-secret-1")
     assert config.services["audit"].type == "webhook"
-    assert config.services["audit"].settings["secret"] == "hmac-secret-2"
+    assert isinstance(config.services["audit"].options, WebhookOptions)
+    assert config.services["audit"].options.secret == "hmac-secret-2"
     [condition] = config.triggers["on-degraded-a-while"]
     assert condition.hold == 300.0
     assert "on-sync-failed" in config.triggers  # the catalog's, there without a definition
@@ -136,7 +141,8 @@ def test_a_mounted_configmap_directory_and_a_secret_manifest(tmp_path: Path) -> 
         "(did you mean 'on-deployed'?)"
     )
     (data / "subscriptions").write_text("- recipients: [audit]\n  triggers: [on-deployed]\n")
-    assert load(mounted, read_secrets(secret)).services["audit"].settings["secret"] == "hmac"
+    options = load(mounted, read_secrets(secret)).services["audit"].options
+    assert isinstance(options, WebhookOptions) and options.secret == "hmac"
 
 
 def test_a_deploy_notifies_each_subscribed_service_once_per_revision(
@@ -306,9 +312,16 @@ def test_the_documented_example_loads_and_notifies_as_the_docs_say() -> None:
 @pytest.mark.parametrize(
     ("text", "said"),
     [
-        ("service.webhook.x: |\n  url: 5\n", "url: expected an http(s) URL"),
-        ("service.webhook.x: |\n  url: https://a\n  headers: [1]\n", "expected a list of {name"),
-        ("service.webhook.x: |\n  url: https://a\n  basicAuth: yes\n", "basicAuth: expected"),
+        ("service.webhook.x: |\n  url: 5\n", "url: expected a string"),
+        ("service.webhook.x: |\n  url: ftp://a\n", "url: expected an http(s) URL"),
+        (
+            "service.webhook.x: |\n  url: https://a\n  headers: [1]\n",
+            "headers[0]: expected a mapping",
+        ),
+        (
+            "service.webhook.x: |\n  url: https://a\n  basicAuth: yes\n",
+            "basicAuth: expected a mapping",
+        ),
         ("template.t: |\n  message: 5\n", "message: expected a string"),
         ("template.t: |\n  slack: [1]\n", "slack: expected a mapping"),
         ("apiVersion: v1\nkind: ConfigMap\ndata: [1]\n", "data: expected a mapping"),
