@@ -14,9 +14,9 @@ import pytest
 import yaml
 from rich.console import Console
 
+from orchestrator.demo.local import SEED_VERSION, DemoOptions, promotion_log, run_demo
 from orchestrator.engine.model import NodeRecord, Phase
 from orchestrator.loading import load_config
-from orchestrator.demo.local import SEED_VERSION, DemoOptions, promotion_log, run_demo
 from tests.support.local_runs import Asked, clean_env, promote_in_process, served_config
 
 __all__ = ["served_config"]  # the fixture, used by name

@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from orchestrator.model import Environment, PolicySpec, PromotionPolicy
-from orchestrator.model.merge import VERIFICATION, EffectivePolicy, matches, merge
 from orchestrator.model.gates.sync import SyncGate
+from orchestrator.model.merge import VERIFICATION, EffectivePolicy, matches, merge
 
 
 # Built per call, never at module level: the loader collects module-level resources of any
