@@ -128,7 +128,7 @@ def read_limit(port: int, events: int) -> float:
 def read_reporter(port: int, events: int, state: str) -> float:
     from reporters.pipeline import Pipeline
     from reporters.queue import CoalescingQueue
-    from reporters.run import BATCH
+    from reporters.runtime import BATCH
     from reporters.state.store import Store
     from reporters.watch.watcher import Watcher
 

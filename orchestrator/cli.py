@@ -24,10 +24,14 @@ if TYPE_CHECKING:
 
 # Shell completion (--install-completion, --show-completion) is typer's: the completion
 # script calls `promoflow` itself, which answers from the same command tree.
+HELP = {"help_option_names": ["-h", "--help"]}
+"""``-h`` as well as ``--help``, on every command, as kubectl and argo take it."""
+
 app = typer.Typer(
     name="promoflow",
     no_args_is_help=True,
     pretty_exceptions_enable=False,
+    context_settings=HELP,
 )
 
 GRAPH_FORMATS = ("text", "mermaid", "dot", "json")
@@ -182,11 +186,7 @@ app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
-app.command(
-    "reporter",
-    context_settings={"allow_extra_args": True, "ignore_unknown_options": True},
-    add_help_option=False,
-)(reporter.reporter_cmd)
+app.command("reporter")(reporter.reporter_cmd)
 app.add_typer(step.step_app, name="step")
 
 

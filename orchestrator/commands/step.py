@@ -98,6 +98,7 @@ def make_step_app() -> typer.Typer:
         help="Programs the promotion workflow runs (one per step kind).",
         no_args_is_help=True,
         add_completion=False,  # `promoflow --install-completion` covers `promoflow step` too
+        context_settings={"help_option_names": ["-h", "--help"]},  # as every command
     )
     for spec in registry.steps():
         if spec.run is not None:

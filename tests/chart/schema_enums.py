@@ -16,7 +16,7 @@ from typing import Any
 
 from orchestrator.webhooks import registry
 from reporters.enrich.enricher import SHARED
-from reporters.run import RESOURCE_KINDS
+from reporters.watch.kinds import RESOURCE_KINDS
 
 SCHEMA = Path(__file__).resolve().parents[2] / "charts" / "promoflow" / "values.schema.json"
 

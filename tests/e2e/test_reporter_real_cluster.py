@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from kubernetes import client
 
-from reporters.run import Reporter
+from reporters.runtime import Reporter
 from reporters.sinks.delivery import Policy
 from reporters.state.store import Store
 from reporters.watch.watcher import Watcher
@@ -57,7 +57,7 @@ def reporting(
         if replicasets
         else []
     )
-    reporter = Reporter(watcher, Store(state), [sink], others=others)  # type: ignore[list-item]
+    reporter = Reporter(watcher, Store(state), sinks=[sink], others=others)  # type: ignore[list-item]
     for delivery in reporter.deliveries:
         delivery.policy = Policy(base=0.05)
     runner = threading.Thread(target=reporter.run)

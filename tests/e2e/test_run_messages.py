@@ -22,8 +22,8 @@ from typing import Any
 import pytest
 from kubernetes import client
 
-from reporters.run import Reporter
 from reporters.runstatus import RunMessages
+from reporters.runtime import Reporter
 from reporters.state.store import Store
 from reporters.watch.watcher import Watcher
 from tests.e2e.flows import (
@@ -61,7 +61,7 @@ def reporting(e2e: E2ESettings, state: Path) -> Iterator[RunMessages]:
     )  # fmt: skip
     apps = Watcher(api, e2e.argocd_namespace, watch_seconds=30)
     messages = RunMessages(api)
-    reporter = Reporter(apps, Store(state), [Nowhere()], others=[workflows],  # type: ignore[list-item]
+    reporter = Reporter(apps, Store(state), sinks=[Nowhere()], others=[workflows],  # type: ignore[list-item]
                         run_messages=messages)  # fmt: skip
     runner = threading.Thread(target=reporter.run)
     runner.start()

@@ -2,7 +2,7 @@
 parameters, echoed headers, a prefix of a token, another case, base64 inside
 ``user:token``) never reach what the reporter publishes or keeps: the stdout sink, an
 HTTP sink, a Slack sink, ``/stream``, ``/metrics``, the store file and its WAL, and the
-log. The reporter runs as ``python -m reporters`` against a fake Kubernetes API over real
+log. The reporter runs as ``promoflow reporter`` against a fake Kubernetes API over real
 HTTP, with real sinks delivering to a loopback receiver."""
 
 from __future__ import annotations
@@ -29,6 +29,9 @@ from orchestrator.simulator.serve import ServerThread, free_port
 from orchestrator.steps.notify import build_report
 from tests.fakes.kube import FakeKubeAPI
 from tests.unit.invoke import clean_env
+
+REPORTER = [sys.executable, "-m", "orchestrator.cli", "reporter"]
+"""``promoflow reporter``, from this checkout."""
 
 GIT_TOKEN = "glpat-Xq7RmZ2vKp9sLw4tYb8n"
 """Known to the reporter (its environment): masked in every form."""
@@ -127,7 +130,7 @@ def test_planted_secrets_reach_no_sink_store_wal_stream_metric_or_log(tmp_path: 
             "PROMOFLOW_SINK_SECRET": SINK_SECRET,
         }  # fmt: skip
         command = [
-            sys.executable, "-m", "reporters", "--state", str(state), "--port", str(port),
+            *REPORTER, "--state", str(state), "--port", str(port),
             "--sink", "stdout",
             "--sink", f"{hooks.url}/cloudevents?private_token={QUERY_SECRET}",
             "--sink", f"slack:{hooks.url}/services/T000/B000/{HOOK_SECRET}",

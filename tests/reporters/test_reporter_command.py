@@ -18,6 +18,9 @@ from orchestrator.simulator.argocd import ArgoCDSimulator
 from tests.fakes.kube import FakeKubeAPI
 from tests.unit.invoke import clean_env
 
+REPORTER = [sys.executable, "-m", "orchestrator.cli", "reporter"]
+"""``promoflow reporter``, from this checkout."""
+
 REPO = "https://git.example.com/acme/gitops.git"
 
 
@@ -40,7 +43,7 @@ def test_stdout_sink_prints_cloudevents_of_real_changes(tmp_path: Path) -> None:
     kube = FakeKubeAPI(sim, bookmark_interval=0.5)
     with kube.serve() as served:
         env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kubeconfig", served.url))}
-        command = [sys.executable, "-m", "reporters", "--sink", "stdout",
+        command = [*REPORTER, "--sink", "stdout",
                    "--state", str(tmp_path / "state.db")]  # fmt: skip
         proc = subprocess.Popen(
             command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
@@ -87,12 +90,14 @@ def test_stdout_sink_prints_cloudevents_of_real_changes(tmp_path: Path) -> None:
 
 def test_usage_errors() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "reporters", "--shard", "3", "--replicas", "2"],
+        [*REPORTER, "--shard", "3", "--replicas", "2"],
         env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    assert (
-        run.returncode == 2 and run.stderr.strip() == "error: --shard 3 is not below --replicas 2"
-    )
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "Usage: promoflow reporter [OPTIONS]",
+        "error: Invalid value for --shard: 3 is not below --replicas 2",
+    ]
 
 
 def test_a_queue_of_nothing_and_a_store_that_cannot_be_opened_are_usage_errors(
@@ -100,29 +105,31 @@ def test_a_queue_of_nothing_and_a_store_that_cannot_be_opened_are_usage_errors(
 ) -> None:
     env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kc", "http://127.0.0.1:1"))}
     queue = subprocess.run(
-        [sys.executable, "-m", "reporters", "--queue", "0"],
+        [*REPORTER, "--queue", "0"],
         env=env, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     state = subprocess.run(
-        [sys.executable, "-m", "reporters", "--state", str(blocker / "state.db")],
+        [*REPORTER, "--state", str(blocker / "state.db")],
         env=env, capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert queue.returncode == 2
-    assert queue.stderr.strip() == "error: --queue 0: the queue holds at least one app"
+    assert queue.stderr.splitlines()[-1] == (
+        "error: Invalid value for --queue: 0: the queue holds at least one app"
+    )
     assert state.returncode == 2 and "Traceback" not in state.stderr
     assert state.stderr.startswith(f"error: --state {blocker / 'state.db'}: cannot open the store")
 
 
 def test_sharing_unknown_private_data_is_a_usage_error() -> None:
     run = subprocess.run(
-        [sys.executable, "-m", "reporters", "--share", "author-emails,phone-numbers"],
+        [*REPORTER, "--share", "author-emails,phone-numbers"],
         env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert run.returncode == 2
-    assert run.stderr.strip() == (
-        "error: --share 'phone-numbers': one of author-emails, jira-fields"
+    assert run.stderr.splitlines()[-1] == (
+        "error: Invalid value for --share: 'phone-numbers': one of author-emails, jira-fields"
     )
 
 
@@ -175,7 +182,7 @@ def test_configured_notifications_reach_a_webhook_with_its_secret_header(tmp_pat
         config = tmp_path / "cm.yaml"
         config.write_text(NOTIFICATIONS.format(url=f"{hook.url}/hooks"))
         env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kubeconfig", served.url))}
-        command = [sys.executable, "-m", "reporters", "--notifications", str(config),
+        command = [*REPORTER, "--notifications", str(config),
                    "--secrets", str(secrets), "--state", str(tmp_path / "state.db"),
                    "-n", "argocd,apps-team"]  # fmt: skip
         proc = subprocess.Popen(
@@ -204,7 +211,7 @@ def test_a_broken_notifications_file_is_a_usage_error_with_positions(tmp_path: P
     config = tmp_path / "cm.yaml"
     config.write_text("subscriptions: |\n  - recipients: [slack:x]\n    triggers: [on-deploy]\n")
     run = subprocess.run(
-        [sys.executable, "-m", "reporters", "--notifications", str(config)],
+        [*REPORTER, "--notifications", str(config)],
         env=clean_env(), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
     assert run.returncode == 2 and "Traceback" not in run.stderr
@@ -213,3 +220,18 @@ def test_a_broken_notifications_file_is_a_usage_error_with_positions(tmp_path: P
         "(webhooks: service.webhook.slack)",
         f"{config}:3:16: error: unknown trigger 'on-deploy' (did you mean 'on-deployed'?)",
     ]
+
+
+def test_the_reporter_takes_h_and_shows_help_as_every_command_does() -> None:
+    """One CLI framework: ``-h`` works, the help lists the options with their defaults,
+    and the queue's default is the reporter's own."""
+    from orchestrator.commands.reporter import DEFAULT_QUEUE
+    from reporters.queue import DEFAULT_CAPACITY
+    from tests.unit.invoke import invoke
+
+    short, long = invoke("reporter", "-h"), invoke("reporter", "--help")
+    assert short.code == long.code == 0 and short.stdout == long.stdout
+    assert "Usage: promoflow reporter [OPTIONS]" in short.stdout
+    for option in ("--namespace", "--sink", "--notifications", "--kube-auth", "--no-kube-auth"):
+        assert option in short.stdout
+    assert DEFAULT_QUEUE == DEFAULT_CAPACITY

@@ -20,7 +20,7 @@ from orchestrator.steps.notify import build_report, deliver
 from reporters.app import create_app
 from reporters.notifications.config import load
 from reporters.notifications.notifier import Notifier
-from reporters.run import Reporter
+from reporters.runtime import Reporter
 from reporters.state.store import Store
 from reporters.watch.watcher import Watcher
 
@@ -55,7 +55,7 @@ def reporter_at(
     sink, team = Memory("memory"), Memory("stdout.team")
     others = [Watcher(None, prefix="workflows:")] if workflows else []
     reporter = Reporter(
-        Watcher(None), Store(), [sink], others=others, ui="https://argo.example.com",
+        Watcher(None), Store(), sinks=[sink], others=others, ui="https://argo.example.com",
         notifier=Notifier(config), services=[team],
     )  # type: ignore[list-item]  # fmt: skip
     app = create_app(

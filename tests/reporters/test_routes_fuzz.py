@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from orchestrator.access import Access
 from orchestrator.simulator.serve import ServerThread
 from reporters.app import create_app
-from reporters.run import Reporter
+from reporters.runtime import Reporter
 from reporters.state.store import Store
 from reporters.watch.watcher import Watcher
 
@@ -37,7 +37,7 @@ REPORTISH = st.fixed_dictionaries(
 
 @pytest.fixture(scope="module")
 def url() -> Iterator[str]:
-    reporter = Reporter(Watcher(None), Store(), [])  # type: ignore[arg-type]
+    reporter = Reporter(Watcher(None), Store())  # type: ignore[arg-type]
     app = create_app(reporter.stream, reporter.numbers, reporter.shards, reporter.accept,
                      Access(TOKEN))  # fmt: skip
     with ServerThread(app) as server:

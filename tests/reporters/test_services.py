@@ -157,3 +157,16 @@ def test_a_kind_added_as_one_module_is_configured_and_named_by_sink(tmp_path: Pa
     assert found["sink"] == ["pager", "https://pager.example.com"]
     assert found["flag"] == "https://flag.example.com"
     assert found["refused"] == ("service.pager: unknown field 'urgancy' (did you mean 'urgency'?)")
+
+
+def test_the_reporter_commands_sink_help_names_every_kinds_forms() -> None:
+    """The command's help is written where the command is (it does not import the
+    reporter to show it); it must still name every form the kinds take."""
+    import typer.main
+
+    from orchestrator.cli import app
+
+    command = typer.main.get_command(app).commands["reporter"]  # type: ignore[attr-defined]
+    [sink] = [p for p in command.params if "--sink" in p.opts]
+    for kind in services.kinds().values():
+        assert kind.flag_help in " ".join(sink.help.split())

@@ -353,3 +353,11 @@ def test_demo_says_what_to_pass_when_there_is_no_example(tmp_path: Path) -> None
         "configuration; pass --config DIR (the environments/ folder of a promoflow source "
         "checkout, or your own)"
     ]
+
+
+@pytest.mark.parametrize("path", sorted(COMMANDS))
+def test_every_command_takes_h_for_help(path: str) -> None:
+    """kubectl, argo and argocd all take ``-h``; so does every promoflow command."""
+    result = invoke(*path.split()[1:], "-h")
+    assert result.code == 0, result.stderr
+    assert result.stdout.lstrip().startswith(f"Usage: {path}")

@@ -12,7 +12,6 @@ import json
 import pytest
 
 from orchestrator.settings import GateSettings, SettingsError, load
-from reporters.run import main as reporter_main
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
 
@@ -123,11 +122,8 @@ def test_the_argocd_namespace_setting_must_be_a_kubernetes_name(
 
 
 @pytest.mark.parametrize("flag", ["--namespace", "--workload-namespaces", "--workflows-namespace"])
-def test_the_reporters_namespace_flags_must_be_kubernetes_names(
-    flag: str, capsys: pytest.CaptureFixture[str]
-) -> None:
-    with pytest.raises(SystemExit) as exited:
-        reporter_main([flag, "argocd,$(id)"])
-    assert exited.value.code == 2
-    last = capsys.readouterr().err.splitlines()[-1]
-    assert last.endswith(f"{flag}: '$(id)' is not a valid namespace: {RULE}")
+def test_the_reporters_namespace_flags_must_be_kubernetes_names(flag: str) -> None:
+    result = invoke("reporter", flag, "argocd,$(id)")
+    assert result.code == 2
+    last = result.stderr.splitlines()[-1]
+    assert last == f"error: Invalid value for {flag}: '$(id)' is not a valid namespace: {RULE}"

@@ -1,7 +1,0 @@
-"""``python -m reporters``: the same as ``promoflow reporter``."""
-
-import sys
-
-from reporters.run import main
-
-sys.exit(main())
