@@ -15,7 +15,17 @@ from typing import TYPE_CHECKING, Annotated, cast
 import typer
 
 from orchestrator import __version__
-from orchestrator.commands import approval, argo, diff, local, reporter, runs, serve, step
+from orchestrator.commands import (
+    approval,
+    argo,
+    compiling,
+    diff,
+    local,
+    reporter,
+    runs,
+    serve,
+    step,
+)
 from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import ConfigOption, err, load_valid, out
 
@@ -176,7 +186,7 @@ def schema_cmd(
     sys.stdout.write(json.dumps(schema, indent=2, sort_keys=True) + "\n")
 
 
-app.command("compile")(argo.compile_cmd)
+app.command("compile")(compiling.compile_cmd)
 app.command("apply")(argo.apply_cmd)
 app.command("promote")(argo.promote_cmd)
 app.command("runs")(runs.runs_cmd)

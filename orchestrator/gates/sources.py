@@ -20,8 +20,8 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.adapters.kube import KubeApplications, KubeError
 from orchestrator.argocd_shapes import deploys_in_cluster, destination_of, health_details
+from orchestrator.gates.appsource import App, SourceError
 from orchestrator.gates.running import WORKLOAD_KINDS, Workloads, is_workload, template_images
-from orchestrator.gates.wait import App, SourceError
 
 if TYPE_CHECKING:
     from orchestrator.settings import ArgoCDSettings, GateSettings

@@ -21,11 +21,11 @@ import functools
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Any
 
 from orchestrator.argocd_shapes import is_automated
-from orchestrator.errors import PromoflowError
 from orchestrator.gates import retrying
+from orchestrator.gates.appsource import App, AppSource, SourceError
 from orchestrator.gates.deployed import (
     NO_MESSAGE,
     State,
@@ -37,42 +37,9 @@ from orchestrator.gates.deployed import (
 )
 from orchestrator.gates.running import Expected, Workloads, judge, shown_running, summary_images
 
-App = dict[str, Any]
-
 IMAGE_SETTLE = 5.0
 """Seconds a deployed app may show another image than the promoted one before the gate
 fails: the status of one reconcile may still list the pods of the previous one."""
-
-
-class SourceError(PromoflowError):
-    """Argo CD could not be asked; ``transient`` when asking again may help."""
-
-
-class AppSource(Protocol):
-    """Where application state comes from (API server or Kubernetes API)."""
-
-    def get(self, name: str, *, refresh: bool = False) -> App | None:
-        """The application (``None`` when missing); ``refresh`` asks for a hard refresh."""
-
-    def sync(self, name: str, revision: str, revisions: list[str] | None = None) -> None:
-        """Start a sync operation to ``revision`` (multi-source apps: ``revisions``, one
-        per source)."""
-
-    has_resource_tree: bool
-    """Whether :meth:`health_details` can read resources' health (else it says where to)."""
-
-    def health_details(self, name: str, status: str) -> str:
-        """Why the app's resources are ``status`` (Degraded, Suspended...), where the source
-        can say ("" if not)."""
-        ...
-
-    def changes(self, names: list[str], timeout: float) -> Iterator[App]:
-        """Changed applications as they happen; ends after ``timeout`` s or on a drop."""
-
-    def workloads(self, name: str, app: App) -> Workloads:
-        """The images of the app's Deployments, StatefulSets, DaemonSets and Rollouts
-        (their pod templates), or why they cannot be read."""
-        ...
 
 
 @dataclass(frozen=True)

@@ -18,8 +18,8 @@ import pytest
 from kubernetes import client, watch
 from kubernetes.client.exceptions import ApiException
 
+from orchestrator.gates.appsource import SourceError
 from orchestrator.gates.sources import KubeSource
-from orchestrator.gates.wait import SourceError
 from orchestrator.simulator.argocd import REFRESH_ANNOTATION, ArgoCDSimulator
 from orchestrator.simulator.serve import ServerThread
 from tests.contract.argocd_support import SHA, check_app, on_next_request, populate

@@ -13,6 +13,7 @@ from typing import Any
 
 import pytest
 
+from orchestrator.gates.appsource import SourceError
 from orchestrator.gates.deployed import Verdict
 from orchestrator.gates.running import (
     Expected,
@@ -22,7 +23,7 @@ from orchestrator.gates.running import (
     summary_images,
     template_images,
 )
-from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
+from orchestrator.gates.wait import Waiter, WaitOptions
 from tests.support.gate_apps import OLD, app
 from tests.support.gate_apps import SHA as SHA_A
 from tests.support.wait_loop import Clock, ScriptedSource, wait

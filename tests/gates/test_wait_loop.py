@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from orchestrator.gates.wait import SourceError
+from orchestrator.gates.appsource import SourceError
 from tests.support.gate_apps import OLD, SHA, app
 from tests.support.wait_loop import ScriptedSource, wait
 

@@ -7,7 +7,8 @@ import copy
 from collections.abc import Iterator
 from typing import Any
 
-from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
+from orchestrator.gates.appsource import SourceError
+from orchestrator.gates.wait import Waiter, WaitOptions
 from tests.support.gate_apps import SHA
 
 App = dict[str, Any]

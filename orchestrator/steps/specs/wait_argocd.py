@@ -59,7 +59,8 @@ def run(**values: Any) -> None:
     """Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0), and
     with ``--image`` until they run it."""
     from orchestrator import progress
-    from orchestrator.gates.wait import SourceError, Waiter, WaitOptions
+    from orchestrator.gates.appsource import SourceError
+    from orchestrator.gates.wait import Waiter, WaitOptions
     from orchestrator.settings import ArgoCDSettings, GateSettings
     from orchestrator.steps import support
 
