@@ -32,7 +32,8 @@ from orchestrator.settings import ArgoCDSettings
 from tests.e2e.conftest import DeployedApp
 from tests.e2e.flows import Flow, argo_client, node_output, nodes, summary, wait_for_end
 from tests.e2e.gitops import GitopsRepo
-from tests.e2e.k8s import Apps, api_client, configmap, deployment, short_id, wait_until
+from tests.e2e.k8s import Apps, api_client, configmap, deployment, wait_until
+from tests.e2e.runs import submit
 from tests.e2e.settings import E2ESettings
 
 pytestmark = pytest.mark.e2e
@@ -67,17 +68,6 @@ def running_images(e2e: E2ESettings, namespace: str, app: str) -> list[tuple[str
         if ready:
             out += [(s.image, s.image_id) for s in pod.status.container_statuses or []]
     return sorted(out)
-
-
-def submit(flow: Flow, version: str) -> str:
-    applied = flow.promoflow("apply", "-c", str(flow.directory))
-    assert applied.code == 0, applied
-    promoted = flow.promoflow(
-        "promote", "-c", str(flow.directory), "-p", flow.product, "-v", version,
-        "--request-id", short_id(),
-    )  # fmt: skip
-    assert promoted.code == 0, promoted
-    return promoted.stdout.split()[0]
 
 
 def attempt_message(workflow: dict[str, Any], task: str) -> str:

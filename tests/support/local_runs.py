@@ -31,6 +31,19 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**env, "NO_COLOR": "1", "COLUMNS": "200", **extra}
 
 
+def point_example_at(config_dir: Path, url: str, status: str) -> None:
+    """The example configuration copied to ``config_dir``, pointed at the repository
+    ``url`` and the status page ``status``, its pull-request action turned into a commit
+    (nobody reviews a test's pull request)."""
+    for path in [p for p in config_dir.rglob("*") if p.is_file()]:
+        text = path.read_text()
+        text = text.replace("https://git.example.com/acme/gitops.git", url)
+        text = text.replace("https://status.example.com", status)
+        text = text.replace("action: pull-request", "action: commit")
+        text = text.replace('us.with_policy(action="pull-request")', "us")
+        path.write_text(text)
+
+
 @pytest.fixture
 def served_config(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
     """The example config pointed at a served bare repository (token auth) and a status
@@ -49,14 +62,7 @@ def served_config(tmp_path: Path) -> Iterator[tuple[Path, Path, str]]:
         serve_status_page(page) as status,
     ):
         url = git.repo_url("gitops")
-        for path in config_dir.rglob("*"):
-            if path.is_file():
-                text = path.read_text()
-                text = text.replace("https://git.example.com/acme/gitops.git", url)
-                text = text.replace("https://status.example.com", status)
-                text = text.replace("action: pull-request", "action: commit")
-                text = text.replace('us.with_policy(action="pull-request")', "us")
-                path.write_text(text)
+        point_example_at(config_dir, url, status)
         config, _ = load_config(config_dir)
         files = product_files(plan_product(config, "checkout"), "2.0.0")
         commit_files(bare, files, "seed", "main")

@@ -24,6 +24,7 @@ from orchestrator.local.session import local_setup
 from orchestrator.local.standins import stand_ins
 from orchestrator.local.view import LocalSetup, RunView, summary
 from orchestrator.settings import StepSettings
+from tests.support.local_runs import point_example_at
 from tests.unit.invoke import clean_env
 
 REPO = Path(__file__).resolve().parents[2]
@@ -234,13 +235,7 @@ def served(tmp_path: Path) -> Iterator[tuple[Path, str]]:
         serve_status_page(StatusPage()) as status,
     ):
         url = git.repo_url("gitops")
-        for path in [p for p in config_dir.rglob("*") if p.is_file()]:
-            text = path.read_text()
-            text = text.replace("https://git.example.com/acme/gitops.git", url)
-            text = text.replace("https://status.example.com", status)
-            text = text.replace("action: pull-request", "action: commit")
-            text = text.replace('us.with_policy(action="pull-request")', "us")
-            path.write_text(text)
+        point_example_at(config_dir, url, status)
         loaded, _ = load_config(config_dir)
         commit_files(bare, product_files(plan_product(loaded, "checkout"), "2.0.0"), "seed", "main")
         yield config_dir, url
