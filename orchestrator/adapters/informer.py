@@ -52,7 +52,10 @@ class Informer:
     namespace: str = ""
     keep: Callable[[Object], bool] = lambda _: True
     resource_version: str | None = None
-    _known: set[str] = field(default_factory=set)
+    """Where the next watch starts; None: the next round lists first."""
+    known: set[str] = field(default_factory=set)
+    """The keys of the kept objects that exist, as last seen: a list that lacks one of
+    them reports it deleted."""
 
     def _call(self) -> tuple[Callable[..., Any], tuple[str, ...]]:
         """The client's list method and its arguments (the watch reads its return type
@@ -75,9 +78,9 @@ class Informer:
             if self.keep(obj):
                 seen.add(object_key(obj))
                 yield object_key(obj), obj
-        for gone in sorted(self._known - seen):
+        for gone in sorted(self.known - seen):
             yield gone, None
-        self._known = seen
+        self.known = seen
 
     def round(
         self, watch_seconds: int, stop: Callable[[], bool] = lambda: False
@@ -111,10 +114,10 @@ class Informer:
                     continue
                 key = object_key(obj)
                 if event.get("type") == "DELETED":
-                    self._known.discard(key)
+                    self.known.discard(key)
                     yield key, None
                 else:
-                    self._known.add(key)
+                    self.known.add(key)
                     yield key, obj
         except ApiException as exc:
             if exc.status == 410:

@@ -161,8 +161,9 @@ def test_a_watch_resumed_from_an_expired_version_relists_and_reports_what_went_m
     api = client.CustomObjectsApi(api_client(e2e))
     namespace = e2e.argocd_namespace
     ghost = f"{namespace}/pfe2e-deleted-while-away"
-    watcher = Watcher(api, namespace, watch_seconds=5, resource_version="1")
-    watcher._known = {ghost, f"{namespace}/{app.name}"}
+    watcher = Watcher(api, namespace, watch_seconds=5)
+    watcher.informer.resource_version = "1"  # a version the API server no longer has
+    watcher.informer.known = {ghost, f"{namespace}/{app.name}"}
     seen: dict[str, Any] = {}
     stopping = threading.Event()
 

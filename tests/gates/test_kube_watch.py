@@ -48,3 +48,22 @@ def test_a_quiet_watch_resumes_from_its_last_bookmark_after_compaction() -> None
     lists = [r for r in kube.requests if r.startswith("GET") and "watch=true" not in r]
     assert len(lists) == 1, kube.requests  # no 410, so no second list
     assert all("allowWatchBookmarks=true" in r for r in kube.requests if "watch=true" in r)
+
+
+def test_an_app_deleted_while_the_watch_had_expired_is_reported_deleted() -> None:
+    """The informer lists again after a 410 and compares with what it had seen: the
+    gate hears of an app that went meanwhile instead of waiting for it until its
+    deadline."""
+    sim = ArgoCDSimulator()
+    sim.add_app("shop-dev", repo_url="https://git.example.com/x.git", path="dev")
+    kube = FakeKubeAPI(sim, bookmark_interval=0.2)
+    with kube.serve() as served:
+        configuration = client.Configuration()
+        configuration.host = served.url
+        apps = KubeApplications(client.CustomObjectsApi(client.ApiClient(configuration)), "argocd")
+        first = list(apps.changes(["shop-dev"], timeout=1))
+        sim.delete_app("shop-dev")
+        kube.expire_watch_history()
+        again = list(apps.changes(["shop-dev"], timeout=1))
+    assert [a["metadata"]["name"] for a in first] == ["shop-dev"]
+    assert again == [{"metadata": {"name": "shop-dev", "namespace": "argocd"}, "_deleted": True}]
