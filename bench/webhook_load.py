@@ -66,7 +66,7 @@ With 50 requests in flight and no pause between them, latency is the queue's len
 the throughput (Little's law), so it follows the capacity ratio. A paced run (PACED
 deliveries per second, each timed from when it was due, against the bare endpoint at the
 same rate) shows latency below saturation; on a shared virtual machine the bare endpoint's
-own p99 there ranges from 11 to 62 ms between runs (its p50 is about 1 ms), so it is
+own p99 there ranges from 16 to 40 ms between runs (its p50 is about 1 ms), so it is
 printed, not judged.
 
 Capacity is judged by the server's CPU per delivery (from /proc), the throughput printed
