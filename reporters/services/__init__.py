@@ -17,9 +17,10 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict
+from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
 
 from orchestrator import discovery
+from orchestrator.urls import scrub
 from reporters.sinks.delivery import Sink
 
 PACKAGE = "reporters.services"
@@ -94,10 +95,21 @@ def kinds() -> dict[str, Kind]:
 
 
 def sink_of(value: str, flags: Flags) -> Sink:
-    """The sink a ``--sink`` value names; ValueError naming every form when none does."""
+    """The sink a ``--sink`` value names; ValueError naming every form when none does, or
+    what the kind refuses in it. The value is shown scrubbed (a webhook URL may carry a
+    token), and a refusal never repeats it."""
+    shown = scrub(value)
     for kind in kinds().values():
-        sink = kind.flags(value, flags)
+        try:
+            sink = kind.flags(value, flags)
+        except ValidationError as exc:
+            said = "; ".join(
+                f"{'.'.join(str(p) for p in e['loc'])}: "
+                + str(e["msg"]).removeprefix("Value error, ")
+                for e in exc.errors()
+            )
+            raise ValueError(f"--sink {shown!r}: {said}") from None
         if sink is not None:
             return sink
     forms = ", ".join(k.flag_help for k in kinds().values() if k.flag_help)
-    raise ValueError(f"--sink {value!r}: expected {forms}")
+    raise ValueError(f"--sink {shown!r}: expected {forms}")

@@ -170,3 +170,15 @@ def test_the_reporter_commands_sink_help_names_every_kinds_forms() -> None:
     [sink] = [p for p in command.params if "--sink" in p.opts]
     for kind in services.kinds().values():
         assert kind.flag_help in " ".join(sink.help.split())
+
+
+def test_a_sink_value_a_kind_refuses_is_said_in_one_line_without_its_credentials() -> None:
+    with pytest.raises(ValueError) as refused:
+        sinks_of(["slack:hooks.slack.com/services/T/B/x"])
+    assert str(refused.value) == (
+        "--sink 'slack:hooks.slack.com/services/T/B/x': url: expected an http(s) URL"
+    )
+    with pytest.raises(ValueError) as unknown:
+        sinks_of(["ftp://bot:s3cr3t-token@hooks.example.com/x"])
+    assert "s3cr3t-token" not in str(unknown.value)
+    assert str(unknown.value).startswith("--sink 'ftp://***@hooks.example.com/x': expected ")
