@@ -24,9 +24,6 @@ import typer
 from orchestrator.steps import registry
 from orchestrator.steps.registry import Input, StepSpec
 
-OUTPUTS = Input("outputs", cli_only=True, type="path", help="Write Argo output parameters here.")
-"""Every program takes ``--outputs``: the templates pass where Argo reads outputs from."""
-
 _TYPES: dict[str, Any] = {
     "str": str,
     "int": int,
@@ -61,8 +58,8 @@ def command(spec: StepSpec) -> Callable[..., None]:
     The program raises ``StepFailed``/``StepUsageError`` (it never imports typer); here they
     become ``error: ...`` with the exit code, or click's usage error. A ``config`` input is
     loaded and validated here, so the program gets the configuration itself."""
-    run = spec.run
-    if run is None:
+    run, takes = spec.run, spec.takes
+    if run is None or takes is None:
         raise ValueError(f"step {spec.name!r} has no program")
 
     configs = [item.key for item in spec.cli_inputs if item.type == "config"]
@@ -75,7 +72,7 @@ def command(spec: StepSpec) -> Callable[..., None]:
             if values[key] is not None:
                 values[key] = load_valid(values[key])
         try:
-            run(**values)
+            run(takes(**values))
         except StepUsageError as exc:
             raise typer.BadParameter(exc.message, param_hint=exc.option) from None
         except StepFailed as exc:
@@ -83,7 +80,7 @@ def command(spec: StepSpec) -> Callable[..., None]:
                 raise typer.Exit(exc.code) from None
             fail(exc.message, exc.code)
 
-    parameters = [_parameter(item) for item in (*spec.cli_inputs, OUTPUTS)]
+    parameters = [_parameter(item) for item in spec.program_inputs]
     step.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]
     step.__annotations__ = {p.name: p.annotation for p in parameters} | {"return": None}
     step.__name__ = step.__qualname__ = f"{spec.name.replace('-', '_')}_cmd"

@@ -146,7 +146,29 @@ class TaskKind(NamedTuple):
     indexed: bool = False
 
 
-Run = Callable[..., None]
+Run = Callable[[Any], None]
+"""A step's program: called with its :attr:`StepSpec.takes` value (a ``NamedTuple``)."""
+
+OUTPUTS = Input("outputs", cli_only=True, type="path", help="Write Argo output parameters here.")
+"""Every program takes ``--outputs``: the templates pass where Argo reads outputs from."""
+
+_ANNOTATIONS = {
+    "str": "str",
+    "int": "int",
+    "bool": "bool",
+    "path": "Path | None",
+    "config": "Config | None",
+}
+"""The annotation a ``takes`` field has for each input type, as written in its module
+(``from __future__ import annotations``: the text, never evaluated at start-up)."""
+
+
+def _annotation(value: object) -> str:
+    """The annotation's text: ``NamedTuple`` keeps a postponed one as a ``ForwardRef``."""
+    text = getattr(value, "__forward_arg__", value)
+    if isinstance(text, str):
+        return text
+    return getattr(text, "__name__", None) or str(text).replace("pathlib.", "")
 
 
 class StepSpec(NamedTuple):
@@ -167,8 +189,13 @@ class StepSpec(NamedTuple):
     mutex: str = ""
     """An Argo mutex (an expression over the inputs) the step holds while it runs."""
     run: Run | None = None
-    """The program: called with each CLI input as a keyword (``Input.key``). ``None`` for
-    a ``pause`` step, which has no program."""
+    """The program: called with one ``takes`` value holding every CLI input (``Input.key``)
+    and ``outputs``. ``None`` for a ``pause`` step, which has no program."""
+    takes: type[tuple[Any, ...]] | None = None
+    """The ``NamedTuple`` ``run`` receives: one typed field per CLI input, in declaration
+    order, then ``outputs``. Checked against the inputs when the step registers, so a
+    program reads ``inputs.url`` (typed) and a renamed input fails at import, not in a
+    pod."""
     pause: Pause | None = None
     retries: bool = True
     """Whether Argo retries the step after an Argo error or exit 75. A step that cannot
@@ -184,6 +211,27 @@ class StepSpec(NamedTuple):
             raise ValueError(f"step {self.name!r}: give exactly one of run and pause")
         if self.deadline_input and self.deadline is None:
             raise ValueError(f"step {self.name!r}: deadline_input needs a default deadline")
+        if self.run is not None:
+            self._check_takes()
+
+    def _check_takes(self) -> None:
+        """``takes`` has exactly the program's inputs, in order, with their types."""
+        if self.takes is None or not hasattr(self.takes, "_fields"):
+            raise ValueError(f"step {self.name!r}: give takes=, the NamedTuple run receives")
+        wanted = {item.key: _ANNOTATIONS[item.type] for item in self.program_inputs}
+        fields: tuple[str, ...] = self.takes._fields
+        if fields != tuple(wanted):
+            raise ValueError(
+                f"step {self.name!r}: {self.takes.__name__} has fields {', '.join(fields)}; "
+                f"the inputs are {', '.join(wanted)}"
+            )
+        for key, annotation in self.takes.__annotations__.items():
+            if _annotation(annotation) != wanted[key]:
+                raise ValueError(
+                    f"step {self.name!r}: {self.takes.__name__}.{key} is "
+                    f"{_annotation(annotation)}; "
+                    f"its input is read as {wanted[key]}"
+                )
 
     @property
     def template_inputs(self) -> tuple[Input, ...]:
@@ -196,6 +244,11 @@ class StepSpec(NamedTuple):
     @property
     def cli_inputs(self) -> tuple[Input, ...]:
         return tuple(i for i in self.inputs if i.on_cli)
+
+    @property
+    def program_inputs(self) -> tuple[Input, ...]:
+        """What the program receives: the CLI inputs, then :data:`OUTPUTS`."""
+        return (*self.cli_inputs, OUTPUTS)
 
 
 _STEPS: dict[str, StepSpec] = {}

@@ -9,7 +9,7 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 import typer
@@ -31,18 +31,27 @@ TOY = "toy-echo"
 runner = CliRunner()
 
 
+class ToyInputs(NamedTuple):
+    environment: str
+    message: str
+    count: int
+    dry: bool
+    run: str
+    outputs: Path | None
+
+
 @pytest.fixture
-def toy_step() -> Iterator[tuple[StepSpec, list[dict[str, Any]]]]:
+def toy_step() -> Iterator[tuple[StepSpec, list[ToyInputs]]]:
     """A step of the test's own, registered for the test only; ``calls`` records what its
     program was called with."""
-    calls: list[dict[str, Any]] = []
+    calls: list[ToyInputs] = []
 
-    def run(**values: Any) -> None:
-        if values["message"] == "refuse":
+    def run(inputs: ToyInputs) -> None:
+        if inputs.message == "refuse":
             support.usage("cannot echo that", "--say")
-        if values["message"] == "fail":
+        if inputs.message == "fail":
             support.fail("echo failed", 3)
-        calls.append(values)
+        calls.append(inputs)
 
     spec = StepSpec(
         name=TOY,
@@ -59,6 +68,7 @@ def toy_step() -> Iterator[tuple[StepSpec, list[dict[str, Any]]]]:
         deadline_input=True,
         needs=frozenset({"git"}),
         run=run,
+        takes=ToyInputs,
         tasks=(TaskKind("echo", rank=85),),
     )
     with registered(spec):
@@ -99,7 +109,7 @@ def test_a_registered_step_is_in_the_template_library(toy_step: Any) -> None:
 
 
 def test_a_registered_step_is_a_cli_command_with_its_options(
-    toy_step: tuple[StepSpec, list[dict[str, Any]]], tmp_path: Path
+    toy_step: tuple[StepSpec, list[ToyInputs]], tmp_path: Path
 ) -> None:
     _, calls = toy_step
     app = make_step_app()
@@ -111,16 +121,8 @@ def test_a_registered_step_is_a_cli_command_with_its_options(
         app, [TOY, "--environment", "dev", "--count", "3", "--outputs", str(tmp_path)]
     )
     assert done.exit_code == 0, done.output
-    assert calls == [
-        {
-            "environment": "dev",
-            "message": "hello",
-            "count": 3,
-            "dry": False,
-            "run": "",
-            "outputs": tmp_path,
-        }
-    ]
+    assert calls == [ToyInputs("dev", "hello", 3, False, "", tmp_path)]
+    assert isinstance(calls[0], ToyInputs) and calls[0].count == 3
     assert runner.invoke(app, [TOY, "--count", "3"]).exit_code == 2  # --environment missing
     assert runner.invoke(app, [TOY, "--environment", "dev", "--count", "9"]).exit_code == 2
 
@@ -192,7 +194,37 @@ def test_a_step_name_is_registered_once(toy_step: tuple[StepSpec, Any]) -> None:
     spec, _ = toy_step
     assert registry.register(spec) is spec  # the same declaration again is harmless
     with pytest.raises(ValueError, match="registered twice"):
-        registry.register(StepSpec(name=TOY, summary="another", run=lambda **_: None))
+        registry.register(spec._replace(summary="another"))
+
+
+def test_a_program_takes_exactly_its_inputs_typed(toy_step: tuple[StepSpec, Any]) -> None:
+    """``takes`` is checked when the step registers: a renamed, missing, reordered or
+    retyped field fails at import with both sides named, not later in a pod."""
+    spec, _ = toy_step
+
+    class Renamed(NamedTuple):
+        environment: str
+        say: str
+        count: int
+        dry: bool
+        run: str
+        outputs: Path | None
+
+    class Retyped(NamedTuple):
+        environment: str
+        message: str
+        count: str
+        dry: bool
+        run: str
+        outputs: Path | None
+
+    with pytest.raises(ValueError, match="give takes="):
+        spec._replace(takes=None).check()
+    with pytest.raises(ValueError, match=r"has fields environment, say, .*inputs are .*message"):
+        spec._replace(takes=Renamed).check()
+    with pytest.raises(ValueError, match=r"Retyped.count is str; its input is read as int"):
+        spec._replace(takes=Retyped).check()
+    spec.check()  # the toy's own ToyInputs fits
 
 
 def test_declaring_steps_stays_cheap_to_import() -> None:

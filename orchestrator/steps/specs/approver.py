@@ -12,19 +12,36 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from orchestrator.steps.registry import Input, StepSpec, TaskKind, register
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def run(**values: Any) -> None:
+
+class Inputs(NamedTuple):
+    """What the approver reads: the node's answer, Argo's labels and the timing."""
+
+    environment: str
+    approvers: str
+    answer: str
+    labels: str
+    started_at: str
+    finished_at: str
+    timeout: str
+    run: str
+    outputs: Path | None
+
+
+def run(inputs: Inputs) -> None:
     """Let the promotion go on only on a timely YES that Argo recorded from an approver."""
     from orchestrator import progress
     from orchestrator.approvers import Answered, parse_approvers, verify
     from orchestrator.nesting import json_too_deep
     from orchestrator.steps import support
 
-    labels: str = values["labels"]
+    labels = inputs.labels
     try:
         recorded = json.loads(labels) if labels.strip() and not json_too_deep(labels) else {}
     except ValueError:
@@ -33,21 +50,21 @@ def run(**values: Any) -> None:
         recorded = None
     if not isinstance(recorded, dict):
         support.usage("--labels must be a JSON object of label names to values")
-    listed = parse_approvers(values["approvers"])
+    listed = parse_approvers(inputs.approvers)
     verdict = verify(
         Answered(
-            environment=values["environment"],
-            answer=values["answer"],
+            environment=inputs.environment,
+            answer=inputs.answer,
             labels={str(k): str(v) for k, v in recorded.items()},
-            started_at=values["started_at"],
-            finished_at=values["finished_at"],
-            timeout=values["timeout"],
-            timeout_seconds=support.seconds(values["timeout"], "--timeout"),
+            started_at=inputs.started_at,
+            finished_at=inputs.finished_at,
+            timeout=inputs.timeout,
+            timeout_seconds=support.seconds(inputs.timeout, "--timeout"),
         ),
         listed,
     )
     progress.node_message(verdict.message)
-    support.write_outputs(support.outputs_dir(values["outputs"]), {"approved-by": verdict.message})
+    support.write_outputs(support.outputs_dir(inputs.outputs), {"approved-by": verdict.message})
     sys.stdout.write(json.dumps({"approved": verdict.approved, "reason": verdict.message}) + "\n")
     if not verdict.approved:
         support.fail(verdict.message)
@@ -80,6 +97,7 @@ SPEC = register(
         deadline=120,
         retries=False,
         run=run,
+        takes=Inputs,
         tasks=(TaskKind("approver", rank=20),),
     )
 )

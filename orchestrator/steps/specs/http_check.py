@@ -5,33 +5,47 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from orchestrator.steps.registry import Input, StepSpec, TaskKind, register
+
+if TYPE_CHECKING:
+    from pathlib import Path
 
 MAX_RETRIES = 100  # as the HTTP gate's ``retries`` (orchestrator.model.checks)
 
 
-def run(**values: Any) -> None:
+class Inputs(NamedTuple):
+    """What the check reads: the URL, the expected answer and how often to try."""
+
+    environment: str
+    url: str
+    expect_status: int
+    jsonpath: str
+    equals: str
+    retries: int
+    run: str
+    outputs: Path | None
+
+
+def run(inputs: Inputs) -> None:
     """GET the URL until it answers as expected or the retries run out."""
     from orchestrator import progress
     from orchestrator.steps import support
     from orchestrator.steps.http_check import Check, CheckUsageError, run_check
 
-    url: str = values["url"]
-    jsonpath: str = values["jsonpath"]
-    equals: str = values["equals"]
+    url, jsonpath, equals = inputs.url, inputs.jsonpath, inputs.equals
     support.checked_url(url, "--url")
     if equals and not jsonpath:
         support.usage("--equals needs --jsonpath")
-    check = Check(url, values["expect_status"], jsonpath, equals, values["retries"])
+    check = Check(url, inputs.expect_status, jsonpath, equals, inputs.retries)
     try:
         outcome = run_check(check, log=progress.log)
     except CheckUsageError as exc:
         support.usage(str(exc))
     progress.node_message(outcome.reason)
     support.write_outputs(
-        support.outputs_dir(values["outputs"]), {"status": str(outcome.status or "")}
+        support.outputs_dir(inputs.outputs), {"status": str(outcome.status or "")}
     )
     result = {"ok": outcome.ok, "reason": outcome.reason, "attempts": outcome.attempts}
     sys.stdout.write(json.dumps(result) + "\n")
@@ -70,6 +84,7 @@ SPEC = register(
         deadline=300,
         deadline_input=True,
         run=run,
+        takes=Inputs,
         tasks=(TaskKind("check", rank=80, indexed=True),),
     )
 )

@@ -7,12 +7,28 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from orchestrator.steps.registry import EXITS, Input, StepSpec, register
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def run(**values: Any) -> None:
+
+class Inputs(NamedTuple):
+    """What the exit handler reports: the promotion, and how Argo says it ended."""
+
+    product: str
+    version: str
+    flow: str
+    status: str
+    failures: str
+    run: str
+    requested_by: str
+    outputs: Path | None
+
+
+def run(inputs: Inputs) -> None:
     """Report how the run ended (log, and PROMOFLOW_REPORT_URL when set)."""
     from orchestrator import progress
     from orchestrator.steps import support
@@ -25,20 +41,15 @@ def run(**values: Any) -> None:
             check_url(url)
         except UrlError as exc:
             support.fail(f"PROMOFLOW_REPORT_URL: {exc}", 2)
-    product, version, status, run_name = (
-        values["product"],
-        values["version"],
-        values["status"],
-        values["run"],
-    )
+    product, version, status, run_name = inputs.product, inputs.version, inputs.status, inputs.run
     document = build_report(
         product=product,
         version=version,
-        flow=values["flow"],
+        flow=inputs.flow,
         status=status,
-        failures=values["failures"],
+        failures=inputs.failures,
         run=run_name,
-        requested_by=values["requested_by"],
+        requested_by=inputs.requested_by,
     )
     failed = ", ".join(f["node"] for f in document["failures"])
     progress.log(
@@ -52,7 +63,7 @@ def run(**values: Any) -> None:
             support.fail(str(exc), support.TRANSIENT_EXIT)
         except ValueError as exc:
             support.fail(str(exc))
-    support.write_outputs(support.outputs_dir(values["outputs"]), {"status": status})
+    support.write_outputs(support.outputs_dir(inputs.outputs), {"status": status})
     sys.stdout.write(json.dumps(document) + "\n")
 
 
@@ -74,5 +85,6 @@ SPEC = register(
         deadline=300,
         needs=frozenset({"report"}),
         run=run,
+        takes=Inputs,
     )
 )

@@ -16,31 +16,66 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from orchestrator.steps.registry import EXITS, StepSpec, TaskKind, register
 from orchestrator.steps.specs import promote
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from orchestrator.loading import Config
 
 _NOT_PLANNED = ("lock", "planned", "plan")
 """Promote inputs a plan has no use for: it pushes nothing and is the plan itself."""
 
 
-def run(**values: Any) -> None:
+class Inputs(NamedTuple):
+    """The promote step's inputs, but those of pushing (the lock, the plan it follows)."""
+
+    product: str
+    environment: str
+    source_environment: str
+    source_commit: str
+    version: str
+    config: Config | None
+    repo: str
+    branch: str
+    source_branch: str
+    source_path: str
+    target_path: str
+    files: str
+    version_file: str
+    version_path: str
+    version_fields: str
+    version_field_paths: str
+    version_kustomize_image: str
+    action: str
+    requested_by: str
+    run: str
+    image: str
+    version_order: str
+    rollback: str
+    cache_dir: Path | None
+    outputs: Path | None
+
+
+def run(inputs: Inputs) -> None:
     """Resolve the request as the promote step does; say whether it would change anything."""
     from orchestrator import progress
     from orchestrator.steps import support
     from orchestrator.steps.request import field_names
 
     fields = set(field_names())
-    params = {k: v for k, v in values.items() if k in fields}
-    request = promote.resolve_promote(params, values["config"])
+    params = {k: v for k, v in inputs._asdict().items() if k in fields}
+    request = promote.resolve_promote(params, inputs.config)
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
     from orchestrator.steps.promote import PromoteError, PromoteResult, preview
 
     def once() -> PromoteResult:
-        with GitRemote(request.repo, Credentials.from_env(), values["cache_dir"]) as remote:
+        with GitRemote(request.repo, Credentials.from_env(), inputs.cache_dir) as remote:
             return preview(remote, request)
 
     try:
@@ -52,7 +87,7 @@ def run(**values: Any) -> None:
     except pygit2.GitError as exc:  # the adapters wrap their own; this is the last line
         support.fail(f"git: {exc}")
     support.write_outputs(
-        support.outputs_dir(values["outputs"]),
+        support.outputs_dir(inputs.outputs),
         {"changed": str(result.changed).lower(), "commit": result.commit},
     )
     commit = result.commit[:12]
@@ -76,6 +111,7 @@ SPEC = register(
         deadline=promote.SPEC.deadline,
         needs=frozenset({"git"}),
         run=run,
+        takes=Inputs,
         tasks=(TaskKind("plan", rank=5),),
     )
 )

@@ -17,16 +17,53 @@ from __future__ import annotations
 import json
 import os
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from orchestrator.steps.registry import EXITS, Input, StepSpec, TaskKind, register
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from orchestrator.loading import Config
     from orchestrator.steps.promote import PromoteResult
     from orchestrator.steps.request import PromoteRequest
 
-_CLI_ONLY = ("config", "outputs", "cache_dir", "plan")
+_NOT_REQUESTED = ("config", "outputs", "cache_dir", "plan", "planned")
+"""Inputs that steer the step rather than describe the promotion request."""
+
+
+class Inputs(NamedTuple):
+    """The promotion request as the compiler resolves it (or ``--config`` to resolve it
+    here), and how the step runs: ``planned``, ``cache_dir``, ``plan``."""
+
+    product: str
+    environment: str
+    source_environment: str
+    source_commit: str
+    version: str
+    config: Config | None
+    repo: str
+    branch: str
+    source_branch: str
+    source_path: str
+    target_path: str
+    files: str
+    version_file: str
+    version_path: str
+    version_fields: str
+    version_field_paths: str
+    version_kustomize_image: str
+    action: str
+    requested_by: str
+    run: str
+    lock: str
+    planned: str
+    image: str
+    version_order: str
+    rollback: str
+    cache_dir: Path | None
+    plan: bool
+    outputs: Path | None
 
 
 def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteRequest:
@@ -100,20 +137,20 @@ def outcome(environment: str, result: PromoteResult) -> tuple[str, str]:
     )
 
 
-def run(**values: Any) -> None:
+def run(inputs: Inputs) -> None:
     """Resolve the request, then commit (or open a pull request) and write the outputs."""
     from orchestrator import progress
     from orchestrator.steps import support
     from orchestrator.steps.support import TRANSIENT_EXIT, outputs_dir, write_outputs
 
-    params = {k: v for k, v in values.items() if k not in (*_CLI_ONLY, "planned")}
-    request = resolve_promote(params, values["config"])
-    allow_changes = planned_changes(values["planned"])
+    params = {k: v for k, v in inputs._asdict().items() if k not in _NOT_REQUESTED}
+    request = resolve_promote(params, inputs.config)
+    allow_changes = planned_changes(inputs.planned)
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
 
-    if values["plan"]:
+    if inputs.plan:
         sys.stdout.write(request.to_json() + "\n")
         with GitRemote(request.repo, Credentials.from_env(), None, timeout=10) as remote:
             try:
@@ -128,7 +165,7 @@ def run(**values: Any) -> None:
     template = os.environ.get("PROMOFLOW_COMMIT_TEMPLATE") or None
 
     def once() -> tuple[PromoteResult, str]:
-        with GitRemote(request.repo, Credentials.from_env(), values["cache_dir"]) as remote:
+        with GitRemote(request.repo, Credentials.from_env(), inputs.cache_dir) as remote:
             result: PromoteResult
             if request.action == "pull-request":
                 from orchestrator.steps.pull_request import open_pull_request
@@ -152,7 +189,7 @@ def run(**values: Any) -> None:
         support.fail(f"git: {exc}")
     image = result.image
     write_outputs(
-        outputs_dir(values["outputs"]),
+        outputs_dir(inputs.outputs),
         {
             "commit": result.commit,
             "changed": str(result.changed).lower(),
@@ -275,6 +312,7 @@ SPEC = register(
         needs=frozenset({"git"}),
         mutex="{{inputs.parameters.lock}}",
         run=run,
+        takes=Inputs,
         tasks=(TaskKind("deploy", rank=40),),
     )
 )

@@ -10,11 +10,13 @@ from __future__ import annotations
 import json
 import re
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from orchestrator.steps.registry import Input, StepSpec, TaskKind, register
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from orchestrator.gates.deployed import Verdict
     from orchestrator.gates.running import Expected
 
@@ -55,7 +57,25 @@ def _expected(image: str, source: str) -> Expected | None:
         support.usage(f"{image[:80]!r} is not an image reference: {exc}", "--image")
 
 
-def run(**values: Any) -> None:
+class Inputs(NamedTuple):
+    """What the wait reads: the apps, the revision (and image) to expect, the timeouts."""
+
+    environment: str
+    apps: str
+    selector: str
+    revision: str
+    timeout: str
+    sync_timeout: str
+    health_timeout: str
+    health: str
+    repo: str
+    image: str
+    image_source: str
+    run: str
+    outputs: Path | None
+
+
+def run(inputs: Inputs) -> None:
     """Wait until Argo CD runs REVISION in every app, Synced and Healthy (exit 0), and
     with ``--image`` until they run it."""
     from orchestrator import progress
@@ -64,11 +84,9 @@ def run(**values: Any) -> None:
     from orchestrator.settings import ArgoCDSettings, GateSettings
     from orchestrator.steps import support
 
-    selector: str = values["selector"]
-    revision: str = values["revision"]
-    repo: str = values["repo"]
-    environment: str = values["environment"]
-    names = _app_names(values["apps"], selector)
+    selector, revision, repo = inputs.selector, inputs.revision, inputs.repo
+    environment = inputs.environment
+    names = _app_names(inputs.apps, selector)
     if selector:
         from orchestrator.labelselector import parse_selector
 
@@ -79,16 +97,16 @@ def run(**values: Any) -> None:
     if not revision.strip():
         support.usage("the revision is empty", "--revision")
     support.checked_repo(repo)
-    expected = _expected(values["image"], values["image_source"])
-    sync_timeout, health_timeout = values["sync_timeout"], values["health_timeout"]
-    if values["timeout"]:
-        sync_timeout = health_timeout = values["timeout"]
+    expected = _expected(inputs.image, inputs.image_source)
+    sync_timeout, health_timeout = inputs.sync_timeout, inputs.health_timeout
+    if inputs.timeout:
+        sync_timeout = health_timeout = inputs.timeout
     gate = support.load_settings(GateSettings)
     argocd = support.load_settings(ArgoCDSettings)
     options = WaitOptions(
         sync_timeout=support.seconds(sync_timeout, "--sync-timeout"),
         health_timeout=support.seconds(health_timeout, "--health-timeout"),
-        health=support.flag(values["health"], "--health"),
+        health=support.flag(inputs.health, "--health"),
         repo=repo or None,
         poll_interval=gate.poll_interval,
         max_poll_interval=gate.max_poll_interval,
@@ -127,7 +145,7 @@ def run(**values: Any) -> None:
         progress.node_message(str(exc))
         support.fail(str(exc), support.TRANSIENT_EXIT if exc.transient else 1)
     progress.node_message(result.reason)
-    support.write_outputs(support.outputs_dir(values["outputs"]), {"revision": revision.strip()})
+    support.write_outputs(support.outputs_dir(inputs.outputs), {"revision": revision.strip()})
     sys.stdout.write(
         json.dumps(
             {
@@ -189,6 +207,7 @@ SPEC = register(
         # Argo CD for the apps; Git to tell whether another commit renders the same files
         needs=frozenset({"argocd", "git"}),
         run=run,
+        takes=Inputs,
         tasks=(TaskKind("sync", rank=60),),
     )
 )

@@ -8,27 +8,41 @@ from __future__ import annotations
 
 import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, NamedTuple
 
 from orchestrator.steps.registry import Input, StepSpec, TaskKind, register
 
+if TYPE_CHECKING:
+    from pathlib import Path
 
-def run(**values: Any) -> None:
+
+class Inputs(NamedTuple):
+    """What the wait reads: the pull request (or the commit when there is none)."""
+
+    environment: str
+    pull_request: str
+    commit: str
+    repo: str
+    timeout: str
+    run: str
+    outputs: Path | None
+
+
+def run(inputs: Inputs) -> None:
     """Wait until the promotion's pull request is merged; output the merge commit."""
     from orchestrator.adapters.scm import ScmError
     from orchestrator.steps import support
     from orchestrator.steps.wait_merge import MergeError, wait_for_merge
 
-    pull_request: str = values["pull_request"]
-    repo: str = values["repo"]
-    limit = support.seconds(values["timeout"], "--timeout")
+    pull_request, repo = inputs.pull_request, inputs.repo
+    limit = support.seconds(inputs.timeout, "--timeout")
     interval = support.env_seconds("PROMOFLOW_POLL_INTERVAL", 30.0)
     support.checked_url(pull_request, "--pull-request")
     support.checked_repo(repo)
     if not pull_request:
-        if not values["commit"]:
+        if not inputs.commit:
             support.usage("give --pull-request, or --commit when nothing changed")
-        merged = values["commit"]
+        merged = inputs.commit
     else:
         try:
             merged = wait_for_merge(
@@ -36,8 +50,8 @@ def run(**values: Any) -> None:
             )
         except (MergeError, ScmError) as exc:
             support.fail(str(exc), support.TRANSIENT_EXIT if exc.transient else 1)
-    support.write_outputs(support.outputs_dir(values["outputs"]), {"commit": merged})
-    sys.stdout.write(json.dumps({"environment": values["environment"], "commit": merged}) + "\n")
+    support.write_outputs(support.outputs_dir(inputs.outputs), {"commit": merged})
+    sys.stdout.write(json.dumps({"environment": inputs.environment, "commit": merged}) + "\n")
 
 
 SPEC = register(
@@ -56,6 +70,7 @@ SPEC = register(
         outputs=("commit",),
         needs=frozenset({"git"}),  # the SCM API takes GIT_TOKEN
         run=run,
+        takes=Inputs,
         tasks=(TaskKind("merge", rank=50),),
     )
 )
