@@ -18,10 +18,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.errors import PromoflowError
+
 Workflow = dict[str, Any]
 
 
-class ApprovalError(Exception):
+class ApprovalError(PromoflowError):
     """The answer cannot be given (no such approval, not waiting, caller not an approver)."""
 
 

@@ -11,7 +11,7 @@ from typing import Annotated
 import typer
 
 from orchestrator.commands.argo import ArgoServerOption, NamespaceOption, client_for
-from orchestrator.commands.common import fail, out
+from orchestrator.commands.common import out
 
 RunArgument = Annotated[str, typer.Argument(help="Run (workflow) name.")]
 EnvOption = Annotated[str, typer.Option("--env", "-e", help="Environment waiting for approval.")]
@@ -20,24 +20,20 @@ EnvOption = Annotated[str, typer.Option("--env", "-e", help="Environment waiting
 def _answer(
     run: str, env: str, approve: bool, message: str, argo_server: str | None, ns: str | None
 ) -> None:
-    from orchestrator.adapters.argo import ArgoError
-    from orchestrator.approvals import ApprovalError, Identity, answer
+    from orchestrator.approvals import Identity, answer
 
     client = client_for(argo_server, ns)
-    try:
-        workflow = client.get_workflow(run)
-        info = client.user_info()
-        identity = Identity.from_userinfo(info) if info else None
-        decision = answer(workflow, env, approve=approve, message=message, identity=identity)
-        client.set_node(
-            run,
-            decision.node_selector,
-            phase=decision.phase,
-            message=decision.message,
-            output_parameters=decision.output_parameters,
-        )
-    except (ArgoError, ApprovalError) as exc:
-        fail(str(exc))
+    workflow = client.get_workflow(run)
+    info = client.user_info()
+    identity = Identity.from_userinfo(info) if info else None
+    decision = answer(workflow, env, approve=approve, message=message, identity=identity)
+    client.set_node(
+        run,
+        decision.node_selector,
+        phase=decision.phase,
+        message=decision.message,
+        output_parameters=decision.output_parameters,
+    )
     out.print(f"{run}: {env} {decision.message}", markup=False)
     out.print(client.ui_link(run), markup=False)
 

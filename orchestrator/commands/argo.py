@@ -182,7 +182,6 @@ def apply_cmd(
       $ promoflow apply -c environments -p shop -n promotions
       $ promoflow apply -c /etc/promoflow/config --no-steps
     """
-    from orchestrator.adapters.argo import ArgoError
     from orchestrator.compiler import CompileError, compile_product
     from orchestrator.compiler.compile import library_templates
 
@@ -198,12 +197,9 @@ def apply_cmd(
         fail(str(exc))
     guarded(manifests)
     client = client_for(argo_server, namespace)
-    try:
-        for manifest in manifests:
-            result = client.apply_template(manifest)
-            out.print(f"workflowtemplate/{manifest['metadata']['name']} {result}", markup=False)
-    except ArgoError as exc:
-        fail(str(exc))
+    for manifest in manifests:
+        result = client.apply_template(manifest)
+        out.print(f"workflowtemplate/{manifest['metadata']['name']} {result}", markup=False)
 
 
 def promote_cmd(

@@ -17,6 +17,8 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from orchestrator.errors import PromoflowError
+
 INTERNAL_ERROR_EXIT = 1
 
 
@@ -42,6 +44,10 @@ def run(app: Any, args: Sequence[str], prog_name: str) -> int:
         if exc.errno == errno.EPIPE:  # output piped into `head`: not an error of ours
             return 1
         return _internal(exc)
+    except PromoflowError as exc:  # the one place its exit_code becomes the process's
+        if str(exc):
+            _say(str(exc))
+        return exc.exit_code
     except Exception as exc:
         if not _is_click_error(exc):
             return _internal(exc)

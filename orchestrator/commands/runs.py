@@ -18,7 +18,7 @@ from orchestrator.commands.argo import (
     output_option,
 )
 from orchestrator.commands.choices import output_format
-from orchestrator.commands.common import err, fail, out
+from orchestrator.commands.common import err, out
 
 
 def runs_cmd(
@@ -35,17 +35,13 @@ def runs_cmd(
       $ promoflow runs -p shop
       $ promoflow runs -o json | jq -r '.[] | select(.phase == "Failed") | .name'
     """
-    from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
     from orchestrator.urls import scrub
 
     fmt = output_format(output, RUNS_FORMATS)
     selector = "promoflow.dev/product" + (f"={product}" if product else "")
     client = client_for(argo_server, namespace)
-    try:
-        runs = [summarize(w) for w in client.list_workflows(selector)]
-    except ArgoError as exc:
-        fail(str(exc))
+    runs = [summarize(w) for w in client.list_workflows(selector)]
     runs.sort(key=lambda r: r.started or "~", reverse=True)
     if fmt in ("json", "yaml"):
         sys.stdout.write(data_text([run.as_dict(nodes=False) for run in runs], fmt))
@@ -79,16 +75,12 @@ def status_cmd(
       $ promoflow status shop-1-4-2-3f9a1c2e
       $ promoflow status shop-1-4-2-3f9a1c2e -o json | jq '.nodes[] | select(.phase != "Succeeded")'
     """
-    from orchestrator.adapters.argo import ArgoError
     from orchestrator.runs import summarize
     from orchestrator.urls import scrub
 
     fmt = output_format(output, STATUS_FORMATS)
     client = client_for(argo_server, namespace)
-    try:
-        summary = summarize(client.get_workflow(run))
-    except ArgoError as exc:
-        fail(str(exc))
+    summary = summarize(client.get_workflow(run))
     if fmt in ("json", "yaml"):
         sys.stdout.write(data_text({**summary.as_dict(), "url": client.ui_link(summary.name)}, fmt))
         return

@@ -55,8 +55,10 @@ def _parameter(item: Input) -> inspect.Parameter:
 def command(spec: StepSpec) -> Callable[..., None]:
     """A typer command for ``spec``: its signature is built from the declared inputs.
 
-    The program raises ``StepFailed``/``StepUsageError`` (it never imports typer); here they
-    become ``error: ...`` with the exit code, or click's usage error. A ``config`` input is
+    The program raises ``StepFailed``/``StepUsageError`` (it never imports typer); a usage
+    error becomes click's, naming the option, and any other failure reaches
+    :func:`orchestrator.commands.invoke.run`, which prints it and exits with its code. A
+    ``config`` input is
     loaded and validated here, so the program gets the configuration itself."""
     run, takes = spec.run, spec.takes
     if run is None or takes is None:
@@ -65,8 +67,8 @@ def command(spec: StepSpec) -> Callable[..., None]:
     configs = [item.key for item in spec.cli_inputs if item.type == "config"]
 
     def step(**values: Any) -> None:
-        from orchestrator.commands.common import fail, load_valid
-        from orchestrator.steps.support import StepFailed, StepUsageError
+        from orchestrator.commands.common import load_valid
+        from orchestrator.steps.support import StepUsageError
 
         for key in configs:
             if values[key] is not None:
@@ -75,10 +77,6 @@ def command(spec: StepSpec) -> Callable[..., None]:
             run(takes(**values))
         except StepUsageError as exc:
             raise typer.BadParameter(exc.message, param_hint=exc.option) from None
-        except StepFailed as exc:
-            if not exc.message:
-                raise typer.Exit(exc.code) from None
-            fail(exc.message, exc.code)
 
     parameters = [_parameter(item) for item in spec.program_inputs]
     step.__signature__ = inspect.Signature(parameters)  # type: ignore[attr-defined]

@@ -17,6 +17,7 @@ from typing import Any
 import pytest
 import yaml
 
+from orchestrator.simulator.serve import free_port
 from tests.fakes.argo_server import FakeArgoServer
 from tests.unit.invoke import clean_env
 
@@ -67,8 +68,15 @@ def argo() -> Iterator[FakeArgoServer]:
 
 
 def run(argo: FakeArgoServer, *args: str) -> subprocess.CompletedProcess[str]:
+    result = attempt(argo.url.removeprefix("http://"), *args)
+    assert result.returncode == 0, result.stderr
+    assert TOKEN not in result.stdout + result.stderr
+    return result
+
+
+def attempt(server: str, *args: str) -> subprocess.CompletedProcess[str]:
     env = {
-        "ARGO_SERVER": argo.url.removeprefix("http://"),
+        "ARGO_SERVER": server,
         "ARGO_SECURE": "false",
         "ARGO_TOKEN": TOKEN,
         "ARGO_NAMESPACE": NS,
@@ -77,9 +85,23 @@ def run(argo: FakeArgoServer, *args: str) -> subprocess.CompletedProcess[str]:
         [str(PROMOFLOW), *args],
         env=clean_env(env), capture_output=True, text=True, timeout=60, check=False,
     )  # fmt: skip
-    assert result.returncode == 0, result.stderr
-    assert TOKEN not in result.stdout + result.stderr
     return result
+
+
+def test_a_failure_exits_as_a_step_does_75_only_when_trying_again_may_help(
+    argo: FakeArgoServer,
+) -> None:
+    """``PromoflowError.exit_code`` becomes the process's exit in one place: a run that
+    does not exist cannot be shown as asked (1); an Argo Server nothing answers for may
+    come back (75, what a script or a workflow retries). Either is one ``error:`` line."""
+    missing = attempt(argo.url.removeprefix("http://"), "status", "no-such-run")
+    assert missing.returncode == 1, missing.stderr
+    assert missing.stderr.startswith("error: ") and missing.stderr.count("\n") == 1
+    assert "no-such-run" in missing.stderr and missing.stdout == ""
+    down = attempt(f"127.0.0.1:{free_port()}", "runs")
+    assert down.returncode == 75, down.stderr
+    assert down.stderr.startswith("error: ") and down.stderr.count("\n") == 1, down.stderr
+    assert "Traceback" not in down.stderr and TOKEN not in down.stderr
 
 
 def test_runs_o_json_lists_every_run_newest_first(argo: FakeArgoServer) -> None:

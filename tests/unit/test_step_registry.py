@@ -17,6 +17,7 @@ from typer.core import TyperGroup
 from typer.testing import CliRunner
 
 from orchestrator import runs
+from orchestrator.commands import invoke
 from orchestrator.commands.step import make_step_app
 from orchestrator.compiler.compile import library_templates
 from orchestrator.compiler.library import LIBRARY
@@ -127,14 +128,19 @@ def test_a_registered_step_is_a_cli_command_with_its_options(
     assert runner.invoke(app, [TOY, "--environment", "dev", "--count", "9"]).exit_code == 2
 
 
-def test_a_program_refuses_without_knowing_the_cli(toy_step: Any) -> None:
+def test_a_program_refuses_without_knowing_the_cli(
+    toy_step: Any, capsys: pytest.CaptureFixture[str]
+) -> None:
     """Programs raise the step errors; ``promoflow step`` makes them usage errors (exit 2)
-    or ``error: ...`` with the program's exit code."""
+    or ``error: ...`` with the program's exit code, through the one runner every command
+    goes through (``commands/invoke.py``)."""
     app = make_step_app()
-    refused = runner.invoke(app, [TOY, "--environment", "dev", "--say", "refuse"])
-    assert refused.exit_code == 2 and "cannot echo that" in refused.output
-    failed = runner.invoke(app, [TOY, "--environment", "dev", "--say", "fail"])
-    assert failed.exit_code == 3
+    refused = invoke.run(app, [TOY, "--environment", "dev", "--say", "refuse"], "promoflow step")
+    said = capsys.readouterr().err
+    assert refused == 2 and "error: Invalid value for --say: cannot echo that" in said, said
+    assert said.startswith(f"Usage: promoflow step {TOY} [OPTIONS]"), said
+    failed = invoke.run(app, [TOY, "--environment", "dev", "--say", "fail"], "promoflow step")
+    assert failed == 3 and capsys.readouterr().err == "error: echo failed\n"
 
 
 def test_a_registered_step_is_rendered_in_workflow_templates(toy_step: Any) -> None:
