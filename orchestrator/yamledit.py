@@ -36,7 +36,7 @@ from ruamel.yaml.scalarstring import (
     SingleQuotedScalarString,
 )
 
-from orchestrator import yamlscalars
+from orchestrator import goscalars, yamlscalars
 from orchestrator.model.yamlpath import (
     PathNotFound,
     PathPart,
@@ -532,7 +532,7 @@ def _misread_at(
         return None
     go: tuple[tuple[yamlscalars.Reader, bool], ...] = (("Go yaml.v2", False), ("Go yaml.v3", True))
     for reader, v3 in go:
-        got = yamlscalars.resolve_plain(wanted, v3=v3)
+        got = goscalars.resolve_plain(wanted, v3=v3)
         if not got.is_string(wanted):
             return reader, got
     return None

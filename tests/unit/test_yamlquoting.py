@@ -21,8 +21,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from ruamel.yaml import YAML
 
+from orchestrator.goscalars import GoScalar
 from orchestrator.yamledit import Value, edit
-from orchestrator.yamlscalars import GoScalar, go_v2, go_v3
+from orchestrator.yamlscalars import go_v2, go_v3
 from tests.tools.binaries import ensure
 
 REPOSITORY = "ghcr.io/acme/ledger"

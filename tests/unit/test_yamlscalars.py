@@ -1,6 +1,7 @@
-"""``orchestrator.yamlscalars``: Go's YAML resolvers mirrored by hand, checked against vectors
-the real libraries produced (tests/vectors/goyaml: sigs.k8s.io/yaml v1.6.0 over yaml.v2, and
-yaml.v3 v3.0.1, for edge cases of every scalar shape and seeded random tokens).
+"""``orchestrator.yamlscalars`` and ``orchestrator.goscalars``: Go's YAML resolvers mirrored
+by hand, checked against vectors the real libraries produced (tests/vectors/goyaml:
+sigs.k8s.io/yaml v1.6.0 over yaml.v2, and yaml.v3 v3.0.1, for edge cases of every scalar
+shape and seeded random tokens).
 
 A difference here is a tag promoflow believes Helm or kustomize read as a string, and they
 do not: ``6063e25`` deployed as ``6.063e+28``.
@@ -15,9 +16,9 @@ from typing import Any
 
 import pytest
 
+from orchestrator.goscalars import GoScalar
 from orchestrator.yamlscalars import (
     UNREADABLE,
-    GoScalar,
     describe,
     go_v2,
     go_v3,

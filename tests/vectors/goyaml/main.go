@@ -1,5 +1,5 @@
-// Command goyaml writes test vectors for orchestrator/yamlscalars.py from the real Go YAML
-// libraries: for each input line (one JSON string, a scalar token as a file spells it),
+// Command goyaml writes test vectors for orchestrator/yamlscalars.py and the resolver it
+// mirrors in orchestrator/goscalars.py from the real Go YAML libraries: for each input line (one JSON string, a scalar token as a file spells it),
 // what the document "k: TOKEN" holds for the readers of Helm, Argo CD and kustomize.
 //
 //	python inputs.py | TZ=UTC go run . > vectors.jsonl   (one JSON object per line)
