@@ -15,8 +15,7 @@ from pydantic import Field, SecretStr, ValidationError, field_validator, model_v
 from pydantic_settings import BaseSettings, SettingsConfigDict
 
 from orchestrator import __version__
-from orchestrator.kubenames import MAX_LABEL, check_dns_label, check_namespace
-from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX
+from orchestrator.names import DEFAULT_TEMPLATE_PREFIX, MAX_LABEL, check_dns_label, check_namespace
 from orchestrator.urls import UrlError, check_url, server_url
 
 S = TypeVar("S", bound=BaseSettings)

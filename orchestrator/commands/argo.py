@@ -93,7 +93,7 @@ def argo_settings(argo_server: str | None, namespace: str | None) -> ArgoSetting
     """The Argo Server connection as the argo CLI reads it, with ``--argo-server`` and
     ``--namespace`` over it; ``--argo-server`` is checked first, so an error names the
     flag (and never repeats its value: it may carry a password)."""
-    from orchestrator.kubenames import check_namespace
+    from orchestrator.names import check_namespace
     from orchestrator.settings import ArgoSettings
     from orchestrator.urls import UrlError, server_url
 

@@ -23,7 +23,7 @@ def _listed(text: str) -> list[str]:
 def _namespaces(text: str, option: str) -> list[str]:
     """Comma-separated names, each checked as Kubernetes checks a namespace: they go into
     API paths, so ``\\t`` or ``$(id)`` is a usage error, not a request."""
-    from orchestrator.kubenames import check_namespace
+    from orchestrator.names import check_namespace
 
     names = _listed(text)
     for name in names:

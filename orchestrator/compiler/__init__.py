@@ -3,7 +3,7 @@ imports Hera).
 
 Names are resolved lazily: importing one light module of the package (``names``) must not
 pay for importing Hera's models (most of a second). Step programs import nothing of it
-(``.importlinter`` checks this); the names they share live in ``orchestrator/naming.py``.
+(``.importlinter`` checks this); the names they share live in ``orchestrator/names.py``.
 """
 
 from __future__ import annotations

@@ -15,7 +15,7 @@ The request contract is the generic provider's: ``POST`` JSON ``{"product", "ver
 Everything that depends on the request is filled in by trigger parameters when the event
 arrives, from Go templates with the Sprig functions Argo Events provides. They compute
 exactly what promoflow computes from the same delivery: texts stripped as the generic
-provider strips them, the name and the version label as :mod:`orchestrator.naming` makes
+provider strips them, the name and the version label as :mod:`orchestrator.names` makes
 them; and the version's template refuses (fails the trigger) the requests the generic
 provider refuses. ``tests/e2e/test_events_name_parity.py`` renders them with Go and compares.
 
@@ -25,7 +25,7 @@ Choices:
   product: ``promoflow compile -p shop --events`` must be applicable on its own, and a single
   shared Sensor compiled for one product would drop every other product's trigger when
   applied. Each Sensor runs its own small pod; that is the price.
-* The version label is kept: a Go template mirrors :func:`orchestrator.naming.label_value`,
+* The version label is kept: a Go template mirrors :func:`orchestrator.names.label_value`,
   so ``promoflow runs`` and label selectors find these runs as they find the others.
 """
 
@@ -147,7 +147,7 @@ def name_template(product: str) -> str:
     from a webhook event (``.Input.body.version``, ``.Input.header``), with the version and
     the key stripped as the webhook service strips them.
 
-    Step by step, as :mod:`orchestrator.naming` does it:
+    Step by step, as :mod:`orchestrator.names` does it:
 
     * ``slug``: lower-case, every run of characters outside ``[a-z0-9]`` becomes one ``-``
       (the same as Python's per-character replacement followed by collapsing ``--``), then

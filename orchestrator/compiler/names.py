@@ -3,12 +3,12 @@
 Names are derived only from their inputs, so compiling twice gives the same YAML, and
 submitting the same promotion twice gives the same workflow name (the Argo Server answers
 409 and the run is reported as already running instead of starting a second one). The
-helpers the step programs share live in :mod:`orchestrator.naming`, re-exported here.
+helpers the step programs share live in :mod:`orchestrator.names`, re-exported here.
 """
 
 from __future__ import annotations
 
-from orchestrator.naming import (
+from orchestrator.names import (
     MAX_NAME,
     digest,
     label_value,

@@ -99,7 +99,7 @@ def _environment_tasks(
 
 def _template_name(settings: StepSettings, product: str) -> str:
     """The product's WorkflowTemplate name, or why it cannot have one: product names are
-    bounded for the default prefix (:data:`orchestrator.naming.MAX_PRODUCT`), and a
+    bounded for the default prefix (:data:`orchestrator.names.MAX_PRODUCT`), and a
     longer ``PROMOFLOW_TEMPLATE_PREFIX`` leaves less room."""
     name = names.product_template(settings.template_prefix, product)
     if len(name) > names.MAX_NAME:

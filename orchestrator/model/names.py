@@ -1,4 +1,4 @@
-"""Name types of the configuration, on Kubernetes' rules (:mod:`orchestrator.kubenames`).
+"""Name types of the configuration, on Kubernetes' rules (:mod:`orchestrator.names`).
 
 Environment and product names end up in Argo CD application names, DAG task names and label
 values, so they must be valid RFC 1123 labels; checking here turns a late failure in the
@@ -11,16 +11,18 @@ from typing import Annotated
 
 from pydantic import AfterValidator, WithJsonSchema
 
-from orchestrator.kubenames import (
+from orchestrator.names import (
+    DEFAULT_TEMPLATE_PREFIX,
     LABEL_PATTERN,
     MAX_LABEL,
+    MAX_PRODUCT,
     MAX_SUBDOMAIN,
     SUBDOMAIN_PATTERN,
     check_cluster_name,
     check_dns_label,
     check_namespace,
+    product_template,
 )
-from orchestrator.naming import DEFAULT_TEMPLATE_PREFIX, MAX_PRODUCT, product_template
 
 __all__ = [
     "LABEL_PATTERN",
@@ -59,7 +61,7 @@ Name = Annotated[
 
 def check_product_name(value: str) -> str:
     """A DNS-1123 label short enough for every name derived from it (see
-    :data:`orchestrator.naming.MAX_PRODUCT`); the message names the limit that applies."""
+    :data:`orchestrator.names.MAX_PRODUCT`); the message names the limit that applies."""
     check_dns_label(value)
     if len(value) > MAX_PRODUCT:
         longest = product_template(DEFAULT_TEMPLATE_PREFIX, "<product>")

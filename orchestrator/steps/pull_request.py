@@ -17,7 +17,7 @@ import pygit2
 from orchestrator.adapters.git import GitError, GitRemote
 from orchestrator.adapters.gittree import write_tree
 from orchestrator.adapters.scm import ScmClient, ScmError, ScmTarget
-from orchestrator.naming import digest, slug
+from orchestrator.names import digest, slug
 from orchestrator.steps.promote import (
     Identity,
     Plan,

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.errors import UsageError
 from orchestrator.imagespec import ImageSpec, ImageSpecError
 from orchestrator.model.paths import check_paths_value, check_relative_file, check_yaml_path
-from orchestrator.naming import repo_lock
+from orchestrator.names import repo_lock
 from orchestrator.nesting import json_too_deep
 from orchestrator.urls import UrlError, check_git_url, scrub_data
 from orchestrator.versionorder import DEFAULT, Order, check_order

@@ -9,7 +9,7 @@ import subprocess
 import pytest
 
 from orchestrator.imagespec import ImageSpec
-from orchestrator.naming import repo_lock
+from orchestrator.names import repo_lock
 from orchestrator.steps.request import parse_files
 from tests.git.conftest import (
     EXAMPLES,

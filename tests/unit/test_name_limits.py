@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from orchestrator.naming import MAX_NAME, MAX_PRODUCT
+from orchestrator.names import MAX_NAME, MAX_PRODUCT
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import assert_clean_failure, invoke
 
