@@ -9,8 +9,8 @@ field named; the engine needs plain floats to sleep, scale and compare.
 
 from __future__ import annotations
 
+from orchestrator.durations import DurationError, parse_argo
 from orchestrator.engine.errors import EngineError
-from orchestrator.goduration import DurationError, parse_argo
 
 
 def seconds(value: object, what: str) -> float:

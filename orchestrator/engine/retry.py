@@ -31,11 +31,11 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from orchestrator.durations import DurationError, parse_argo
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.exprlang import ExprError, Expression, parse_expression
 from orchestrator.engine.gotext import go_value_text
 from orchestrator.engine.model import Phase
-from orchestrator.goduration import DurationError, parse_argo
 
 POLICIES = frozenset({"Always", "OnFailure", "OnError", "OnTransientError"})
 MAX_DURATION_EXCEEDED = "Max duration limit exceeded"

@@ -6,11 +6,11 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
+from orchestrator.durations import format_duration
 from orchestrator.graph.build import EnvironmentGraph
 from orchestrator.graph.render import GraphView, NodeInfo
 from orchestrator.loading.config import Config
 from orchestrator.model import Product, PromotionFlow
-from orchestrator.model.duration import format_duration
 from orchestrator.model.gates.approval import ApprovalGate
 from orchestrator.model.gates.health import HealthGate
 from orchestrator.model.gates.soak import SoakGate

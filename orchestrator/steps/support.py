@@ -190,7 +190,7 @@ def checked_repo(value: str) -> str:
 
 def seconds(value: str, option: str) -> float:
     """A duration flag (``15m``, ``24h``) in seconds; a usage error naming ``option``."""
-    from orchestrator.model.duration import parse_duration
+    from orchestrator.durations import parse_duration
 
     try:
         return parse_duration(value).total_seconds()

@@ -24,7 +24,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from orchestrator.goduration import DurationError, parse_go
+from orchestrator.durations import DurationError, parse_go
 from orchestrator.labelselector import parse_selector
 from orchestrator.model.base import SourceMap
 from orchestrator.model.errors import dotted, problems_from

@@ -2,7 +2,7 @@
 
 Walks the generated step templates (workflow_templates/*.yaml) and every golden workflow,
 following ``{{inputs.parameters.X}}`` to the defaults and the arguments DAG tasks pass, and
-checks each value with Argo's own rule (orchestrator/goduration.py, tested against Go).
+checks each value with Argo's own rule (orchestrator/durations.py, tested against Go).
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 import yaml
 
-from orchestrator.goduration import parse_argo
+from orchestrator.durations import parse_argo
 from tests.compiler.helpers import EXPECTED, ROOT, SCENARIOS, compiled
 from tests.support.argo_durations import durations
 

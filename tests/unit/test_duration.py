@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.model.duration import format_duration, parse_duration
+from orchestrator.durations import format_duration, parse_duration
 
 
 @pytest.mark.parametrize(

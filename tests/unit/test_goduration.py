@@ -17,7 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from orchestrator.goduration import DurationError, format_go, parse_argo, parse_go
+from orchestrator.durations import DurationError, format_go, parse_argo, parse_go
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "goduration" / "vectors.jsonl"
 

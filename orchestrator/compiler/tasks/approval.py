@@ -17,7 +17,7 @@ from __future__ import annotations
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import Build, contributes, output
 from orchestrator.compiler.tasks.deploy import promote_args
-from orchestrator.goduration import format_go
+from orchestrator.durations import format_go
 from orchestrator.model.gates.approval import ApprovalGate
 
 DEFAULT_APPROVAL_TIMEOUT = "168h"  # 7 days, as Go writes it: Argo has no "d" unit

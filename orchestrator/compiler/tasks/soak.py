@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import Build, contributes
-from orchestrator.goduration import format_go
+from orchestrator.durations import format_go
 from orchestrator.model.gates.soak import SoakGate
 
 

@@ -8,7 +8,7 @@ from datetime import timedelta
 
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import DEADLINE_MARGIN, Build, contributes, output
-from orchestrator.goduration import format_go
+from orchestrator.durations import format_go
 from orchestrator.model.gates.health import HealthGate
 from orchestrator.model.gates.sync import SyncGate
 

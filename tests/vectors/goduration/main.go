@@ -1,4 +1,4 @@
-// Command goduration writes test vectors for orchestrator/goduration.py from the real Go
+// Command goduration writes test vectors for orchestrator/durations.py from the real Go
 // runtime: for each input line on stdin, what time.ParseDuration and Argo's
 // ParseStringToDuration rule (strconv.Atoi first, then time.ParseDuration) return.
 //
