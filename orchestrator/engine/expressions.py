@@ -145,3 +145,13 @@ def workflow_values(
     }
     values.update({f"workflow.parameters.{k}": v for k, v in parameters.items()})
     return values
+
+
+class Scope:
+    """The values ``{{...}}`` resolves to at one place in the workflow."""
+
+    def __init__(self, base: Mapping[str, str]) -> None:
+        self.values = dict(base)
+
+    def child(self, extra: Mapping[str, str]) -> Scope:
+        return Scope({**self.values, **extra})
