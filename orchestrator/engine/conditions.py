@@ -15,7 +15,8 @@ Nothing is handed to Python's ``eval``.
 
 from __future__ import annotations
 
-from orchestrator.engine.exprlang import RETRY_VARIABLES, ExprError, Expression
+from orchestrator.engine.expreval import ExprError, Expression
+from orchestrator.engine.exprlang import RETRY_VARIABLES
 from orchestrator.engine.exprlang import parse_expression as _parse_expression
 from orchestrator.engine.when import WhenError, WhenRefused, check_when, should_execute
 

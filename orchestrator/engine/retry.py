@@ -33,7 +33,8 @@ from typing import Any
 
 from orchestrator.durations import DurationError, parse_argo
 from orchestrator.engine.errors import EngineError
-from orchestrator.engine.exprlang import ExprError, Expression, parse_expression
+from orchestrator.engine.expreval import ExprError, Expression
+from orchestrator.engine.exprlang import parse_expression
 from orchestrator.engine.gotext import go_value_text
 from orchestrator.engine.model import Phase
 
