@@ -199,6 +199,24 @@ def format_go(value: timedelta) -> str:
     return "".join(parts)
 
 
+def argo_seconds(value: object, what: str) -> float:
+    """An Argo duration field in seconds, read with Argo's rule: ``"90"``, ``90`` and
+    ``"1m30s"`` -> 90.0; ``"7d"`` and the like -> :class:`DurationError` naming ``what``.
+
+    Integers in the YAML (``duration: 90``) reach Argo as the string ``"90"``: the same rule.
+    Negative values parse (Argo accepts them and waits not at all), so they count as 0."""
+    if isinstance(value, bool) or not isinstance(value, int | str):
+        raise DurationError(f"{what}: {value!r} is not a duration (whole seconds or e.g. '15m')")
+    try:
+        number = parse_argo(str(value))
+    except DurationError as exc:
+        raise DurationError(
+            f"{what}: {exc} (Argo reads whole seconds or a Go duration such as '168h'; "
+            "there is no 'd' unit)"
+        ) from None
+    return max(number, 0.0)
+
+
 # promoflow's own grammar
 
 _PART = re.compile(r"(\d{1,15})(ms|s|m|h|d)")

@@ -26,9 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.actors import ACTOR_LABELS
+from orchestrator.durations import DurationError, argo_seconds
 from orchestrator.engine.attempts import Attempts
 from orchestrator.engine.check import check_workflow
-from orchestrator.engine.durations import seconds
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import Executor, SubprocessExecutor
 from orchestrator.engine.expressions import Scope, substitute_all, text, workflow_values
@@ -204,7 +204,11 @@ class Engine:
         duration = (body.get("suspend") or {}).get("duration")
         # the controller parses the duration before anything else (executeSuspend): a value
         # it refuses errors the node even when a person would have answered in time
-        wanted = None if duration is None else seconds(duration, f"suspend duration of {node.name}")
+        try:
+            what = f"suspend duration of {node.name}"
+            wanted = None if duration is None else argo_seconds(duration, what)
+        except DurationError as exc:
+            raise EngineError(str(exc)) from None
         if supplied or wanted is None:
             annotations = (body.get("metadata") or {}).get("annotations") or {}
             question = Question(
