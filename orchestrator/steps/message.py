@@ -20,7 +20,8 @@ from typing import Any
 from jinja2 import StrictUndefined, TemplateError
 
 from orchestrator.errors import PromoflowError
-from orchestrator.sandbox import BoundedEnvironment, freeze
+from orchestrator.sandbox.environment import BoundedEnvironment
+from orchestrator.sandbox.frozen import freeze
 
 DEFAULT_TEMPLATE = """\
 Promote {{ product }} {{ version or "(current version)" }} to {{ environment }}

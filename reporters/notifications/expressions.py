@@ -16,7 +16,8 @@ from typing import Any
 from jinja2 import ChainableUndefined, TemplateSyntaxError, meta
 from jinja2.exceptions import SecurityError
 
-from orchestrator.sandbox import BoundedEnvironment, freeze
+from orchestrator.sandbox.environment import BoundedEnvironment
+from orchestrator.sandbox.frozen import freeze
 
 ENVIRONMENT = BoundedEnvironment(undefined=ChainableUndefined, autoescape=False)
 

@@ -16,7 +16,9 @@ from hypothesis import strategies as st
 from jinja2 import ChainableUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
-from orchestrator.sandbox import BoundedEnvironment, FrozenDict, LimitError, Limits, freeze
+from orchestrator.sandbox.environment import BoundedEnvironment
+from orchestrator.sandbox.frozen import FrozenDict, freeze
+from orchestrator.sandbox.limits import LimitError, Limits
 from orchestrator.steps import message
 from reporters.notifications import catalog, expressions
 from reporters.notifications.expressions import RenderError, evaluate, frozen, render
