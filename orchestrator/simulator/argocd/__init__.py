@@ -5,9 +5,11 @@ actually does (grpc-gateway error bodies, the NDJSON event stream, hard refreshe
 operations that take time), and no real Argo CD can run here. The demo and local runs use
 it in place of a cluster's Argo CD. One module per concern:
 
-- :mod:`.state`: the Applications, their change history and the scenario helpers
-  (``set_sync``, ``start_operation``, ``finish_operation``, ``deploy``...) that move an
-  app through the states the real controller produces;
+- :mod:`.store`: the Applications, their resourceVersions, change history and streams;
+- :mod:`.resources`: what each app deploys (one Deployment, its pods, the resource tree);
+- :mod:`.state`: the scenario helpers (``set_sync``, ``start_operation``,
+  ``finish_operation``, ``deploy``...) that move an app through the states the real
+  controller produces, and the sync and refresh requests every access path shares;
 - :mod:`.mutations`: those status changes, each applied inside one update;
 - :mod:`.api`: :class:`ArgoCDSimulator`, the state served as the Argo CD API server;
 - :mod:`.events`: the change events and the mailboxes of open streams;

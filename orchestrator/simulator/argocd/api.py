@@ -25,12 +25,8 @@ from starlette.routing import Route
 from orchestrator.argocd_shapes import normalize_repo_url, sources
 from orchestrator.labelselector import labels_of, parse_selector
 from orchestrator.simulator.argocd.events import App, StreamEnd, Subscription
-from orchestrator.simulator.argocd.state import (
-    ApiError,
-    HealthMessages,
-    SimulatorState,
-    not_found,
-)
+from orchestrator.simulator.argocd.resources import HealthMessages
+from orchestrator.simulator.argocd.state import ApiError, SimulatorState, not_found
 from orchestrator.simulator.serve import ServerThread
 
 _GRPC_CODES = {400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 429: 8, 500: 13, 501: 12, 504: 4}

@@ -44,7 +44,7 @@ class GitController:
     With ``read`` (files at commits), an app whose image the simulator knows
     (``sim.image_specs``) shows, as its rollout starts, the image its files at the
     deployed commit name: what a real cluster would then run, read from the fields the
-    promote step writes. :meth:`~.state.SimulatorState.stale_image` keeps the old one.
+    promote step writes. :meth:`~.resources.SimulatedResources.stale_image` keeps the old one.
     """
 
     sim: SimulatorState

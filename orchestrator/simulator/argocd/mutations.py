@@ -1,7 +1,7 @@
 """How the application controller changes an Application's status, one step at a time.
 
 Each function edits an app in place and is meant to run inside one
-:meth:`~orchestrator.simulator.argocd.state.SimulatorState.update`, so that whatever a
+:meth:`~orchestrator.simulator.argocd.store.ApplicationStore.update`, so that whatever a
 step changes reaches clients as one event, as one reconcile of Argo CD would. The shapes
 follow Argo CD's: ``revision``/``source`` for a single-source app, ``revisions``/``sources``
 for a multi-source one, and a history bounded like ``revisionHistoryLimit``.
