@@ -1,14 +1,16 @@
 """Git remotes for the promote step: fetch little, build commits in memory, push safely.
 
-Over HTTP(S) the native transport (:mod:`gitwire`) speaks git's protocol in process; the
-CLI transport (``PROMOFLOW_GIT_TRANSPORT=cli``, and ``ssh://``) runs ``git fetch``/``git
-push``. libgit2 cannot make partial clones, so neither fetches through pygit2. Where the
-server allows it, a shallow ``filter blob:none`` fetch brings one commit's trees and no file
-contents, and only the blobs a promotion reads are fetched afterwards, in one batch; where
-it does not (git's default), the tip is fetched shallow with its files. Everything else
-(reading trees and blobs, writing the new tree, the commit, the push) goes through pygit2 in
-process. A bare repository can be kept in a cache directory between runs, so a warm
-promotion only fetches what changed since the last one.
+Over HTTP(S) the native transport (:mod:`gitwire`, driven by :mod:`gitnative`) speaks
+git's protocol in process; the CLI transport (:mod:`gitcli`; ``PROMOFLOW_GIT_TRANSPORT=cli``,
+and ``ssh://``) runs ``git fetch``/``git push``. libgit2 cannot make partial clones, so
+neither fetches through pygit2. Where the server allows it, a shallow ``filter blob:none``
+fetch brings one commit's trees and no file contents, and only the blobs a promotion reads
+are fetched afterwards, in one batch; where it does not (git's default), the tip is fetched
+shallow with its files. Everything else (reading trees and blobs, writing the new tree, the
+commit, the push) goes through pygit2 in process. A bare repository can be kept in a cache
+directory between runs, so a warm promotion only fetches what changed since the last one.
+:class:`GitRemote` is the one entry to all of it: it keeps the local repository and picks
+the transport for each call.
 
 Credentials never appear in a URL, an argument list or a message: the git CLI gets them as
 an ``http.extraHeader`` through ``GIT_CONFIG_*`` variables, pygit2 through callbacks, and
@@ -17,33 +19,26 @@ every error text is scrubbed of them.
 
 from __future__ import annotations
 
-import base64
 import contextlib
 import hashlib
-import math
 import os
-import signal
-import subprocess
 import tempfile
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TypeVar
 
 import pygit2
 from pygit2.enums import FileMode
 
-from orchestrator.adapters import gitobjects, gitpack, gitwire
+from orchestrator.adapters import gitobjects, gitwire
+from orchestrator.adapters.gitcli import GitCli
 from orchestrator.adapters.gitcreds import Credentials as Credentials
 from orchestrator.adapters.gitcreds import split_credentials
 from orchestrator.adapters.giterrors import GitError as GitError
 from orchestrator.adapters.giterrors import PushRejected as PushRejected
 from orchestrator.adapters.giterrors import classify
-from orchestrator.urls import scrub
+from orchestrator.adapters.gitnative import NativeTransport
 
 REMOTE = "origin"
-T = TypeVar("T")
-UNSHALLOW = 0x7FFFFFFF
-"""git's INFINITE_DEPTH: ``deepen`` by it is what ``git fetch --unshallow`` sends."""
 
 
 class GitRemote:
@@ -69,23 +64,22 @@ class GitRemote:
             self._tmp = tempfile.TemporaryDirectory(prefix="promoflow-git-")
             self.path = Path(self._tmp.name) / "repo.git"
         self.repo = self._open()
+        self.cli = GitCli(self.path, self.url, self.credentials, timeout)
         self.wire: gitwire.SmartHttp | None = None
         transport = os.environ.get("PROMOFLOW_GIT_TRANSPORT", "native")
         if self.url.startswith(("http://", "https://")) and transport != "cli":
-            self.wire = gitwire.SmartHttp(self.url, self._authorization(), timeout)
+            self.wire = gitwire.SmartHttp(self.url, self.credentials.authorization(), timeout)
         self.memory: gitobjects.MemoryObjects | None = None
         if cache_dir is None and self.wire is not None:
             # nothing outlives the run and no git process reads the repository: keep the
             # objects in memory instead of writing one loose file per fetched tree
             self.memory = gitobjects.MemoryObjects()
             self.repo.odb.add_backend(self.memory, gitobjects.MemoryObjects.PRIORITY)
-
-    def _authorization(self) -> str | None:
-        creds = self.credentials
-        if not creds.token:
-            return None
-        pair = base64.b64encode(f"{creds.username}:{creds.token}".encode()).decode()
-        return f"Basic {pair}"
+        self.native: NativeTransport | None = None
+        if self.wire is not None:
+            self.native = NativeTransport(
+                self.wire, self.repo, self.memory, self.url, self.credentials
+            )
 
     def close(self) -> None:
         if self.wire is not None:
@@ -99,6 +93,9 @@ class GitRemote:
 
     def __exit__(self, *_: object) -> None:
         self.close()
+
+    def scrub(self, text: str) -> str:
+        return self.credentials.scrub(text)
 
     # -- local repository -------------------------------------------------------------
 
@@ -118,91 +115,14 @@ class GitRemote:
         config["gc.auto"] = 0
         return repo
 
-    # -- the git CLI, for partial fetches ----------------------------------------------
-
-    def _env(self) -> dict[str, str]:
-        env = {
-            k: v
-            for k, v in os.environ.items()
-            if not k.startswith(("GIT_CONFIG", "GIT_DIR", "GIT_WORK_TREE", "GIT_INDEX"))
-        }
-        env.update(
-            GIT_TERMINAL_PROMPT="0",
-            GIT_ASKPASS="/bin/false",
-            SSH_ASKPASS="/bin/false",
-            GIT_CONFIG_NOSYSTEM="1",
-            LC_ALL="C",
-        )
-        # a transfer slower than a byte a second for the deadline ends before it
-        seconds = str(max(1, math.ceil(self.timeout)))
-        settings = {
-            "protocol.version": "2",
-            "http.lowSpeedLimit": "1",
-            "http.lowSpeedTime": seconds,
-        }
-        creds = self.credentials
-        authorization = self._authorization()
-        if authorization:
-            settings["http.extraHeader"] = f"Authorization: {authorization}"
-        if creds.ssh_key:
-            env["GIT_SSH_COMMAND"] = (
-                f"ssh -i {creds.ssh_key} -o IdentitiesOnly=yes -o BatchMode=yes "
-                f"-o StrictHostKeyChecking=accept-new -o ConnectTimeout={seconds} "
-                f"-o ServerAliveInterval={seconds} -o ServerAliveCountMax=1"
-            )
-        env["GIT_CONFIG_COUNT"] = str(len(settings))
-        for i, (key, value) in enumerate(settings.items()):
-            env[f"GIT_CONFIG_KEY_{i}"] = key
-            env[f"GIT_CONFIG_VALUE_{i}"] = value
-        return env
-
-    def scrub(self, text: str) -> str:
-        secrets = self.credentials.secrets()
-        pairs = [
-            base64.b64encode(f"{self.credentials.username}:{secret}".encode()).decode()
-            for secret in secrets
-        ]
-        return scrub(text, [*secrets, *pairs])
-
-    def _git(self, *args: str, stdin: str | None = None) -> str:
-        result = self._run(*args, stdin=stdin)
-        if result.returncode != 0:
-            raise classify(self.scrub(result.stderr.strip()), self.url)
-        return result.stdout
-
-    def _run(self, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
-        """One ``git`` command, ended when it outlasts the remote's ``timeout``, with what
-        it started: ``git-remote-http`` or ``ssh`` would otherwise go on talking to the
-        remote (they share the new session's process group)."""
-        argv = ["git", "--git-dir", str(self.path), *args]
-        with subprocess.Popen(
-            argv,
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            env=self._env(),
-            start_new_session=True,
-        ) as process:
-            try:
-                stdout, stderr = process.communicate(stdin, timeout=self.timeout)
-            except subprocess.TimeoutExpired:
-                _end(process)
-                raise GitError(
-                    f"git {args[0]} timed out after {self.timeout:g}s against {self.url}",
-                    transient=True,
-                ) from None
-            except BaseException:  # Ctrl-C, or the step's own deadline: git goes too
-                _end(process)
-                raise
-        return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+    # -- fetching (the git CLI's commands here, the native transport's in gitnative) ------
 
     def fetch_branch(self, branch: str) -> pygit2.Commit:
         """Fetch the tip of ``branch`` (one commit, its trees, no blobs); return it."""
         ref = f"refs/remotes/{REMOTE}/{branch}"
-        if self.wire is not None:
-            return self._wire_fetch_branch(branch, ref)
-        self._git(
+        if self.native is not None:
+            return self.native.fetch_branch(branch, ref)
+        self.cli.git(
             "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
             "--no-write-fetch-head", REMOTE, f"+refs/heads/{branch}:{ref}",
         )  # fmt: skip
@@ -211,7 +131,7 @@ class GitRemote:
     def fetch_history(self, branch: str) -> pygit2.Commit:
         """Fetch ``branch`` with its history (commits and trees, no blobs) into
         ``refs/heads/BRANCH``, for readers that walk it (the local Argo CD stand-in)."""
-        self._git(
+        self.cli.git(
             "fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head",
             REMOTE, f"+refs/heads/{branch}:refs/heads/{branch}",
         )  # fmt: skip
@@ -220,16 +140,17 @@ class GitRemote:
     def fetch_commit(self, sha: str) -> pygit2.Commit:
         """Make commit ``sha`` (and its trees) available, fetching it if needed."""
         commit = self._lookup_commit(sha)
-        if commit is None and self.wire is not None:
-            self._wire(lambda w: self._wire_fetch_commit(w, sha))
+        if commit is None and self.native is not None:
+            native = self.native
+            native.call(lambda w: native.fetch_commit(w, sha))
         elif commit is None:
-            result = self._run(
+            result = self.cli.run(
                 "fetch", "--quiet", "--no-tags", "--depth=1", "--filter=blob:none",
                 "--no-write-fetch-head", REMOTE, sha,
             )  # fmt: skip
             if result.returncode != 0 and "unadvertised object" in result.stderr:
                 # a v0 server that serves only branch tips: bring the branches' history
-                self._git(
+                self.cli.git(
                     "fetch", "--quiet", "--no-tags", "--filter=blob:none",
                     *(("--unshallow",) if gitobjects.shallow_commits(self.repo) else ()),
                     "--no-write-fetch-head", REMOTE, "+refs/heads/*:refs/remotes/origin/*",
@@ -245,15 +166,13 @@ class GitRemote:
         """Make every commit of ``shas`` available, in one request where the server allows
         asking for commits by id (a burst of pushes is one fetch, not one per push)."""
         missing = sorted({s for s in shas if self._lookup_commit(s) is None})
-        if len(missing) > 1 and self.wire is not None:
-            wire = self.wire
-            if self._wire(lambda w: w.capabilities()).wants_by_id:
-                partial = self._wire(lambda w: w.capabilities()).partial
+        if len(missing) > 1 and self.native is not None:
+            native = self.native
+            if native.call(lambda w: w.capabilities()).wants_by_id:
+                partial = native.call(lambda w: w.capabilities()).partial
                 # one unknown id fails the batch: each is then asked for below
                 with contextlib.suppress(GitError):
-                    self._wire(
-                        lambda _: self._wire_store(wire, missing, [], depth=1, blobless=partial)
-                    )
+                    native.call(lambda w: native.store(w, missing, [], depth=1, blobless=partial))
         for sha in missing:
             self.fetch_commit(sha)
 
@@ -262,19 +181,19 @@ class GitRemote:
         tip, or the last ``depth`` commits the first time. One request covers every push
         of a burst; commits still missing are then fetched by id, so a failure here is
         left to that. Native transport only (the CLI transport fetches by id)."""
-        if self.wire is None:
+        if self.native is None:
             return
         with contextlib.suppress(GitError):
-            self._wire_fetch_branch(branch, f"refs/remotes/{REMOTE}/{branch}", depth=depth)
+            self.native.fetch_branch(branch, f"refs/remotes/{REMOTE}/{branch}", depth=depth)
 
     def heads(self) -> dict[str, str]:
         """Every branch of the remote and its tip, in one request: also what shows that
         the server is reachable and takes the credentials (``promote --local`` asks this
         before a run starts)."""
-        if self.wire is not None:
-            refs = self._wire(lambda w: w.ls_refs("refs/heads/"))
+        if self.native is not None:
+            refs = self.native.call(lambda w: w.ls_refs("refs/heads/"))
         else:
-            listed = self._git("ls-remote", "--heads", REMOTE)
+            listed = self.cli.git("ls-remote", "--heads", REMOTE)
             refs = {
                 name: oid
                 for oid, _, name in (line.partition("\t") for line in listed.splitlines())
@@ -286,10 +205,10 @@ class GitRemote:
         """The commit ``branch`` points at on the server now (None: no such branch), asked
         every time: whether a pushed commit is still the tip cannot be remembered."""
         name = f"refs/heads/{branch}"
-        if self.wire is not None:
-            refs = self._wire(lambda w: w.ls_refs(name))
+        if self.native is not None:
+            refs = self.native.call(lambda w: w.ls_refs(name))
             return refs.get(name)
-        listed = self._git("ls-remote", REMOTE, name)
+        listed = self.cli.git("ls-remote", REMOTE, name)
         found = (line.partition("\t") for line in listed.splitlines())
         return next((oid for oid, _, ref in found if ref == name), None)
 
@@ -309,111 +228,36 @@ class GitRemote:
         return self._lookup_commit(sha) is not None
 
     def _lookup_commit(self, sha: str) -> pygit2.Commit | None:
-        try:
-            obj = self.repo.revparse_single(sha)
-        except (KeyError, ValueError, pygit2.GitError):
-            return None
-        return obj.peel(pygit2.Commit) if obj.type == pygit2.enums.ObjectType.COMMIT else None
+        return gitobjects.lookup_commit(self.repo, sha)
 
     def ensure_blobs(self, oids: Iterable[pygit2.Oid]) -> None:
         """Fetch every blob in ``oids`` that is not local yet, in one request."""
         missing = sorted({str(o) for o in oids if o not in self.repo.odb})
         if not missing:
             return
-        if self.wire is not None:
-            if not self._wire(lambda w: w.capabilities()).wants_by_id:
+        if self.native is not None:
+            native = self.native
+            if not native.call(lambda w: w.capabilities()).wants_by_id:
                 # never happens after our own fetches there: they bring every file
                 raise GitError(
                     f"{self.url} does not serve files by id and {len(missing)} are missing"
                 )
-            self._wire(lambda w: self._wire_store(w, missing, [], depth=None, blobless=False))
+            native.call(lambda w: native.store(w, missing, [], depth=None, blobless=False))
             return
-        self._git(
+        self.cli.git(
             "-c", "fetch.negotiationAlgorithm=noop",  # we want exactly these objects
             "fetch", "--quiet", "--no-tags", "--no-write-fetch-head",
             "--recurse-submodules=no", "--filter=blob:none", "--stdin", REMOTE,
             stdin="\n".join(missing) + "\n",
         )  # fmt: skip
 
-    # -- push -----------------------------------------------------------------------------
-
-    # -- the native transport (gitwire) -------------------------------------------------
-
     def transport(self) -> str:
         """How this remote is fetched, for ``--plan`` and the step's log."""
-        if self.wire is None:
+        if self.native is None:
             return "git CLI (PROMOFLOW_GIT_TRANSPORT=cli or a non-HTTP URL)"
-        return self._wire(lambda w: w.capabilities()).describe()
+        return self.native.call(lambda w: w.capabilities()).describe()
 
-    def _wire(self, call: Callable[[gitwire.SmartHttp], T]) -> T:
-        """Every native-transport failure as one :class:`GitError`, classified."""
-        assert self.wire is not None
-        try:
-            return call(self.wire)
-        except gitwire.RefUpdateRejected as exc:
-            raise PushRejected(f"push rejected: {self.scrub(str(exc))}") from None
-        except gitwire.WireError as exc:
-            message = self.scrub(str(exc))
-            if exc.status in (401, 403):
-                message = f"authentication to {self.url} failed: check GIT_TOKEN (or GIT_SSH_KEY)"
-            elif exc.status == 404:
-                message = f"repository {self.url} not found (or no access)"
-            raise GitError(message, transient=exc.transient) from None
-        except gitpack.PackError as exc:
-            # a corrupted download: fetching again may well succeed
-            raise GitError(f"bad pack from {self.url}: {exc}", transient=True) from None
-        except pygit2.GitError as exc:
-            raise GitError(f"git failed for {self.url}: {self.scrub(str(exc))}") from None
-
-    def _wire_store(
-        self, wire: gitwire.SmartHttp, wants: list[str], haves: list[str], *,
-        depth: int | None, blobless: bool, shallows: list[str] | None = None,
-    ) -> None:  # fmt: skip
-        fetched = wire.fetch(wants, haves, depth, blobless, shallows)
-        gitobjects.store(self.repo, fetched.pack, self.memory)
-        gitobjects.update_shallow(self.repo, fetched.shallow, fetched.unshallow)
-
-    def _wire_fetch_commit(self, wire: gitwire.SmartHttp, sha: str) -> None:
-        caps = wire.capabilities()
-        if caps.wants_by_id:
-            self._wire_store(wire, [sha], [], depth=1, blobless=caps.partial)
-            return
-        # v0 without allow-reachable-sha1-in-want: only tips may be asked for, so bring
-        # the history of every branch (what `git fetch` would need to find it too); past
-        # our shallow boundary only a deepen reaches (it ignores haves: a rare, full fetch)
-        tips = sorted({oid for name, oid in caps.refs.items() if name.startswith("refs/heads/")})
-        shallows = gitobjects.shallow_commits(self.repo)
-        self._wire_store(
-            wire, tips, [], depth=UNSHALLOW if shallows else None, blobless=False,
-            shallows=shallows,
-        )  # fmt: skip
-
-    def _wire_fetch_branch(self, branch: str, ref: str, depth: int = 1) -> pygit2.Commit:
-        """The tip of ``branch`` into ``ref``: what changed since a cached earlier tip, or
-        the last ``depth`` commits."""
-        refs = self._wire(lambda w: w.ls_refs(f"refs/heads/{branch}"))
-        tip = refs.get(f"refs/heads/{branch}")
-        if tip is None:
-            raise GitError(f"branch {branch!r} not found in {self.url}")
-        if self._lookup_commit(tip) is None:
-            partial = self._wire(lambda w: w.capabilities()).partial
-            known = self.repo.references.get(ref)
-            if known is not None and self._lookup_commit(str(known.target)) is not None:
-                # a cached earlier tip: only what changed since (branches move forward;
-                # promoflow never force-pushes), not the whole tree again
-                shallows = gitobjects.shallow_commits(self.repo)
-                haves = [str(known.target)]
-                self._wire(
-                    lambda w: self._wire_store(
-                        w, [tip], haves, depth=None, blobless=partial, shallows=shallows
-                    )
-                )
-            else:
-                self._wire(lambda w: self._wire_store(w, [tip], [], depth=depth, blobless=partial))
-            if self._lookup_commit(tip) is None:
-                raise GitError(f"{self.url} did not send the tip of {branch} ({tip[:12]})")
-        self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
-        return self.repo[tip].peel(pygit2.Commit)
+    # -- push -----------------------------------------------------------------------------
 
     def push(self, commit: pygit2.Oid, branch: str, old: pygit2.Oid | None) -> None:
         """Push ``commit`` to ``branch`` without force; :class:`PushRejected` if it moved.
@@ -423,21 +267,10 @@ class GitRemote:
         sends a pack of exactly the new objects; the CLI transport uses ``git push`` (not
         libgit2's, which walks parents a shallow repository does not have).
         """
-        if self.wire is not None:
-            parent = self.repo[commit].peel(pygit2.Commit)
-            base = old or (parent.parents[0].id if parent.parent_ids else None)
-            base_tree = self.repo[base].peel(pygit2.Commit).tree if base else None
-            objects = gitobjects.new_objects(self.repo, commit, base_tree)
-            with tempfile.TemporaryDirectory(prefix="promoflow-pack-") as scratch:
-                pack = gitobjects.build_pack(self.repo, objects, scratch)
-            zero = "0" * 40
-            self._wire(
-                lambda w: w.push(
-                    str(old) if old else zero, str(commit), f"refs/heads/{branch}", pack
-                )
-            )
+        if self.native is not None:
+            self.native.push(commit, branch, old)
             return
-        result = self._run("push", "--porcelain", REMOTE, f"{commit}:refs/heads/{branch}")
+        result = self.cli.run("push", "--porcelain", REMOTE, f"{commit}:refs/heads/{branch}")
         if result.returncode == 0:
             return
         text = f"{result.stdout}\n{result.stderr}".lower()
@@ -445,14 +278,6 @@ class GitRemote:
         if any(m in text for m in (*markers, "failed to update ref", "[remote rejected]")):
             raise PushRejected(f"push to {branch} rejected: the branch moved")
         raise classify(self.scrub(result.stderr.strip()), self.url)
-
-
-def _end(process: subprocess.Popen[str]) -> None:
-    """Kill ``git`` and what it started (its own session: a signal to promoflow's
-    process group no longer reaches it), then reap it."""
-    with contextlib.suppress(ProcessLookupError):
-        os.killpg(process.pid, signal.SIGKILL)
-    process.communicate()
 
 
 def blob_mode(mode: int) -> bool:

@@ -1,16 +1,21 @@
-"""Git credentials: where they come from, and how they are taken out of a URL.
+"""Git credentials: where they come from, how they are taken out of a URL, and how they
+travel.
 
 A token may arrive in ``GIT_TOKEN`` or, as git accepts it, inside the URL
 (``https://user:token@host/...``); either way it leaves the URL here, so the URL can be
-printed, and travels as a header (:mod:`orchestrator.adapters.git`).
+printed, and travels as a header (:meth:`Credentials.authorization`, which both transports
+of :mod:`orchestrator.adapters.git` send); every text shown of a remote is scrubbed of it,
+as given and as the header encodes it (:meth:`Credentials.scrub`).
 """
 
 from __future__ import annotations
 
+import base64
 import os
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit, urlunsplit
 
+from orchestrator import urls
 from orchestrator.adapters.giterrors import GitError
 
 
@@ -33,6 +38,21 @@ class Credentials:
 
     def secrets(self) -> list[str]:
         return [s for s in (self.token,) if s]
+
+    def authorization(self) -> str | None:
+        """The ``Authorization`` header that carries the token (HTTP Basic), if any."""
+        if not self.token:
+            return None
+        pair = base64.b64encode(f"{self.username}:{self.token}".encode()).decode()
+        return f"Basic {pair}"
+
+    def scrub(self, text: str) -> str:
+        """``text`` without the secrets, as given and as the header encodes them."""
+        secrets = self.secrets()
+        pairs = [
+            base64.b64encode(f"{self.username}:{secret}".encode()).decode() for secret in secrets
+        ]
+        return urls.scrub(text, [*secrets, *pairs])
 
 
 def split_credentials(url: str, creds: Credentials) -> tuple[str, Credentials]:

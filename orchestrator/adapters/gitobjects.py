@@ -4,6 +4,7 @@ A run without a cache keeps every object in memory (:class:`MemoryObjects`); a c
 writes them into the bare repository. The shallow boundary is recorded as git records it
 (the ``shallow`` file), so nothing walks past commits that are not here. A push sends a pack
 of exactly the objects the server lacks, computed from the tree the commit was built on.
+Whichever transport fetched them, a commit is looked up here (:func:`lookup_commit`).
 """
 
 from __future__ import annotations
@@ -99,6 +100,15 @@ def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = N
         for kind, data in objects.values():
             odb.write(_TYPES[kind], data)
     return len(objects)
+
+
+def lookup_commit(repo: pygit2.Repository, sha: str) -> pygit2.Commit | None:
+    """The commit ``sha`` names, if it is here (``None`` too when it names no commit)."""
+    try:
+        obj = repo.revparse_single(sha)
+    except (KeyError, ValueError, pygit2.GitError):
+        return None
+    return obj.peel(pygit2.Commit) if obj.type == pygit2.enums.ObjectType.COMMIT else None
 
 
 def shallow_commits(repo: pygit2.Repository) -> list[str]:
