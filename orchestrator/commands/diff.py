@@ -68,7 +68,7 @@ def _diff(
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
     from orchestrator.commands.promotion import resolve_promotion
     from orchestrator.steps.diff import promotion_diff
-    from orchestrator.steps.promote import PromoteError
+    from orchestrator.steps.edits import PromoteError
     from orchestrator.steps.request import RequestError, request_from_config
     from orchestrator.urls import UrlError, check_git_url
 

@@ -18,12 +18,11 @@ from orchestrator.adapters.git import GitError, GitRemote
 from orchestrator.adapters.gittree import write_tree
 from orchestrator.adapters.scm import ScmClient, ScmError, ScmTarget
 from orchestrator.names import digest, slug
+from orchestrator.steps.edits import PromoteError, join
 from orchestrator.steps.promote import (
     Identity,
     Plan,
-    PromoteError,
     PromoteResult,
-    _join,
     commit_message,
     plan,
     refuse_unplanned,
@@ -59,7 +58,7 @@ def pr_body(request: PromoteRequest, edit_plan: Plan) -> str:
         lines += ["| file | value | from | to |", "| --- | --- | --- | --- |"]
         lines += [f"| `{f}` | `{p}` | `{old}` | `{new}` |" for f, p, old, new in edit_plan.values]
         lines.append("")
-    edited = {_join(request.target_path, v[0]) for v in edit_plan.values}
+    edited = {join(request.target_path, v[0]) for v in edit_plan.values}
     copied = [f for f in edit_plan.files if f not in edited]
     if copied:
         lines += ["Files copied as a whole:", *[f"- `{f}`" for f in copied], ""]

@@ -16,7 +16,7 @@ from typing import Any
 import pytest
 import yaml
 
-from orchestrator.steps.promote import PromoteError
+from orchestrator.steps.edits import PromoteError
 from orchestrator.steps.request import parse_files
 from tests.git.conftest import (
     PROMOFLOW,

@@ -8,7 +8,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.adapters.git import GitRemote
-from orchestrator.steps.promote import PromoteError
+from orchestrator.steps.edits import PromoteError
 from orchestrator.steps.pull_request import open_pull_request
 from tests.git.conftest import (
     GitHost,

@@ -13,7 +13,7 @@ import yaml
 
 from orchestrator.adapters.git import GitRemote
 from orchestrator.steps.diff import promotion_diff
-from orchestrator.steps.promote import PromoteError
+from orchestrator.steps.edits import PromoteError
 from orchestrator.steps.request import parse_files
 from tests.git.conftest import (
     SHOP_FILES,

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from orchestrator.imagespec import ImageSpec
-from orchestrator.steps.promote import PromoteError
+from orchestrator.steps.edits import PromoteError
 from orchestrator.steps.request import RequestError, parse_files
 from tests.git.conftest import (
     VALUES_DEV,

@@ -15,7 +15,8 @@ import yaml
 
 from orchestrator.adapters.git import GitRemote
 from orchestrator.semverrange import version_of
-from orchestrator.steps.promote import PromoteError, promote
+from orchestrator.steps.edits import PromoteError
+from orchestrator.steps.promote import promote
 from tests.git.conftest import (
     SHOP_FILES,
     VALUES_DEV,

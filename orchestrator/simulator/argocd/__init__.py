@@ -13,7 +13,6 @@ it in place of a cluster's Argo CD. One module per concern:
 - :mod:`.mutations`: those status changes, each applied inside one update;
 - :mod:`.api`: :class:`ArgoCDSimulator`, the state served as the Argo CD API server;
 - :mod:`.events`: the change events and the mailboxes of open streams;
-- :mod:`.selectors`: Kubernetes label selectors;
 - :mod:`.clock`: whole-second timestamps kept in the order a reconcile makes;
 - :mod:`.controller` and :mod:`.resolver`: :class:`GitController`, which deploys what
   local Git repositories hold, for demos without a cluster.

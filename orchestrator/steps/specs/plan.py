@@ -72,7 +72,8 @@ def run(inputs: Inputs) -> None:
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
-    from orchestrator.steps.promote import PromoteError, PromoteResult, preview
+    from orchestrator.steps.edits import PromoteError
+    from orchestrator.steps.promote import PromoteResult, preview
 
     def once() -> PromoteResult:
         with GitRemote(request.repo, Credentials.from_env(), inputs.cache_dir) as remote:

@@ -159,8 +159,9 @@ def run(inputs: Inputs) -> None:
                 support.say(f"git: cannot ask the server what it speaks: {exc}")
         return
     from orchestrator.adapters.scm import ScmError
+    from orchestrator.steps.edits import PromoteError
     from orchestrator.steps.message import MessageError
-    from orchestrator.steps.promote import PromoteError, promote
+    from orchestrator.steps.promote import promote
 
     template = os.environ.get("PROMOFLOW_COMMIT_TEMPLATE") or None
 
