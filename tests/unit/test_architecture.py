@@ -78,3 +78,18 @@ def test_the_external_contract_covers_every_package_but_the_seams() -> None:
     config.read(ROOT / ".importlinter")
     listed = set(config["importlinter:contract:external"]["source_modules"].split())
     assert listed == _packages() - TALK_OUT
+
+
+MAX_MODULE_LINES = 400
+
+
+def test_no_product_module_is_over_400_lines() -> None:
+    """A module is one concept: past 400 lines it has always held two (the engine's runner
+    held scheduling, attempts and outputs; promote held its edits and its pushes)."""
+    long = {
+        str(path.relative_to(ROOT)): count
+        for package in ("orchestrator", "reporters")
+        for path in (ROOT / package).rglob("*.py")
+        if (count := len(path.read_text(encoding="utf-8").splitlines())) > MAX_MODULE_LINES
+    }
+    assert long == {}
