@@ -75,9 +75,17 @@ def step_kinds() -> tuple[str, ...]:
 
 
 def split_task(task: str, environments: list[str] | None = None) -> tuple[str, str] | None:
-    """``deploy-prod-eu`` -> ``("deploy", "prod-eu")``; ``check-prod-eu-2`` -> check, prod-eu."""
+    """``deploy-prod-eu`` -> ``("deploy", "prod-eu")``; ``check-prod-eu-2`` -> check, prod-eu.
+    Given the ``environments``, a prefix no step declares is read too when the rest names
+    one of them: a gate added as a module may name its tasks as it likes."""
     prefix, _, rest = task.partition("-")
     kind = task_kinds().get(prefix)
+    if kind is None and environments is not None and rest:
+        # a task kind some contribution adds with a prefix of its own (``smoke-prod-eu``):
+        # known by the environment it names
+        kind = registry.TaskKind(prefix, rank=0, indexed=True)
+        if rest not in environments and rest.rpartition("-")[0] not in environments:
+            return None
     if kind is None or not rest:
         return None
     if kind.indexed and environments is not None and rest not in environments:

@@ -39,6 +39,9 @@ ICONS = {
 
 
 SIMULATED = "simulated"
+NOT_GATES = frozenset({"plan", "deploy", "merge"})
+"""Task kinds that change the environment rather than check it: every other kind that
+passed is a gate of the summary, whichever module added it."""
 ON_HOST = "on this host"
 STAND_IN = "stand-in"
 
@@ -303,10 +306,10 @@ def summary(
     for env, nodes in by_env.items():
         commit = nodes.get("merge") or nodes.get("deploy")
         sha = (commit.outputs.get("commit", "") if commit else "")[:12]
-        gates = [
-            _gate(kind, nodes[kind].name, setup)
-            for kind in ("approve", "approver", "pre", "sync", "soak", "check", "post")
-            if kind in nodes and nodes[kind].phase is Phase.SUCCEEDED
+        gates = [  # in the order they ran: the chain runs an environment's tasks in turn
+            _gate(kind, node.name, setup)
+            for kind, node in nodes.items()
+            if kind not in NOT_GATES and node.phase is Phase.SUCCEEDED
         ]
         failed = [n for n in nodes.values() if n.phase.failed_or_error]
         unchanged = _unchanged(nodes)

@@ -172,7 +172,8 @@ def test_the_live_tree_marks_them_too(config: Config) -> None:
 def _record(failed: str = "") -> RunRecord:
     record = RunRecord(name="shop-1-5-0-r1", phase=Phase.SUCCEEDED)
     for env in ENVS:
-        for kind in ("deploy", "sync") + (("pre",) if env.startswith("prod") else ()):
+        # in the order the chain runs them, as the engine records nodes
+        for kind in (("pre",) if env.startswith("prod") else ()) + ("deploy", "sync"):
             name = f"{kind}-{env}"
             phase = Phase.FAILED if name == failed else Phase.SUCCEEDED
             node = NodeRecord(name, f"{kind} {env}", kind, phase=phase)
