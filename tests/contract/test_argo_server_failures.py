@@ -39,9 +39,11 @@ def gateway() -> Iterator[str]:
         yield server.url.removeprefix("http://")
 
 
-def run(*args: str, **env: str) -> Result:
+def run(*args: str, code: int = 1, **env: str) -> Result:
+    """One clean ``error:`` line, exit ``code``: 1 for what trying again cannot mend, 75
+    (``EX_TEMPFAIL``) for what it may, as the steps exit."""
     result = invoke(*args, env={"ARGO_TOKEN": TOKEN, "ARGO_NAMESPACE": "promotions", **env})
-    assert_clean_failure(result, 1)
+    assert_clean_failure(result, code)
     assert len(result.lines) == 1, result.stderr
     assert not EXCEPTION_NAME.search(result.output), result.output
     assert TOKEN not in result.output
@@ -67,7 +69,7 @@ def test_unresolvable_argo_server() -> None:
 
 def test_nothing_listening() -> None:
     port = free_port()
-    result = run("runs", ARGO_SERVER=f"127.0.0.1:{port}", ARGO_SECURE="false")
+    result = run("runs", code=75, ARGO_SERVER=f"127.0.0.1:{port}", ARGO_SECURE="false")
     assert result.lines == [
         f"error: list workflows: cannot reach the Argo Server at http://127.0.0.1:{port} "
         "(connection refused)"
