@@ -179,6 +179,25 @@ def is_argo_duration(text: str) -> bool:
     return True
 
 
+_GO_UNITS = (("h", 3_600_000), ("m", 60_000), ("s", 1000))
+"""Go's largest unit is the hour: seven days are ``168h``."""
+_OWN_UNITS = (("d", 86_400_000), *_GO_UNITS)
+
+
+def _spelled(millis: int, units: tuple[tuple[str, int], ...]) -> str:
+    """``millis`` in the largest of ``units`` first, the rest in milliseconds; ``0s``."""
+    if millis == 0:
+        return "0s"
+    parts = []
+    for unit, size in units:
+        count, millis = divmod(millis, size)
+        if count:
+            parts.append(f"{count}{unit}")
+    if millis:
+        parts.append(f"{millis}ms")
+    return "".join(parts)
+
+
 def format_go(value: timedelta) -> str:
     """The shortest text Go parses back to ``value``: 7 days -> ``168h``, 90 s -> ``1m30s``.
 
@@ -187,16 +206,7 @@ def format_go(value: timedelta) -> str:
     millis = round(value.total_seconds() * 1000)
     if millis < 0:
         raise ValueError("a duration handed to Argo cannot be negative")
-    if millis == 0:
-        return "0s"
-    parts = []
-    for unit, size in (("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        count, millis = divmod(millis, size)
-        if count:
-            parts.append(f"{count}{unit}")
-    if millis:
-        parts.append(f"{millis}ms")
-    return "".join(parts)
+    return _spelled(millis, _GO_UNITS)
 
 
 def argo_seconds(value: object, what: str) -> float:
@@ -273,17 +283,7 @@ def parse_duration(value: Any) -> timedelta:
 
 def format_duration(value: timedelta) -> str:
     """Shortest exact text form: 5400s -> ``1h30m``; 0 -> ``0s``."""
-    millis = round(value.total_seconds() * 1000)
-    if millis == 0:
-        return "0s"
-    parts = []
-    for unit, size in (("d", 86_400_000), ("h", 3_600_000), ("m", 60_000), ("s", 1000)):
-        count, millis = divmod(millis, size)
-        if count:
-            parts.append(f"{count}{unit}")
-    if millis:
-        parts.append(f"{millis}ms")
-    return "".join(parts)
+    return _spelled(round(value.total_seconds() * 1000), _OWN_UNITS)
 
 
 DURATION_PATTERN = r"^(\d{1,15}(ms|s|m|h|d))+$"

@@ -14,38 +14,7 @@ from pathlib import Path
 from orchestrator.loading import load_config
 from orchestrator.model import gates
 from tests.compiler.helpers import EXAMPLES, ROOT
-
-SETTINGS = '''
-"""``smoke``: a smoke test's URL answers."""
-
-from typing import ClassVar
-
-from orchestrator.model.checks import HttpUrl
-from orchestrator.model.gates import GateSettings
-
-
-class SmokeGate(GateSettings):
-    KIND: ClassVar[str] = "smoke"
-
-    url: HttpUrl
-'''
-
-TASKS = '''
-"""The smoke gate's task: an ``http-check`` of its URL once Argo CD runs the commit."""
-
-from orchestrator.compiler.chain import Build, contributes
-from orchestrator.model.gates.smoke import SmokeGate
-
-
-@contributes("smoke", kind="check")
-def add(build: Build) -> None:
-    smoke = build.env.policy.gate(SmokeGate)
-    if smoke is not None:
-        n = build.env.environment
-        build.chain.step(
-            f"smoke-{n}", build.settings, "http-check", {"environment": n, "url": smoke.url}
-        )
-'''
+from tests.support.extensions import SMOKE_SETTINGS, SMOKE_TASKS
 
 RUN = """
 import json, sys
@@ -90,8 +59,8 @@ def _compile(tmp_path: Path, gate: str) -> dict[str, object]:
     settings, tasks = tmp_path / "gates", tmp_path / "tasks"
     settings.mkdir()
     tasks.mkdir()
-    (settings / "smoke.py").write_text(SETTINGS)
-    (tasks / "smoke.py").write_text(TASKS)
+    (settings / "smoke.py").write_text(SMOKE_SETTINGS)
+    (tasks / "smoke.py").write_text(SMOKE_TASKS)
     config = tmp_path / "config"
     shutil.copytree(EXAMPLES, config)
     (config / "smoke.yaml").write_text(_policy(gate))

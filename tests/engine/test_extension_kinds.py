@@ -21,38 +21,7 @@ import sys
 from pathlib import Path
 
 from tests.compiler.helpers import EXAMPLES, ROOT
-
-GATE_SETTINGS = '''
-"""``smoke``: a smoke test's URL answers once the environment runs the new version."""
-
-from typing import ClassVar
-
-from orchestrator.model.checks import HttpUrl
-from orchestrator.model.gates import GateSettings
-
-
-class SmokeGate(GateSettings):
-    KIND: ClassVar[str] = "smoke"
-
-    url: HttpUrl
-'''
-
-GATE_TASKS = '''
-"""The smoke gate's task: an ``http-check`` of its URL, at the HTTP checks' rank."""
-
-from orchestrator.compiler.chain import Build, contributes
-from orchestrator.model.gates.smoke import SmokeGate
-
-
-@contributes("smoke", kind="check")
-def add(build: Build) -> None:
-    smoke = build.env.policy.gate(SmokeGate)
-    if smoke is not None:
-        n = build.env.environment
-        build.chain.step(
-            f"smoke-{n}", build.settings, "http-check", {"environment": n, "url": smoke.url}
-        )
-'''
+from tests.support.extensions import PAGER, SMOKE_SETTINGS, SMOKE_TASKS
 
 PROVIDER = '''
 """Beacon, a CI system of the test's own: ``Authorization: Bearer SECRET`` and a JSON body
@@ -82,32 +51,6 @@ PROVIDER = Provider(
     parse=parse,
     delivery_id=lambda incoming: incoming.headers.get("x-beacon-id", ""),
 )
-'''
-
-SERVICE = '''
-"""``pager:URL``: a page, through an HTTP sink with the urgency in a header."""
-
-from reporters.services import HttpUrl, Kind, Options, register
-
-
-class PagerOptions(Options):
-    url: HttpUrl
-    urgency: str = "low"
-
-
-def build(name, options):
-    from reporters.sinks.http import HttpSink
-
-    return HttpSink(options.url, name=name or "pager", headers={"X-Urgency": options.urgency})
-
-
-def flags(value, given):
-    if not value.startswith("pager:"):
-        return None
-    return build("pager", PagerOptions(url=value.removeprefix("pager:"), urgency="high"))
-
-
-KIND = register(Kind("pager", PagerOptions, build, flags=flags, flag_help="pager:URL"))
 '''
 
 RUN = """
@@ -229,10 +172,10 @@ def test_a_gate_a_provider_and_a_service_each_added_as_modules_run_end_to_end(
 ) -> None:
     ext = tmp_path / "ext"
     for folder, name, text in (
-        ("gates", "smoke.py", GATE_SETTINGS),
-        ("tasks", "smoke.py", GATE_TASKS),
+        ("gates", "smoke.py", SMOKE_SETTINGS),
+        ("tasks", "smoke.py", SMOKE_TASKS),
         ("providers", "beacon.py", PROVIDER),
-        ("services", "pager.py", SERVICE),
+        ("services", "pager.py", PAGER),
     ):
         (ext / folder).mkdir(parents=True, exist_ok=True)
         (ext / folder / name).write_text(text)

@@ -22,6 +22,7 @@ from reporters.sinks.http import HttpSink
 from reporters.sinks.jira import JiraSink
 from reporters.sinks.slack import SlackSink
 from reporters.sinks.stdout import StdoutSink
+from tests.support.extensions import PAGER
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -92,32 +93,6 @@ def test_a_secret_that_resolves_to_a_wrong_value_is_refused_without_the_value(
     assert "s3cr3t" not in str(caught.value)
 
 
-KIND = '''
-"""``service.pager``: a page, through an HTTP sink (a test's own kind of service)."""
-
-from reporters.services import Flags, HttpUrl, Kind, Options, register
-
-
-class PagerOptions(Options):
-    url: HttpUrl
-    urgency: str = "low"
-
-
-def build(name, options):
-    from reporters.sinks.http import HttpSink
-
-    return HttpSink(options.url, name=name or "pager", headers={"X-Urgency": options.urgency})
-
-
-def flags(value, given):
-    if not value.startswith("pager:"):
-        return None
-    return build("pager", PagerOptions(url=value.removeprefix("pager:")))
-
-
-KIND = register(Kind("pager", PagerOptions, build, flags=flags, flag_help="pager:URL"))
-'''
-
 RUN = """
 import json, sys
 from pathlib import Path
@@ -143,7 +118,7 @@ print(json.dumps({"blocks": blocks(), "sink": [sink.name, sink.url], "flag": fla
 def test_a_kind_added_as_one_module_is_configured_and_named_by_sink(tmp_path: Path) -> None:
     package = tmp_path / "more"
     package.mkdir()
-    (package / "pager.py").write_text(KIND)
+    (package / "pager.py").write_text(PAGER)
     good, bad = tmp_path / "good.yaml", tmp_path / "bad.yaml"
     good.write_text("service.pager: |\n  url: https://pager.example.com\n  urgency: high\n")
     bad.write_text("service.pager: |\n  url: https://pager.example.com\n  urgancy: high\n")
