@@ -8,7 +8,6 @@ the :class:`reporters.runtime.Reporter` until SIGTERM, and returns the exit code
 
 from __future__ import annotations
 
-import os
 import signal
 import socket
 import sqlite3
@@ -22,6 +21,7 @@ from typing import Any
 
 from orchestrator.access import Access
 from orchestrator.adapters.kubereviews import KubernetesReviews
+from orchestrator.settings import load as load_settings
 from orchestrator.urls import scrub
 from reporters import services
 from reporters.enrich.commits import GitHistory
@@ -35,6 +35,7 @@ from reporters.notifications.services import sinks_for
 from reporters.queue import DEFAULT_CAPACITY
 from reporters.runstatus import RunMessages
 from reporters.runtime import Reporter
+from reporters.settings import MIN_SECRET, ReporterSettings
 from reporters.sinks.delivery import Sink
 from reporters.state.store import Store
 from reporters.watch.kinds import RESOURCE_KINDS, UNSHARDED
@@ -73,14 +74,18 @@ class Options:
     port: int = 8081
 
 
-def sinks_of(values: Sequence[str], jira: str = "") -> list[Sink]:
-    """The sinks ``--sink`` names, built by their kinds (:mod:`reporters.services`)."""
+def sinks_of(
+    values: Sequence[str], jira: str = "", settings: ReporterSettings | None = None
+) -> list[Sink]:
+    """The sinks ``--sink`` names, built by their kinds (:mod:`reporters.services`), with
+    the credentials of ``settings`` (read from the environment when not given)."""
+    settings = settings or load_settings(ReporterSettings)
     flags = services.Flags(
-        secret=os.environ.get("PROMOFLOW_SINK_SECRET", ""),
-        ui=os.environ.get("PROMOFLOW_ARGOCD_UI", ""),
+        secret=settings.sink_secret.get_secret_value(),
+        ui=settings.argocd_ui,
         jira=jira,
-        jira_user=os.environ.get("JIRA_USER", ""),
-        jira_token=os.environ.get("JIRA_TOKEN", ""),
+        jira_user=settings.jira_user,
+        jira_token=settings.jira_token.get_secret_value(),
     )
     return [services.sink_of(value, flags) for value in values]
 
@@ -98,14 +103,15 @@ def run(options: Options) -> int:
     (2 for what the options name that cannot be used: a sink, a configuration, the
     store, no Kubernetes credentials)."""
     try:
+        settings = load_settings(ReporterSettings)
         default = [] if options.notifications else ["stdout"]
-        sinks = sinks_of(list(options.sinks) or default, options.jira)
-    except ValueError as exc:
+        sinks = sinks_of(list(options.sinks) or default, options.jira, settings)
+    except ValueError as exc:  # SettingsError too: VARIABLE: problem
         print(f"error: {exc}", file=sys.stderr)
         return USAGE_ERROR
     notifier: Notifier | None = None
     services: list[Sink] = []
-    secrets = own_secrets()
+    secrets = settings.secrets()
     if options.notifications:
         try:
             found = read_secrets(Path(options.secrets)) if options.secrets else {}
@@ -147,8 +153,8 @@ def run(options: Options) -> int:
     if options.git_cache:
         jira = None
         if options.jira:
-            user, token = os.environ.get("JIRA_USER", ""), os.environ.get("JIRA_TOKEN", "")
-            jira = JiraIssues(options.jira, user=user, token=token)
+            token = settings.jira_token.get_secret_value()
+            jira = JiraIssues(options.jira, user=settings.jira_user, token=token)
         enricher = Enricher(GitHistory(Path(options.git_cache)), jira, frozenset(share))
     workload_namespaces = list(options.workload_namespaces) or [""]
     workflow_namespaces = list(options.workflows_namespaces) or [""]
@@ -181,7 +187,7 @@ def run(options: Options) -> int:
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     access = Access(
-        os.environ.get("PROMOFLOW_REPORT_TOKEN", ""),
+        settings.report_token.get_secret_value(),
         KubernetesReviews(api.api_client) if options.kube_auth else None,
         options.auth_namespace,
         options.auth_name,
@@ -198,24 +204,6 @@ def run(options: Options) -> int:
     if server is not None:
         server.should_exit = True
     return 0
-
-
-SECRET_VARIABLES = (
-    "GIT_TOKEN", "GIT_PASSWORD", "JIRA_TOKEN", "PROMOFLOW_SINK_SECRET",
-    "PROMOFLOW_REPORT_TOKEN", "ARGOCD_AUTH_TOKEN", "GITHUB_TOKEN", "SLACK_TOKEN",
-)  # fmt: skip
-"""The environment's secrets the reporter may hold: never in an event, the store or a log,
-in any form (:func:`orchestrator.urls.scrub`)."""
-
-
-def own_secrets() -> tuple[str, ...]:
-    found = (os.environ.get(name, "").strip() for name in SECRET_VARIABLES)
-    return tuple(value for value in found if len(value) >= MIN_SECRET)
-
-
-MIN_SECRET = 4
-"""Shorter values are not masked wherever they appear (a secret ``a`` would mask every
-``a``); no real token is that short."""
 
 
 def _notifications(path: str, found: dict[str, str], secrets: str) -> tuple[Notifier, list[Sink]]:
