@@ -101,9 +101,20 @@ def summarize(workflow: dict[str, Any]) -> RunSummary:
     annotations = meta.get("annotations", {}) or {}
     status = workflow.get("status", {}) or {}
     nodes = []
-    for node in (status.get("nodes") or {}).values():
+    every = list((status.get("nodes") or {}).values())
+    # the environments the steps' own tasks name: a gate's task of another prefix
+    # (``smoke-prod-eu``) is read by them, as the local summary reads it
+    kinds = task_kinds()
+    environments = sorted(
+        {
+            p[1]
+            for n in every
+            if (p := split_task(n.get("displayName", ""))) is not None and not kinds[p[0]].indexed
+        }
+    )
+    for node in every:
         display = node.get("displayName", "")
-        parsed = split_task(display)
+        parsed = split_task(display, environments)
         # Retried steps show as a Retry node with one "name(N)" child per attempt.
         if parsed is None or display.endswith(")") or node.get("type") not in _STEP_NODES:
             continue
@@ -124,7 +135,8 @@ def summarize(workflow: dict[str, Any]) -> RunSummary:
             )
         )
     order = step_kinds()
-    nodes.sort(key=lambda n: (n.started or "~", order.index(n.kind), n.task))
+    rank = {kind: i for i, kind in enumerate(order)}
+    nodes.sort(key=lambda n: (n.started or "~", rank.get(n.kind, len(order)), n.task))
     return RunSummary(
         name=meta.get("name", ""),
         product=labels.get(f"{LABEL}product", ""),
