@@ -88,11 +88,6 @@ def label_value(text: str) -> str:
     return cleaned.strip("._-")
 
 
-def repo_lock(url: str, branch: str) -> str:
-    """Mutex name shared by every promotion that pushes to one repository branch."""
-    return f"promoflow-git-{digest(url.rstrip('/').removesuffix('.git'), branch, length=16)}"
-
-
 def product_lock(product: str) -> str:
     """Workflow-level mutex of a product's promotions: a newer one waits for the older."""
     return f"promoflow-product-{product}"

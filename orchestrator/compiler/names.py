@@ -14,7 +14,6 @@ from orchestrator.names import (
     label_value,
     product_lock,
     product_template,
-    repo_lock,
     slug,
 )
 
@@ -24,7 +23,6 @@ __all__ = [
     "label_value",
     "product_lock",
     "product_template",
-    "repo_lock",
     "slug",
     "task",
     "workflow_name",

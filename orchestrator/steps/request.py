@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from orchestrator.errors import UsageError
 from orchestrator.imagespec import ImageSpec, ImageSpecError
 from orchestrator.model.paths import check_paths_value, check_relative_file, check_yaml_path
-from orchestrator.names import repo_lock
 from orchestrator.nesting import json_too_deep
 from orchestrator.urls import UrlError, check_git_url, scrub_data
 from orchestrator.versionorder import DEFAULT, Order, check_order
@@ -88,7 +87,6 @@ class PromoteRequest:
     action: str = "commit"
     requested_by: str | None = None
     run: str | None = None
-    lock: str | None = None
     image: str | None = None
     """JSON: the image the version is (an ``ImageSpec``); the step reads it from the file
     it promoted and outputs it for the wait step to check."""
@@ -143,7 +141,7 @@ _FIELDS = (
     "product", "environment", "source_environment", "source_commit", "version", "repo",
     "branch", "source_branch", "source_path", "target_path", "files", "version_file",
     "version_path", "version_fields", "version_field_paths", "version_kustomize_image",
-    "action", "requested_by", "run", "lock", "image", "version_order", "rollback",
+    "action", "requested_by", "run", "image", "version_order", "rollback",
 )  # fmt: skip
 
 
@@ -380,7 +378,6 @@ def request_from_config(
         action=env.policy.action,
         requested_by=requested_by,
         run=run,
-        lock=repo_lock(repo.url, env.app.branch),
         version_order=plan.product.spec.triggers.order,
         rollback="true" if rollback else None,
     )

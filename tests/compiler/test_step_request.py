@@ -73,7 +73,6 @@ def test_the_plan_reads_the_request_its_deploy_commits(environment: str) -> None
     planned = resolved_flags("shop", environment, "plan")
     deployed = resolved_flags("shop", environment)
     assert deployed.pop("planned") == SOURCE_SHA  # the plan's output, at run time
-    assert deployed.pop("lock")  # the deploy pushes; the plan does not
     assert planned == deployed
     assert {a.name for a in registry.get("plan").template_inputs} == set(planned)
 
@@ -89,7 +88,7 @@ def test_cli_plan_is_the_same_for_both_forms() -> None:
         "--version-path", flags["version-path"],
         "--version-kustomize-image", flags["version-kustomize-image"], "--action", flags["action"],
         "--image", flags["image"],
-        "--requested-by", "alice", "--lock", flags["lock"],
+        "--requested-by", "alice",
     ]  # fmt: skip
     configured = [
         "--config", str(EXAMPLES), "--product", "checkout", "--to", "prod-eu",

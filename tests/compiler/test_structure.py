@@ -167,15 +167,20 @@ def test_promote_parameters_are_resolved_for_the_run() -> None:
     assert trigger["version-path"] == "image.tag"
 
 
-def test_same_branch_shares_one_mutex() -> None:
+def test_no_deploy_waits_for_another_on_a_mutex() -> None:
+    """Two products pushing to one branch, and a fan-out's environments, deploy side by
+    side: concurrent pushes rebase and retry (tests/git/test_concurrency.py), and a branch
+    mutex held a step's whole life made them take turns."""
     _, path, _ = SCENARIOS[0]
-    locks = set()
     for product in ("shop", "checkout"):
-        for task in dag_tasks(compiled(path, product)[0]):
+        template = compiled(path, product)[0]
+        for task in dag_tasks(template):
             if task["name"].startswith("deploy-"):
-                params = {p["name"]: p["value"] for p in task["arguments"]["parameters"]}
-                locks.add(params["lock"])
-    assert len(locks) == 1  # both products push to the same repository branch
+                params = {p["name"] for p in task["arguments"]["parameters"]}
+                assert "lock" not in params
+        for step in template["spec"]["templates"]:
+            mutexes = (step.get("synchronization") or {}).get("mutexes") or []
+            assert not any("git" in m["name"] for m in mutexes), step["name"]
 
 
 def test_exit_handler_reports_status() -> None:

@@ -9,7 +9,6 @@ import subprocess
 import pytest
 
 from orchestrator.imagespec import ImageSpec
-from orchestrator.names import repo_lock
 from orchestrator.steps.request import parse_files
 from tests.git.conftest import (
     EXAMPLES,
@@ -88,7 +87,7 @@ def test_config_form_plans_the_resolved_flags(
         "--source-path", source_path, "--target-path", target_path,
         "--files", HELM_VALUES_FILES,
         "--version-file", "values.yaml", "--version-path", "image.tag",
-        "--action", action, "--lock", repo_lock(CONFIG_REPO, "main"), *run_flags,
+        "--action", action, *run_flags,
         "--image", EXAMPLE_IMAGE.to_json(),
     )  # fmt: skip
 

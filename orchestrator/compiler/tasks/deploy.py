@@ -46,7 +46,6 @@ def promote_args(
         else "",
         "action": env.policy.action,
         "requested-by": "{{workflow.parameters.requested-by}}",
-        "lock": names.repo_lock(repo.url, env.app.branch),
         # which image the version is: the step reads it from the promoted file
         **({"image": plan.image.to_json()} if plan.image is not None else {}),
         # how versions are ordered: the step refuses to write an older one than the

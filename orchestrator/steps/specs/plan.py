@@ -26,12 +26,12 @@ if TYPE_CHECKING:
 
     from orchestrator.loading import Config
 
-_NOT_PLANNED = ("lock", "planned", "plan")
+_NOT_PLANNED = ("planned", "plan")
 """Promote inputs a plan has no use for: it pushes nothing and is the plan itself."""
 
 
 class Inputs(NamedTuple):
-    """The promote step's inputs, but those of pushing (the lock, the plan it follows)."""
+    """The promote step's inputs, but those of pushing (the plan it follows)."""
 
     product: str
     environment: str

@@ -1,8 +1,11 @@
 """``promote``: commit the promoted files (or open a pull request); output the commit.
 
 Inputs name the product, the source and target environment, the repository, branch and
-paths, and the files to promote (JSON). Pushes to one repository branch are serialised by
-an Argo mutex named after it, on top of the step's own fetch-rebase-push retry. The step
+paths, and the files to promote (JSON). Pushes to one repository branch at once are
+reconciled by the step's own fetch-rebase-push retry, with no mutex: ten promotions
+pushing to one branch at once all land (``tests/git/test_concurrency.py``), while a
+mutex held for a step's whole life made fanned-out environments deploy one after another.
+The step
 takes either the resolved form the compiler writes (every value as a flag) or
 ``--config PATH --product P`` to resolve the same request locally.
 
@@ -56,7 +59,6 @@ class Inputs(NamedTuple):
     action: str
     requested_by: str
     run: str
-    lock: str
     planned: str
     image: str
     version_order: str
@@ -265,7 +267,6 @@ SPEC = register(
             Input("action", "commit", help="commit or pull-request."),
             Input("requested-by", "", help="Who asked for the promotion."),
             Input("run", cli_only=True, help="Promotion run (workflow) name, for the message."),
-            Input("lock", cli_required=False, help="Mutex name (read by Argo; ignored here)."),
             Input(
                 "planned",
                 "",
@@ -311,7 +312,6 @@ SPEC = register(
         exits={**EXITS, 1: "cannot promote as asked (a missing file, a rejected push)"},
         deadline=900,
         needs=frozenset({"git"}),
-        mutex="{{inputs.parameters.lock}}",
         run=run,
         takes=Inputs,
         tasks=(TaskKind("deploy", rank=40),),
