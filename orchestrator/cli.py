@@ -21,6 +21,7 @@ from orchestrator.commands import (
     compiling,
     diff,
     local,
+    plugin,
     reporter,
     runs,
     serve,
@@ -198,6 +199,7 @@ app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
 app.command("reporter")(reporter.reporter_cmd)
 app.add_typer(step.step_app, name="step")
+app.add_typer(plugin.plugin_app, name="plugin")
 
 
 def main() -> None:

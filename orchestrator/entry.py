@@ -20,6 +20,10 @@ def main() -> None:
         from orchestrator.commands.step import step_app
 
         sys.exit(run(step_app, sys.argv[2:], "promoflow step"))
+    if len(sys.argv) > 1 and sys.argv[1] == "plugin":  # the agent waits for it to listen
+        from orchestrator.commands.plugin import plugin_app
+
+        sys.exit(run(plugin_app, sys.argv[2:], "promoflow plugin"))
     from orchestrator.cli import app
 
     sys.exit(run(app, sys.argv[1:], "promoflow"))

@@ -114,6 +114,12 @@ class StepSettings(BaseSettings):
     report_url: str = Field("", description="Where the onExit handler posts results")
     template_prefix: str = DEFAULT_TEMPLATE_PREFIX
     ui_url: str = Field("", description="Argo Workflows UI base URL, for links in reports")
+    execution: Literal["pod", "plugin"] = Field(
+        "pod",
+        description="How steps run: a pod each, or in promoflow's executor plugin (one "
+        "process in the run's agent pod; needs ARGO_EXECUTOR_PLUGINS=true on the "
+        "workflow-controller and the chart's plugin ConfigMap)",
+    )
 
     @field_validator("template_prefix")
     @classmethod

@@ -23,6 +23,7 @@ themselves, with backoff, before they exit 75 (``steps/support.py``, ``retry_tra
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator, Mapping
+from typing import Any
 
 from hera.workflows import (
     Container,
@@ -32,10 +33,12 @@ from hera.workflows import (
     SecretEnv,
     Suspend,
     WorkflowTemplate,
+    models,
 )
 from hera.workflows.models import Mutex, SuppliedValueFrom, Synchronization, ValueFrom
 
 from orchestrator.compiler import podsecurity
+from orchestrator.plugin.protocol import PLUGIN
 from orchestrator.settings import StepSettings
 from orchestrator.steps import registry
 from orchestrator.steps.registry import TRANSIENT_EXIT, Input, StepSpec
@@ -70,7 +73,7 @@ def _params(inputs: tuple[Input, ...]) -> list[Parameter]:
     ]
 
 
-def _args(spec: StepSpec) -> list[str]:
+def _args(spec: StepSpec, outputs: bool = True) -> list[str]:
     """``--flag {{inputs.parameters.name}}`` for each input the program reads, in
     declaration order, then the run name (when the program takes one but the template does
     not) and where to write outputs."""
@@ -80,14 +83,16 @@ def _args(spec: StepSpec) -> list[str]:
             out += [item.option, f"{{{{inputs.parameters.{item.name}}}}}"]
     if any(i.name == "run" and i.cli_only for i in spec.inputs):
         out += ["--run", "{{workflow.name}}"]
-    return [*out, "--outputs", OUTPUTS_DIR]
+    return [*out, "--outputs", OUTPUTS_DIR] if outputs else out
 
 
 def _secret_env(name: str, secret: str, key: str) -> SecretEnv:
     return SecretEnv(name=name, secret_name=secret, secret_key=key, optional=True)
 
 
-def _env(settings: StepSettings, needs: frozenset[registry.Need]) -> list[Env | SecretEnv]:
+def step_environment(
+    settings: StepSettings, needs: frozenset[registry.Need]
+) -> list[Env | SecretEnv]:
     """What the step declared it needs: connection settings by value, credentials only as
     Secret references. A step that talks to no Argo CD gets no Argo CD token. The one
     definition of a step container's environment: the chart renders it as given, only
@@ -99,13 +104,14 @@ def _env(settings: StepSettings, needs: frozenset[registry.Need]) -> list[Env | 
             Env(name="ARGOCD_OPTS", value=settings.argocd_opts),
         ]
     env.append(Env(name="PROMOFLOW_OUTPUTS", value=OUTPUTS_DIR))
+    credentials = registry.CREDENTIALS
     if "git" in needs:
-        env.append(_secret_env("GIT_TOKEN", settings.git_secret, "token"))
+        env.append(_secret_env(credentials["git"], settings.git_secret, "token"))
     if "argocd" in needs:
-        env.append(_secret_env("ARGOCD_AUTH_TOKEN", settings.argocd_secret, "token"))
+        env.append(_secret_env(credentials["argocd"], settings.argocd_secret, "token"))
     if "report" in needs:
         env.append(Env(name="PROMOFLOW_REPORT_URL", value=settings.report_url))
-        env.append(_secret_env("PROMOFLOW_REPORT_TOKEN", settings.report_secret, "token"))
+        env.append(_secret_env(credentials["report"], settings.report_secret, "token"))
     return env
 
 
@@ -149,7 +155,7 @@ def _container(settings: StepSettings, spec: StepSpec) -> Container:
         image_pull_policy=settings.image_pull_policy,
         command=["promoflow"],
         args=_args(spec),
-        env=_env(settings, spec.needs),
+        env=step_environment(settings, spec.needs),
         inputs=_params(inputs),
         outputs=[_output(o) for o in spec.outputs],
         retry_strategy=_retry(spec),
@@ -162,6 +168,62 @@ def _container(settings: StepSettings, spec: StepSpec) -> Container:
         security_context=podsecurity.container_security(),
         volumes=[podsecurity.scratch_volume()],
         pod_spec_patch=podsecurity.pod_spec_patch(uses_kubernetes(settings, spec)),
+    )
+
+
+class _PluginStep(WorkflowTemplate):
+    """A step's WorkflowTemplate whose template runs in promoflow's executor plugin.
+
+    hera's ``Plugin`` model has no fields (upstream's is a free-form object), so it
+    serializes to ``{}``: the plugin's object is put in place in :meth:`to_dict`, the one
+    way every caller reads a library template."""
+
+    def to_dict(self) -> Any:
+        out = super().to_dict()
+        out["kind"] = "WorkflowTemplate"  # hera names the kind after the class
+        body: dict[str, Any] = self.__dict__["_plugin_body"]
+        for template in out["spec"]["templates"]:
+            if "plugin" in template:
+                template["plugin"] = {PLUGIN: body}
+        return out
+
+
+def _plugin(settings: StepSettings, spec: StepSpec) -> dict[str, Any]:
+    """The ``plugin.promoflow`` object of a step (``orchestrator.plugin.protocol``): the
+    same argv as the container's, but the outputs directory is the server's to choose."""
+    body: dict[str, Any] = {
+        "node": "{{node.name}}",
+        "args": _args(spec, outputs=False),
+        "outputs": list(spec.outputs),
+    }
+    deadline = _deadline(spec)
+    if deadline is not None:
+        body["deadline"] = deadline
+    return body
+
+
+def _plugin_template(spec: StepSpec) -> models.Template:
+    """The step as a plugin template: inputs, retries and mutex as the container's, each
+    output ``supplied`` by the plugin's answer. No pod: no image, security context or
+    ``activeDeadlineSeconds`` (the plugin holds the deadline)."""
+    retry = _retry(spec)
+    sync = _synchronization(spec)
+    return models.Template(
+        name=spec.name,
+        inputs=models.Inputs(parameters=[p.as_input() for p in _params(spec.template_inputs)]),
+        outputs=models.Outputs(
+            parameters=[
+                models.Parameter(
+                    name=o, value_from=models.ValueFrom(supplied=SuppliedValueFrom(), default="")
+                )
+                for o in spec.outputs
+            ]
+        )
+        if spec.outputs
+        else None,
+        retry_strategy=retry.build() if retry is not None else None,
+        synchronization=sync,
+        plugin=models.Plugin(),
     )
 
 
@@ -230,17 +292,22 @@ def build(settings: StepSettings, step: str | StepSpec) -> WorkflowTemplate:
     spec = registry.get(step) if isinstance(step, str) else step
     if spec.pause is not None:
         raise ValueError(f"step {spec.name!r} pauses: it is compiled into each flow")
-    with WorkflowTemplate(
-        name=template_name(settings, spec.name),
-        entrypoint=spec.name,
-        service_account_name=settings.service_account,
-        labels={"app.kubernetes.io/part-of": "promoflow", "promoflow.dev/step": spec.name},
-    ) as wt:
+    meta: dict[str, Any] = {
+        "name": template_name(settings, spec.name),
+        "entrypoint": spec.name,
+        "service_account_name": settings.service_account,
+        "labels": {"app.kubernetes.io/part-of": "promoflow", "promoflow.dev/step": spec.name},
+    }
+    if settings.execution == "plugin":
+        plugin = _PluginStep(**meta, templates=[_plugin_template(spec)])
+        object.__setattr__(plugin, "_plugin_body", _plugin(settings, spec))  # not a field
+        return plugin
+    with WorkflowTemplate(**meta) as wt:
         _container(settings, spec)
     return wt
 
 
-def _shared() -> list[StepSpec]:
+def shared_steps() -> list[StepSpec]:
     """The steps with a WorkflowTemplate of their own: every step but the pause steps,
     which each flow compiles per task."""
     return [spec for spec in registry.steps() if spec.pause is None]
@@ -257,10 +324,10 @@ class _Library(Mapping[str, Callable[[StepSettings], WorkflowTemplate]]):
         return lambda settings: build(settings, spec)
 
     def __iter__(self) -> Iterator[str]:
-        return iter([spec.name for spec in _shared()])
+        return iter([spec.name for spec in shared_steps()])
 
     def __len__(self) -> int:
-        return len(_shared())
+        return len(shared_steps())
 
 
 LIBRARY: Mapping[str, Callable[[StepSettings], WorkflowTemplate]] = _Library()
@@ -268,4 +335,4 @@ LIBRARY: Mapping[str, Callable[[StepSettings], WorkflowTemplate]] = _Library()
 
 def library(settings: StepSettings) -> list[WorkflowTemplate]:
     """Every reusable step template, in the order a promotion runs them."""
-    return [build(settings, spec) for spec in _shared()]
+    return [build(settings, spec) for spec in shared_steps()]

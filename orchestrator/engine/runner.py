@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -34,6 +34,7 @@ from orchestrator.engine.executor import Executor, SubprocessExecutor
 from orchestrator.engine.expressions import Scope, substitute_all, text, workflow_values
 from orchestrator.engine.model import NodeRecord, Phase, ProgressEvent, RunRecord, now
 from orchestrator.engine.mutexes import synchronized
+from orchestrator.engine.plugins import LocalPlugin, expand
 from orchestrator.engine.recorder import Recorder
 from orchestrator.engine.scheduling import Scheduler
 from orchestrator.engine.suspend import Approver, AutoApprover, Question, Supplied
@@ -60,6 +61,8 @@ class EngineOptions:
     ``spec.parallelism``; it only delays pods, which never changes a phase."""
     transient_error_pattern: str | None = None
     """The controller's ``TRANSIENT_ERROR_PATTERN``, for ``retryPolicy: OnTransientError``."""
+    plugins: Mapping[str, LocalPlugin] = field(default_factory=dict)
+    """Executor plugins' local stand-ins, by plugin name (:mod:`.plugins`)."""
 
 
 class Engine:
@@ -77,12 +80,15 @@ class Engine:
         on_event: Callable[[ProgressEvent], None] | None = None,
         sleep: Callable[[float], None] = time.sleep,
     ) -> None:
-        self.wf: Workflow = resolve_workflow(workflow, index_templates(templates))
+        self.options = options or EngineOptions()
+        plugins = self.options.plugins
+        self.wf: Workflow = resolve_workflow(
+            expand(workflow, plugins), index_templates(expand(m, plugins) for m in templates)
+        )
         check_workflow(self.wf)
         self.workdir = workdir
         self.executor = executor or SubprocessExecutor()
         self.approver = approver or AutoApprover()
-        self.options = options or EngineOptions()
         self.sleep = sleep
         self.record = RunRecord(name=self.wf.name, parameters=dict(self.wf.parameters))
         labels = workflow.get("metadata", {}).get("labels") or {}

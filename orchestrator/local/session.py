@@ -42,6 +42,7 @@ from orchestrator.engine.templates import Template, Workflow, index_templates, r
 from orchestrator.graph.plan import ProductPlan
 from orchestrator.loading.config import Config
 from orchestrator.local.argocd import LocalArgoCD, local_argocd
+from orchestrator.local.plugin import stand_in
 from orchestrator.local.preflight import missing_templates, templates_message
 from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
@@ -288,7 +289,9 @@ def run_local(
             executor=SubprocessExecutor(host_env=env),
             approver=approver_for(options, console, request.requested_by or "you", view),
             options=EngineOptions(
-                soak_scale=options.soak_scale, backoff_scale=options.backoff_scale
+                soak_scale=options.soak_scale,
+                backoff_scale=options.backoff_scale,
+                plugins=stand_in(settings),
             ),
             on_event=view.handle,
         )

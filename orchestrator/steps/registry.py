@@ -41,6 +41,13 @@ Need = Literal["git", "argocd", "report"]
 ``git`` (GIT_TOKEN, also for the SCM API), ``argocd`` (server, options and token),
 ``report`` (PROMOFLOW_REPORT_URL)."""
 
+CREDENTIALS: Mapping[Need, str] = MappingProxyType(
+    {"git": "GIT_TOKEN", "argocd": "ARGOCD_AUTH_TOKEN", "report": "PROMOFLOW_REPORT_TOKEN"}
+)
+"""The environment variable holding each need's credential: a step's container gets only
+those of its needs (``compiler/library``), and so does a step the executor plugin runs
+(``orchestrator.plugin``), whose server holds them all."""
+
 InputType = Literal["str", "int", "bool", "path", "config"]
 """``config``: a configuration path the CLI loads and validates (printing its problems)
 before the program runs; the program receives the loaded configuration, or ``None``."""

@@ -50,6 +50,8 @@ CASES: dict[str, tuple[str, ...]] = {
                "access.metricsReaders[0].namespace=monitoring",
                "networkPolicy.streamNamespaces={tools}", "reporters.share={author-emails}",
                "serviceMonitor.enabled=true"),
+    "plugin": (*BASE, "workflows.execution=plugin", "secrets.git=team-git",
+               "secrets.argocd=team-argocd", "image.tag=9.9.9", "argocd.server=cd.example:443"),
 }  # fmt: skip
 
 

@@ -494,14 +494,18 @@ def test_the_packaged_chart_carries_the_step_templates_themselves(tmp_path: Path
     directory (its Python is ignored)."""
     helm("package", str(CHART), "-d", str(tmp_path))
     [package] = tmp_path.glob("*.tgz")
+    prefix = "promoflow/files/workflow-templates/"
     with tarfile.open(package) as archive:
         shipped = {
-            member.name.rsplit("/", 1)[1]: archive.extractfile(member).read().decode()  # type: ignore[union-attr]
+            member.name.removeprefix(prefix): archive.extractfile(member).read().decode()  # type: ignore[union-attr]
             for member in archive.getmembers()
-            if member.name.startswith("promoflow/files/workflow-templates/")
+            if member.name.startswith(prefix) and member.isfile()
         }
-    expected = {p.name: p.read_text() for p in Path(STEP_TEMPLATES).glob("*.yaml")}
-    assert shipped == expected and len(expected) >= 7
+    root = Path(STEP_TEMPLATES)
+    expected = {str(p.relative_to(root)): p.read_text() for p in root.rglob("*.yaml")}
+    assert shipped == expected and len(expected) >= 15
+    # the pod steps, the plugin steps and the plugin's ConfigMap
+    assert "plugin/promote.yaml" in shipped and "plugin/executor-plugin/configmap.yaml" in shipped
 
 
 def test_the_kind_workflow_installs_the_chart_with_values_it_accepts() -> None:

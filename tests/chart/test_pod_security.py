@@ -9,9 +9,11 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+import yaml
 
+from orchestrator.compiler.executor_plugin import CONFIGMAP
 from tests.chart.rendering import CASES, objects, render
-from tests.support.argopod import step_pod
+from tests.support.argopod import agent_pod, step_pod
 from tests.support.restricted import violations
 
 TOKEN_PATH = "/var/run/secrets/kubernetes.io/serviceaccount"
@@ -24,12 +26,19 @@ def chart_pods(case: str) -> Iterator[tuple[str, dict[str, Any]]]:
 
 
 def step_pods(case: str) -> Iterator[tuple[str, dict[str, Any]]]:
+    """The pod of each container step, and the agent pod of a run of plugin steps."""
+    plugin = [c for c in objects(case, "ConfigMap") if c["metadata"]["name"] == CONFIGMAP]
     for template in objects(case, "WorkflowTemplate"):
         account = template["spec"]["serviceAccountName"]
         for step in template["spec"]["templates"]:
+            where = f"WorkflowTemplate/{template['metadata']['name']}"
             if "container" in step:
-                where = f"WorkflowTemplate/{template['metadata']['name']}"
                 yield where, step_pod(step, service_account=account)
+            elif "plugin" in step and plugin:
+                data = plugin[0]["data"]
+                sidecar = yaml.safe_load(data["sidecar.container"])
+                automount = data["sidecar.automountServiceAccountToken"] == "true"
+                yield f"{where} (agent pod)", agent_pod(sidecar, account, automount)
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -77,7 +86,12 @@ def test_tokens_are_projected_and_only_where_used(case: str) -> None:
             for c in pod["initContainers"] + pod["containers"]
             if any(m["mountPath"] == TOKEN_PATH for m in c.get("volumeMounts", []))
         }
-        assert mounted == {"init", "wait"}, where  # the executor's WorkflowTaskResults
+        if where.endswith("(agent pod)"):
+            # argoexec's agent reads and reports its task set; the plugin, which talks
+            # to Argo CD's API here (argocd.server is always set), gets none
+            assert mounted == {"init", "main"}, where
+        else:
+            assert mounted == {"init", "wait"}, where  # the executor's WorkflowTaskResults
     for where, pod in chart_pods(case):
         if where.startswith("StatefulSet/"):
             continue  # the reporters watch the Kubernetes API: the automounted token
@@ -102,5 +116,8 @@ def test_no_long_lived_token_secret_but_argos_sso_one(case: str) -> None:
     if case == "approvals":
         # Argo v4's SSO RBAC reads the account's token from ACCOUNT.service-account-token
         assert tokens == [("argo", "promoflow-approver.service-account-token")]
+    elif case == "plugin":
+        # and its agent pod mounts the workflow account's from the same kind of Secret
+        assert tokens == [("promoflow", "promoflow-workflow.service-account-token")]
     else:
         assert tokens == []

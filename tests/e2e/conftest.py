@@ -164,14 +164,25 @@ def workflow_identity(e2e: E2ESettings) -> Iterator[dict[str, str]]:
          {"metadata": {"name": WORKFLOW_ACCOUNT}}),
         (rbac.create_namespaced_role, rbac.delete_namespaced_role, {
             "metadata": {"name": WORKFLOW_ACCOUNT},
+            # the executor's task results, and the agent's task sets (plugin steps)
             "rules": [{"apiGroups": ["argoproj.io"], "resources": ["workflowtaskresults"],
-                       "verbs": ["create", "patch"]}],
+                       "verbs": ["create", "patch"]},
+                      {"apiGroups": ["argoproj.io"], "resources": ["workflowtasksets"],
+                       "verbs": ["list", "watch"]},
+                      {"apiGroups": ["argoproj.io"], "resources": ["workflowtasksets/status"],
+                       "verbs": ["patch"]}],
         }),
         (rbac.create_namespaced_role_binding, rbac.delete_namespaced_role_binding, {
             "metadata": {"name": WORKFLOW_ACCOUNT},
             "roleRef": {"apiGroup": "rbac.authorization.k8s.io", "kind": "Role",
                         "name": WORKFLOW_ACCOUNT},
             "subjects": [{"kind": "ServiceAccount", "name": WORKFLOW_ACCOUNT, "namespace": ns}],
+        }),
+        # Argo v4 mounts the agent pod's token (plugin steps) from this Secret only
+        (core.create_namespaced_secret, core.delete_namespaced_secret, {
+            "metadata": {"name": f"{WORKFLOW_ACCOUNT}.service-account-token",
+                         "annotations": {"kubernetes.io/service-account.name": WORKFLOW_ACCOUNT}},
+            "type": "kubernetes.io/service-account-token",
         }),
         *[
             (core.create_namespaced_secret, core.delete_namespaced_secret,
@@ -187,12 +198,17 @@ def workflow_identity(e2e: E2ESettings) -> Iterator[dict[str, str]]:
         except ApiException as exc:
             if exc.status != 409:
                 raise
+    names = {
+        "PROMOFLOW_ARGOCD_SECRET": "promoflow-e2e-argocd",
+        "PROMOFLOW_GIT_SECRET": "promoflow-e2e-git",
+    }
+    from tests.e2e.plugin import install_plugin
+
+    remove = install_plugin(e2e, names)
     try:
-        yield {
-            "PROMOFLOW_ARGOCD_SECRET": "promoflow-e2e-argocd",
-            "PROMOFLOW_GIT_SECRET": "promoflow-e2e-git",
-        }
+        yield names
     finally:
+        remove()
         for delete, name in reversed(made):
             delete(name, ns)
 

@@ -37,6 +37,8 @@ class Flow:
     prefix: str
     secrets: dict[str, str] = field(default_factory=dict)
     """``PROMOFLOW_*_SECRET`` names the compiled steps read their tokens from."""
+    execution: str = ""
+    """How the steps run (``PROMOFLOW_EXECUTION``): the suite's setting unless set."""
 
     @property
     def template(self) -> str:
@@ -60,6 +62,9 @@ class Flow:
         }
         if self.e2e.step_image:
             step["PROMOFLOW_STEP_IMAGE"] = self.e2e.step_image
+        execution = self.execution or self.e2e.execution
+        if execution:
+            step["PROMOFLOW_EXECUTION"] = execution
         return argo_env(self.e2e, **step, **extra)
 
     def promoflow(self, *args: str, timeout: float = 120, **extra: str) -> Ran:

@@ -58,6 +58,8 @@ class E2ESettings:
     """The Argo CD address the workflow's step containers use."""
     step_argocd_opts: str
     timeout: float
+    execution: str
+    """How the compiled steps run (``PROMOFLOW_E2E_EXECUTION``: ``pod`` or ``plugin``)."""
     """Seconds a single wait in the suite may take before it fails."""
     app_image: str = ""
     """An image with busybox ``sh`` and ``httpd``: the promotion's apps then run real pods
@@ -143,6 +145,7 @@ def load() -> E2ESettings:
             "PROMOFLOW_E2E_STEP_ARGOCD_OPTS", argocd_opts if pod_runner else ""
         ),
         timeout=float(env.get("PROMOFLOW_E2E_TIMEOUT", "180")),
+        execution=env.get("PROMOFLOW_E2E_EXECUTION", ""),
         app_image=env.get("PROMOFLOW_E2E_APP_IMAGE", ""),
         app_node_selector=env.get("PROMOFLOW_E2E_APP_NODE_SELECTOR", ""),
         app_image_next=env.get("PROMOFLOW_E2E_APP_IMAGE_NEXT", ""),

@@ -108,3 +108,68 @@ def as_pod(spec: Spec, name: str, namespace: str) -> Spec:
         "metadata": {"name": name, "namespace": namespace},
         "spec": json.loads(json.dumps(spec)),
     }
+
+
+def agent_pod(sidecar: Spec, service_account: str, automount_plugin_token: bool) -> Spec:
+    """The agent pod ``createAgentPod`` (workflow/controller/agent.go, v4.0.5) makes for a
+    Workflow with plugin templates, to the same fields: Argo's minimal pod and container
+    security contexts (``common.MinimalPodSC``/``MinimalCtrSC``), ``init`` and ``main``
+    running ``argoexec agent``, the account's token from its ``.service-account-token``
+    Secret (``getServiceAccountTokenVolume``), automount off, and each executor plugin's
+    sidecar with ``/var/run/argo`` (its own token) read-only, and a token of
+    ``<plugin>-executor-plugin`` where its ConfigMap asks for one."""
+    minimal = {
+        "capabilities": {"drop": ["ALL"]},
+        "privileged": False,
+        "runAsNonRoot": True,
+        "runAsUser": 8737,
+        "readOnlyRootFilesystem": True,
+        "allowPrivilegeEscalation": False,
+        "seccompProfile": {"type": "RuntimeDefault"},
+    }
+    token = {
+        "name": "kube-api-access-agent",
+        "secret": {"secretName": f"{service_account}.service-account-token"},
+    }
+    token_mount = {
+        "name": token["name"],
+        "mountPath": "/var/run/secrets/kubernetes.io/serviceaccount",
+        "readOnly": True,
+    }
+    argo = {"name": "var-run-argo", "emptyDir": {}}
+
+    def agent(name: str) -> Spec:
+        return {
+            "name": name,
+            "image": EXECUTOR_IMAGE,
+            "command": ["argoexec"],
+            "args": ["agent", name],
+            "securityContext": copy.deepcopy(minimal),
+            "volumeMounts": [dict(_VAR_RUN_ARGO), dict(token_mount)],
+        }
+
+    plugin = copy.deepcopy(sidecar)
+    plugin.setdefault("volumeMounts", []).append(
+        {**_VAR_RUN_ARGO, "readOnly": True, "subPath": plugin["name"]}
+    )
+    volumes = [argo, token]
+    if automount_plugin_token:
+        plugin_token = {
+            "name": "kube-api-access-plugin",
+            "secret": {"secretName": f"{plugin['name']}-executor-plugin.service-account-token"},
+        }
+        volumes.append(plugin_token)
+        plugin["volumeMounts"].append({**token_mount, "name": plugin_token["name"]})
+    return {
+        "restartPolicy": "OnFailure",
+        "serviceAccountName": service_account,
+        "automountServiceAccountToken": False,
+        "securityContext": {
+            "runAsNonRoot": True,
+            "runAsUser": 8737,
+            "seccompProfile": {"type": "RuntimeDefault"},
+        },
+        "volumes": volumes,
+        "initContainers": [agent("init")],
+        "containers": [plugin, agent("main")],
+    }

@@ -136,3 +136,37 @@ dnsPolicy: ClusterFirstWithHostNet
 securityContext:
   {{- toYaml .Values.podSecurityContext | nindent 2 }}
 {{- end -}}
+
+{{- /* A step container's environment as the compiler defines it (orchestrator/compiler/
+       library.py, step_environment), with this release's values and Secret names put in
+       place; a variable the chart does not know passes as it is. Takes (dict "root" $
+       "env" LIST); gives YAML (fromYamlArray). Used for each step's container and for
+       the executor plugin's sidecar, which has every step's environment. */}}
+{{- define "promoflow.stepEnv" -}}
+{{- $ := .root }}
+{{- $env := list }}
+{{- range $variable := .env }}
+{{- $ref := (($variable.valueFrom | default dict).secretKeyRef) }}
+{{- if and (eq $variable.name "PROMOFLOW_REPORT_URL") $.Values.reporters.enabled }}
+{{- $env = append $env (dict "name" "PROMOFLOW_REPORT_URL" "value" (include "promoflow.reportURL" $)) }}
+{{- else if and $ref (eq $ref.name "promoflow-report") }}
+{{- if $.Values.secrets.reportToken }}
+{{- $_ := set $ref "name" $.Values.secrets.reportToken }}
+{{- $env = append $env $variable }}
+{{- end }}
+{{- else if eq $variable.name "ARGOCD_SERVER" }}
+{{- $env = append $env (dict "name" "ARGOCD_SERVER" "value" $.Values.argocd.server) }}
+{{- else if eq $variable.name "ARGOCD_OPTS" }}
+{{- $env = append $env (dict "name" "ARGOCD_OPTS" "value" $.Values.argocd.opts) }}
+{{- else if and $ref (eq $ref.name "promoflow-git") }}
+{{- $_ := set $ref "name" $.Values.secrets.git }}
+{{- $env = append $env $variable }}
+{{- else if and $ref (eq $ref.name "promoflow-argocd") }}
+{{- $_ := set $ref "name" $.Values.secrets.argocd }}
+{{- $env = append $env $variable }}
+{{- else }}
+{{- $env = append $env $variable }}
+{{- end }}
+{{- end }}
+{{- toYaml $env }}
+{{- end }}

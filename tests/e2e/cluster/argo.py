@@ -33,9 +33,15 @@ TOKENS = {
 def env() -> dict[str, str]:
     out = dict(os.environ)
     out["LEADER_ELECTION_DISABLE"] = "true"  # one controller, no lease to wait for
-    # How soon the controller looks at a workflow again after a change it is waiting on
-    # (default 10 s, between every two steps); upstream's `make start` uses 1s for tests.
-    out["DEFAULT_REQUEUE_TIME"] = "1s"
+    # How soon the controller looks at a workflow again after an event it waits on
+    # (upstream: 10 s between every two steps; its `make start` uses 1s), how often the
+    # agent pod of plugin steps reports, and no 1 s sleep after each Workflow update
+    # (v4's default without INFORMER_WRITE_BACK): the settings docs/execution.md asks of
+    # a controller that runs promotions. Plugin steps need ARGO_EXECUTOR_PLUGINS.
+    out["DEFAULT_REQUEUE_TIME"] = "200ms"
+    out["ARGO_AGENT_PATCH_RATE"] = "100ms"
+    out["INFORMER_WRITE_BACK"] = "true"
+    out["ARGO_EXECUTOR_PLUGINS"] = "true"
     # auth-mode=client builds each request's client from the default loading rules
     # (KUBECONFIG), not from --kubeconfig: it takes the server address and CA from here
     # and replaces the credentials with the caller's bearer token.

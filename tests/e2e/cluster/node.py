@@ -332,7 +332,30 @@ def executor_config() -> str:
 
 
 def workflow_defaults() -> str:
-    """Every workflow's pods on this node, on the host's network."""
+    """Every workflow's pods on this node, on the host's network. The agent pod (of plugin
+    steps) takes neither ``hostNetwork`` nor the executor's environment from the Workflow,
+    only its ``podSpecPatch``: this one gives it the host's network and the API server's
+    address, as the executor config gives argoexec in step pods (their ``main`` gets the
+    same address, the one the API server has on the host's network)."""
+    patch = {
+        "hostNetwork": True,
+        "containers": [
+            {
+                "name": "main",
+                "env": [
+                    {"name": "KUBERNETES_SERVICE_HOST", "value": LOOPBACK},
+                    {"name": "KUBERNETES_SERVICE_PORT", "value": str(PORTS.apiserver)},
+                ],
+            }
+        ],
+    }
     return json.dumps(
-        {"spec": {"hostNetwork": True, "nodeSelector": SELECTOR, "tolerations": [TOLERATION]}}
+        {
+            "spec": {
+                "hostNetwork": True,
+                "nodeSelector": SELECTOR,
+                "tolerations": [TOLERATION],
+                "podSpecPatch": json.dumps(patch),
+            }
+        }
     )
