@@ -25,6 +25,7 @@ from orchestrator.commands.common import (
     LocalTemplatesOption,
     RunsDirOption,
     StandInsOption,
+    err,
     fail,
     finite,
     load_valid,
@@ -200,6 +201,13 @@ def apply_cmd(
     for manifest in manifests:
         result = client.apply_template(manifest)
         out.print(f"workflowtemplate/{manifest['metadata']['name']} {result}", markup=False)
+    if steps and step.execution == "plugin":
+        err.print(
+            "note: plugin steps run in the executor plugin, whose ConfigMap the Argo Server "
+            "cannot install: the chart does (workflows.execution=plugin), or "
+            "`promoflow compile --library | kubectl apply -f -` (docs/execution.md)",
+            markup=False,
+        )
 
 
 def promote_cmd(

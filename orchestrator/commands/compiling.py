@@ -69,7 +69,12 @@ def compile_cmd(
     requested_by: Annotated[str | None, typer.Option(help="Who asks (default: $USER).")] = None,
     request_id: Annotated[str, typer.Option(help="Makes a repeated promotion a new run.")] = "",
     library: Annotated[
-        bool, typer.Option("--library", help="Include the reusable step templates.")
+        bool,
+        typer.Option(
+            "--library",
+            help="Include the reusable step templates (and, with PROMOFLOW_EXECUTION=plugin, "
+            "the executor plugin's ConfigMap).",
+        ),
     ] = False,
     events: Annotated[
         bool,
@@ -124,6 +129,10 @@ def compile_cmd(
             check_product(loaded, product)
     step = step_settings()
     manifests = library_templates(step) if library else []
+    if library and step.execution == "plugin":
+        from orchestrator.compiler.executor_plugin import configmap
+
+        manifests.append(configmap(step))  # what runs the plugin steps (docs/execution.md)
     try:
         plans: list[ProductPlan] = []
         for name in [product] if product else sorted(loaded.products):

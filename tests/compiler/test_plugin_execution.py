@@ -7,6 +7,10 @@ ConfigMap gives the sidecar every step's environment, credentials by Secret refe
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,7 +26,7 @@ from orchestrator.compiler.executor_plugin import (
 )
 from orchestrator.plugin.protocol import PLUGIN, PORT
 from orchestrator.settings import StepSettings
-from tests.compiler.helpers import SETTINGS
+from tests.compiler.helpers import EXAMPLES, SETTINGS
 from tests.support.argo_schema import schema_errors, unknown_fields
 
 PLUGINS = SETTINGS.model_copy(update={"execution": "plugin"})
@@ -131,3 +135,24 @@ def test_each_problem_of_a_found_configmap_is_named_with_its_fix() -> None:
     assert "no resource requests" in found[1]
     assert "upgrade both together" in found[2]
     assert found[3] == "the sidecar lacks the steps' environment: GIT_TOKEN"
+
+
+def test_compile_library_prints_the_plugin_with_its_steps(tmp_path: Path) -> None:
+    """Without the chart: ``compile --library`` gives what ``kubectl apply`` needs."""
+    ran = subprocess.run(
+        [sys.executable, "-m", "orchestrator.entry", "compile", "-c", str(EXAMPLES),
+         "-p", "shop", "--library", "-o", "name"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PROMOFLOW_EXECUTION": "plugin"}, cwd=tmp_path,
+    )  # fmt: skip
+    assert ran.returncode == 0, ran.stderr
+    names = ran.stdout.split()
+    assert f"configmap/{CONFIGMAP}" in names
+    assert "workflowtemplate/promoflow-promote" in names
+    pods = subprocess.run(
+        [sys.executable, "-m", "orchestrator.entry", "compile", "-c", str(EXAMPLES),
+         "-p", "shop", "--library", "-o", "name"],
+        capture_output=True, text=True, timeout=120,
+        env={**os.environ, "PROMOFLOW_EXECUTION": "pod"}, cwd=tmp_path,
+    )  # fmt: skip
+    assert f"configmap/{CONFIGMAP}" not in pods.stdout.split()
