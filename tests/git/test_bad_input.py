@@ -6,6 +6,8 @@ from __future__ import annotations
 import base64
 import socket
 import subprocess
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
@@ -53,11 +55,14 @@ def assert_refused(
     remote.assert_fsck()
 
 
-def closed_port() -> int:
+@contextmanager
+def closed_port() -> Iterator[int]:
+    """A port that refuses connections for the whole ``with``: bound, never listening, so
+    no server of another test (they run side by side) can take it meanwhile."""
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         port: int = sock.getsockname()[1]
-    return port  # nothing listens there any more
+        yield port
 
 
 INPUT_CASES = {
@@ -120,11 +125,11 @@ def test_server_down_is_transient(host: GitHost, transport: str) -> None:
     """Both transports: exit 75 (retried by the workflow) and the same words."""
     remote = shop_repo(host)
     head = remote.head()
-    url = f"http://127.0.0.1:{closed_port()}/acme/gitops.git"
-
-    result = run_step(
-        *promote_args(remote, "--repo", url), env=host.env(PROMOFLOW_RETRY_WINDOW="0")
-    )
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/acme/gitops.git"
+        result = run_step(
+            *promote_args(remote, "--repo", url), env=host.env(PROMOFLOW_RETRY_WINDOW="0")
+        )
 
     message = f"error: connection to {url} refused (is the server running?)"
     assert_refused(result, TRANSIENT_EXIT, message, remote, head)
@@ -134,11 +139,11 @@ def test_server_down_is_waited_for_in_the_step_first(host: GitHost) -> None:
     """The workflow restarts an exit 75 at once (a backoff there would delay every
     permanent failure too): the step itself tries again, saying so, within its window."""
     remote = shop_repo(host)
-    url = f"http://127.0.0.1:{closed_port()}/acme/gitops.git"
-
-    result = run_step(
-        *promote_args(remote, "--repo", url), env=host.env(PROMOFLOW_RETRY_WINDOW="2")
-    )
+    with closed_port() as port:
+        url = f"http://127.0.0.1:{port}/acme/gitops.git"
+        result = run_step(
+            *promote_args(remote, "--repo", url), env=host.env(PROMOFLOW_RETRY_WINDOW="2")
+        )
 
     assert result.returncode == TRANSIENT_EXIT, result.stderr
     lines = result.stderr.splitlines()
