@@ -13,7 +13,8 @@ Secret references); the server hands each step only the credentials its step dec
 (``orchestrator.plugin.child.step_env``). Upstream refuses a container without resource
 requests (and a refused ConfigMap is only logged by the controller, and an update of one
 has crashed it: v4.0.5 writes into the namespace's plugin map that the refusal never
-made), so requests are always set here, and ``promoflow doctor`` checks them.
+made), so requests are always set here, and :func:`problems` names what keeps a
+ConfigMap found on a cluster from working (for ``promoflow doctor``).
 
 It runs as the agent pod's user (Argo's 8737): the token ``agent init`` writes is mode
 0440, readable by that user only. The root file system stays writable: a plugin sidecar

@@ -87,6 +87,9 @@ class PluginApp:
             status, data = exc.status, {"message": exc.reason}
         except TimeoutError:
             status, data = 408, {"message": f"the body did not arrive within {BODY_TIMEOUT:g} s"}
+        except Exception as exc:  # a bug: one line, never a traceback or a call's content
+            log.error("500 internal error (%s)", type(exc).__name__)
+            status, data = 500, {"message": "internal error"}
         await _send_json(send, status, data)
 
     async def _handle(self, scope: Scope, receive: Receive) -> tuple[int, Any]:

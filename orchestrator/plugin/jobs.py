@@ -95,10 +95,6 @@ class Jobs:
     def __len__(self) -> int:
         return len(self.jobs)
 
-    @property
-    def running(self) -> int:
-        return sum(1 for job in self.jobs.values() if not job.task.done())
-
     async def execute(self, call: StepCall) -> tuple[NodeResult, float | None]:
         """The node's result, or ``Running`` and the requeue to ask for."""
         self._forget_old()
@@ -133,12 +129,15 @@ class Jobs:
     async def _finish(self, call: StepCall, running: Running) -> NodeResult:
         try:
             end = await running.finished()
+            result = result_of(call, end)
+        except OSError as exc:  # its outputs could not be read: Argo's "Error", not a 500
+            result = NodeResult(ERROR, f"could not read the step's result: {exc.strerror}")
         finally:
             running.cleanup()
         job = self.jobs.get(call.key)
         if job is not None:
             job.ended_at = self.clock()
-        return result_of(call, end)
+        return result
 
     def _forget_old(self) -> None:
         now = self.clock()

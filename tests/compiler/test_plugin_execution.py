@@ -137,22 +137,20 @@ def test_each_problem_of_a_found_configmap_is_named_with_its_fix() -> None:
     assert found[3] == "the sidecar lacks the steps' environment: GIT_TOKEN"
 
 
-def test_compile_library_prints_the_plugin_with_its_steps(tmp_path: Path) -> None:
-    """Without the chart: ``compile --library`` gives what ``kubectl apply`` needs."""
+def compiled_names(tmp_path: Path, execution: str) -> list[str]:
     ran = subprocess.run(
         [sys.executable, "-m", "orchestrator.entry", "compile", "-c", str(EXAMPLES),
          "-p", "shop", "--library", "-o", "name"],
         capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PROMOFLOW_EXECUTION": "plugin"}, cwd=tmp_path,
+        env={**os.environ, "PROMOFLOW_EXECUTION": execution}, cwd=tmp_path,
     )  # fmt: skip
     assert ran.returncode == 0, ran.stderr
-    names = ran.stdout.split()
+    return ran.stdout.split()
+
+
+def test_compile_library_prints_the_plugin_with_its_steps(tmp_path: Path) -> None:
+    """Without the chart: ``compile --library`` gives what ``kubectl apply`` needs."""
+    names = compiled_names(tmp_path, "plugin")
     assert f"configmap/{CONFIGMAP}" in names
     assert "workflowtemplate/promoflow-promote" in names
-    pods = subprocess.run(
-        [sys.executable, "-m", "orchestrator.entry", "compile", "-c", str(EXAMPLES),
-         "-p", "shop", "--library", "-o", "name"],
-        capture_output=True, text=True, timeout=120,
-        env={**os.environ, "PROMOFLOW_EXECUTION": "pod"}, cwd=tmp_path,
-    )  # fmt: skip
-    assert f"configmap/{CONFIGMAP}" not in pods.stdout.split()
+    assert f"configmap/{CONFIGMAP}" not in compiled_names(tmp_path, "pod")

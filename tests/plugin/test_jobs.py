@@ -171,3 +171,17 @@ def test_how_a_step_ended_is_the_node_s_result(
     # every declared output is there, "" where the step wrote none (the template's default)
     assert set(result.outputs) == {"commit", "changed"}
     assert result.outputs["changed"] == ""
+
+
+def test_a_result_that_cannot_be_read_is_an_error_node_not_a_crash() -> None:
+    class Unreadable(Step):
+        async def finished(self) -> End:
+            raise FileNotFoundError(2, "No such file or directory")
+
+    async def go() -> None:
+        jobs = Jobs(lambda c: Unreadable(), first_poll=5)
+        result, requeue = await jobs.execute(call())
+        assert (result.phase, requeue) == ("Error", None)
+        assert result.message == "could not read the step's result: No such file or directory"
+
+    run(go())
