@@ -37,6 +37,7 @@ from orchestrator.adapters.giterrors import GitError as GitError
 from orchestrator.adapters.giterrors import PushRejected as PushRejected
 from orchestrator.adapters.giterrors import classify
 from orchestrator.adapters.gitnative import NativeTransport
+from orchestrator.adapters.gitprefetch import Prefetch
 
 REMOTE = "origin"
 
@@ -51,6 +52,7 @@ class GitRemote:
         cache_dir: Path | None = None,
         *,
         timeout: float = 120,
+        prefetch: Prefetch | None = None,
     ) -> None:
         self.url, self.credentials = split_credentials(url, credentials or Credentials())
         self.timeout = timeout
@@ -67,7 +69,12 @@ class GitRemote:
         self.cli = GitCli(self.path, self.url, self.credentials, timeout)
         self.wire: gitwire.SmartHttp | None = None
         transport = os.environ.get("PROMOFLOW_GIT_TRANSPORT", "native")
-        if self.url.startswith(("http://", "https://")) and transport != "cli":
+        claimed = None
+        if prefetch is not None and cache_dir is None:  # see gitprefetch: cold runs only
+            claimed = prefetch.claim(self.url, self.credentials.authorization(), timeout)
+        if claimed is not None and transport != "cli":
+            self.wire = claimed.wire
+        elif self.url.startswith(("http://", "https://")) and transport != "cli":
             self.wire = gitwire.SmartHttp(self.url, self.credentials.authorization(), timeout)
         self.memory: gitobjects.MemoryObjects | None = None
         if cache_dir is None and self.wire is not None:
@@ -78,7 +85,7 @@ class GitRemote:
         self.native: NativeTransport | None = None
         if self.wire is not None:
             self.native = NativeTransport(
-                self.wire, self.repo, self.memory, self.url, self.credentials
+                self.wire, self.repo, self.memory, self.url, self.credentials, claimed
             )
 
     def close(self) -> None:

@@ -21,6 +21,7 @@ import pygit2
 from orchestrator.adapters import gitobjects, gitpack, gitwire
 from orchestrator.adapters.gitcreds import Credentials
 from orchestrator.adapters.giterrors import GitError, PushRejected
+from orchestrator.adapters.gitprefetch import Prefetch
 
 T = TypeVar("T")
 UNSHALLOW = 0x7FFFFFFF
@@ -37,15 +38,29 @@ class NativeTransport:
         memory: gitobjects.MemoryObjects | None,
         url: str,
         credentials: Credentials,
+        prefetch: Prefetch | None = None,
     ) -> None:
         self.wire = wire
         self.repo = repo
         self.memory = memory
         self.url = url
         self.credentials = credentials
+        self.prefetch = prefetch
+        """A branch's tip asked for over ``wire`` before this transport existed: the
+        first :meth:`fetch_branch` of that branch takes its answer."""
+
+    def _prefetched(self, branch: str) -> Prefetch | None:
+        """The prefetch, if it asked for ``branch``; once its thread is done with the
+        wire, which is ours from then on."""
+        prefetch, self.prefetch = self.prefetch, None
+        if prefetch is None:
+            return None
+        prefetch.wait()
+        return prefetch if prefetch.branch == branch else None
 
     def call(self, call: Callable[[gitwire.SmartHttp], T]) -> T:
         """Every native-transport failure as one :class:`GitError`, classified."""
+        self._prefetched("")  # whatever it asked, the wire is free once it is done
         try:
             return call(self.wire)
         except gitwire.RefUpdateRejected as exc:
@@ -71,7 +86,9 @@ class NativeTransport:
     ) -> None:  # fmt: skip
         """One fetch of ``wants``, its objects stored and the shallow boundary moved as
         the server said."""
-        fetched = wire.fetch(wants, haves, depth, blobless, shallows)
+        self._keep(wire.fetch(wants, haves, depth, blobless, shallows))
+
+    def _keep(self, fetched: gitwire.Fetched) -> None:
         gitobjects.store(self.repo, fetched.pack, self.memory)
         gitobjects.update_shallow(self.repo, fetched.shallow, fetched.unshallow)
 
@@ -95,10 +112,16 @@ class NativeTransport:
     def fetch_branch(self, branch: str, ref: str, depth: int = 1) -> pygit2.Commit:
         """The tip of ``branch`` into ``ref``: what changed since a cached earlier tip, or
         the last ``depth`` commits."""
-        refs = self.call(lambda w: w.ls_refs(f"refs/heads/{branch}"))
+        prefetch = self._prefetched(branch) if depth == 1 else None
+        if prefetch is not None:
+            refs, fetched = self.call(lambda _: prefetch.take())
+        else:
+            refs, fetched = self.call(lambda w: w.ls_refs(f"refs/heads/{branch}")), None
         tip = refs.get(f"refs/heads/{branch}")
         if tip is None:
             raise GitError(f"branch {branch!r} not found in {self.url}")
+        if fetched is not None and not self._has(tip):
+            self.call(lambda _: self._keep(fetched))
         if not self._has(tip):
             partial = self.call(lambda w: w.capabilities()).partial
             known = self.repo.references.get(ref)

@@ -148,6 +148,14 @@ def run(inputs: Inputs) -> None:
     params = {k: v for k, v in inputs._asdict().items() if k not in _NOT_REQUESTED}
     request = resolve_promote(params, inputs.config)
     allow_changes = planned_changes(inputs.planned)
+    from orchestrator.adapters import gitprefetch
+
+    # the server builds the tip's pack while the rest of the step imports (gitprefetch)
+    prefetch = (
+        None
+        if inputs.plan
+        else gitprefetch.start(request.repo, request.branch, cache_dir=inputs.cache_dir)
+    )
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
@@ -168,7 +176,9 @@ def run(inputs: Inputs) -> None:
     template = os.environ.get("PROMOFLOW_COMMIT_TEMPLATE") or None
 
     def once() -> tuple[PromoteResult, str]:
-        with GitRemote(request.repo, Credentials.from_env(), inputs.cache_dir) as remote:
+        with GitRemote(
+            request.repo, Credentials.from_env(), inputs.cache_dir, prefetch=prefetch
+        ) as remote:
             result: PromoteResult
             if request.action == "pull-request":
                 from orchestrator.steps.pull_request import open_pull_request
@@ -190,6 +200,9 @@ def run(inputs: Inputs) -> None:
         support.fail(str(exc), TRANSIENT_EXIT if exc.transient else 1)
     except pygit2.GitError as exc:  # the adapters wrap their own; this is the last line
         support.fail(f"git: {exc}")
+    finally:
+        if prefetch is not None:
+            prefetch.close()
     image = result.image
     write_outputs(
         outputs_dir(inputs.outputs),
