@@ -50,6 +50,17 @@ class Flow:
     def path(self, environment: str) -> str:
         return f"envs/{environment}/{self.product}"
 
+    @property
+    def node_type(self) -> str:
+        """The type of a step's node: a pod's, or the executor plugin's."""
+        return "Plugin" if (self.execution or self.e2e.execution) == "plugin" else "Pod"
+
+    def step_message(self, said: str) -> str:
+        """What a failed step's node says when the step said ``said``: a pod's message
+        puts the container before it (``main: Error (exit code 1): ``), the plugin's is the
+        step's own."""
+        return said if self.node_type == "Plugin" else f"main: Error (exit code 1): {said}"
+
     def env(self, **extra: str) -> dict[str, str]:
         """``promoflow`` against the Argo Server, compiling with this flow's settings."""
         step = {

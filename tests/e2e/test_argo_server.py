@@ -362,8 +362,8 @@ def test_the_approval_names_who_may_answer_and_the_workflow_checks_it(
     assert nodes(workflow).get("soak-prod", {}).get("phase") != "Succeeded", summary(workflow)
     check = nodes(workflow)["approver-prod"]
     assert check["phase"] == "Failed", summary(workflow)
-    # no retry strategy: the pod is the node, with the step's message, and no "(0)" twin
-    assert check["type"] == "Pod" and "approver-prod(0)" not in nodes(workflow)
+    # no retry strategy: the step is the node, with its message, and no "(0)" twin
+    assert check["type"] == flow.node_type and "approver-prod(0)" not in nodes(workflow)
     assert "may not approve prod" in check["message"], summary(workflow)
     assert workflow["status"]["phase"] == "Failed", summary(workflow)
 
