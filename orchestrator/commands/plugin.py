@@ -74,6 +74,7 @@ def serve_cmd(
 
     import uvicorn
 
+    from orchestrator.plugin import warm
     from orchestrator.plugin.app import PluginApp
     from orchestrator.plugin.child import Child, step_env
     from orchestrator.plugin.jobs import Jobs
@@ -88,6 +89,7 @@ def serve_cmd(
         fail(f"{token_file}: the agent's token is empty")
     credentials = set(registry.CREDENTIALS.values())
     base = dict(os.environ)
+    cold = [True]
 
     def launch(call: StepCall) -> Child:
         try:
@@ -99,6 +101,10 @@ def serve_cmd(
             list(call.args), step_env(base, keep, credentials), _run_step, deadline=call.deadline
         )
         child.start_watching()
+        if cold[0]:  # see orchestrator.plugin.warm: while the first step runs
+            cold[0] = False
+            programs = {spec.run.__module__ for spec in registry.steps() if spec.run}
+            warm.warm(warm.lazy_imports(sorted(programs)))
         return child
 
     # the steps' modules, imported once here, are what every forked child starts with
