@@ -8,7 +8,9 @@ fetch brings one commit's trees and no file contents, and only the blobs a promo
 are fetched afterwards, in one batch; where it does not (git's default), the tip is fetched
 shallow with its files. Everything else (reading trees and blobs, writing the new tree, the
 commit, the push) goes through pygit2 in process. A bare repository can be kept in a cache
-directory between runs, so a warm promotion only fetches what changed since the last one.
+directory between runs, so a warm promotion only fetches what changed since the last one,
+and a cold one can take the tip a thread asked for while the step was still importing
+(:mod:`gitprefetch`).
 :class:`GitRemote` is the one entry to all of it: it keeps the local repository and picks
 the transport for each call.
 
@@ -70,9 +72,10 @@ class GitRemote:
         self.wire: gitwire.SmartHttp | None = None
         transport = os.environ.get("PROMOFLOW_GIT_TRANSPORT", "native")
         claimed = None
-        if prefetch is not None and cache_dir is None:  # see gitprefetch: cold runs only
+        if prefetch is not None and cache_dir is None and transport != "cli":
+            # the tip asked for while the step was importing (gitprefetch): cold runs only
             claimed = prefetch.claim(self.url, self.credentials.authorization(), timeout)
-        if claimed is not None and transport != "cli":
+        if claimed is not None:
             self.wire = claimed.wire
         elif self.url.startswith(("http://", "https://")) and transport != "cli":
             self.wire = gitwire.SmartHttp(self.url, self.credentials.authorization(), timeout)
