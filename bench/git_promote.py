@@ -14,6 +14,11 @@ dev to staging (copy image.tag), whole process, timed end to end:
   promoflow cold: `promoflow step promote` with no cache
   promoflow warm: the same with a cache directory kept between runs (printed vs cold)
 
+Every contender runs once per round, in a shuffled order, on a fresh dev version; each
+figure is the median of the rounds' ratios (a slow minute of a shared machine slows one
+round of all of them alike), printed with their range. The 5,000-file repository is served
+beside the 50,000-file one, so the growth is paired by round too.
+
 Targets: filter server: cold <= (b) and >= 10x faster than (a); default server: cold <=
 (c) and >= 5x faster than (a); promoflow at 5,000 vs 50,000 files grows by less than 50%.
 """
@@ -30,9 +35,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable
+from contextlib import ExitStack
+from dataclasses import dataclass
+from functools import partial as partial_call
 from pathlib import Path
 
 from rich.console import Console
+from rich.progress import Progress
 
 from bench._report import Row, at_least, below, finish
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
@@ -145,92 +154,137 @@ def timed(label: str, url: str, scratch: Path, run: Callable[[], None]) -> float
     return time.perf_counter() - start
 
 
+@dataclass
+class Server:
+    """One generated repository behind its own ``git http-backend``."""
+
+    kind: str
+    files: int
+    url: str
+    cache: Path
+
+
+Runs = dict[str, list[float]]
+"""Each contender's time per round, by label (``filter/a``, ``default/cold``, ...)."""
+
+
+def contenders(servers: list[Server], scratch: Path) -> list[tuple[str, Callable[[], None]]]:
+    """What each round runs on each server: the recipes only on the large repositories
+    (where the targets are set), promoflow cold on every one."""
+    runs: list[tuple[str, Callable[[], None]]] = []
+    for srv in servers:
+        key = f"{srv.kind}-{srv.files}"
+        if srv.files == max(s.files for s in servers):
+            recipe = "b" if srv.kind == "filter" else "c"
+            blobless = srv.kind == "filter"
+            runs.append((f"{key}/a", partial_call(recipe_a, srv.url, scratch)))
+            runs.append((f"{key}/{recipe}", partial_call(recipe_b, srv.url, scratch, blobless)))
+        runs.append((f"{key}/cold", partial_call(promoflow, srv.url, None)))
+    return runs
+
+
 def interleaved(
-    url: str, scratch: Path, runs: list[tuple[str, Callable[[], None]]], rounds: int
-) -> dict[str, float]:
-    """Median of ``rounds`` runs of each, taking turns: a slow minute of a shared machine
-    then slows every contender alike instead of whichever ran in it."""
-    times: dict[str, list[float]] = {label: [] for label, _ in runs}
-    for _ in range(rounds):
-        for label, run in runs:
-            times[label].append(timed(label, url, scratch, run))
-    return {label: statistics.median(values) for label, values in times.items()}
+    servers: list[Server], scratch: Path, runs: list[tuple[str, Callable[[], None]]]
+) -> Runs:
+    """``ROUNDS`` runs of each, taking turns in a shuffled order per round: a slow minute
+    of a shared machine then slows one round of every contender alike, and each figure is
+    the median of its rounds' ratios, with their range printed."""
+    urls = {f"{s.kind}-{s.files}": s.url for s in servers}
+    times: Runs = {label: [] for label, _ in runs}
+    order = random.Random(11)
+    with Progress(console=console, transient=True) as progress:
+        task = progress.add_task("rounds", total=ROUNDS * len(runs))
+        for n in range(ROUNDS):
+            turn = list(runs)
+            order.shuffle(turn)
+            for label, run in turn:
+                progress.update(task, description=f"round {n + 1}/{ROUNDS}: {label}")
+                url = urls[label.split("/")[0]]
+                times[label].append(timed(label, url, scratch, run))
+                progress.advance(task)
+    return times
 
 
-def measure(files: int, scratch: Path, with_a: bool, partial: bool) -> dict[str, float]:
-    kind = "filter" if partial else "default"
+def warm(srv: Server, scratch: Path) -> list[float]:
+    """promoflow with its cache kept between runs (the first run fills it)."""
+    set_dev_version(srv.url, f"warmup-{time.time_ns()}", scratch)
+    promoflow(srv.url, srv.cache)
+    return [
+        timed("warm", srv.url, scratch, lambda: promoflow(srv.url, srv.cache))
+        for _ in range(ROUNDS)
+    ]
+
+
+def serve(files: int, kind: str, scratch: Path, stack: ExitStack) -> Server:
     root = scratch / f"srv-{files}-{kind}"
     root.mkdir()
-    bare = init_bare_repo(root / "gitops.git", allow_filter=partial)
+    bare = init_bare_repo(root / "gitops.git", allow_filter=kind == "filter")
     subprocess.run(
         ["git", "--git-dir", str(bare), "config", "http.receivepack", "true"], check=True
     )
-    with console.status(f"generating {files:,} files x 1,000 commits"):
+    with console.status(f"generating {files:,} files x 1,000 commits ({kind} server)"):
         generate(bare, files)
-    results: dict[str, float] = {}
-    with GitHttpServer(root) as server:
-        url = server.repo_url("gitops")
-        cache = scratch / f"cache-{files}-{kind}"
-        if with_a:
-            with console.status(f"{kind} server, {files:,} files: timing (a)"):
-                results["a"] = timed("a", url, scratch, lambda: recipe_a(url, scratch))
-        with console.status(f"{kind} server, {files:,} files: timing the CLI recipe and cold"):
-            results |= interleaved(
-                url,
-                scratch,
-                [
-                    ("b" if partial else "c", lambda: recipe_b(url, scratch, partial)),
-                    ("cold", lambda: promoflow(url, None)),
-                ],
-                ROUNDS,
-            )
-        set_dev_version(url, f"warmup-{time.time_ns()}", scratch)
-        promoflow(url, cache)  # fills the cache, as the first run on a workflow volume would
-        with console.status(f"{kind} server, {files:,} files: timing warm"):
-            results |= interleaved(url, scratch, [("warm", lambda: promoflow(url, cache))], ROUNDS)
-    return results
+    server = stack.enter_context(GitHttpServer(root))
+    return Server(kind, files, server.repo_url("gitops"), scratch / f"cache-{files}-{kind}")
+
+
+def ratio(runs: Runs, top: str, bottom: str) -> tuple[float, str]:
+    """The median of the rounds' ratios top/bottom, and what it was measured from."""
+    ratios = [t / b for t, b in zip(runs[top], runs[bottom], strict=True)]
+    median_top, median_bottom = statistics.median(runs[top]), statistics.median(runs[bottom])
+    detail = (
+        f"{median_top:.2f} s / {median_bottom:.2f} s, rounds {min(ratios):.2f}-{max(ratios):.2f}"
+    )
+    return statistics.median(ratios), detail
 
 
 def main() -> None:
     large = int(os.environ.get("BENCH_FILES", "50000"))
     small = large // 10
-    with tempfile.TemporaryDirectory(prefix="promoflow-bench-") as tmp:
+    with tempfile.TemporaryDirectory(prefix="promoflow-bench-") as tmp, ExitStack() as stack:
         scratch = Path(tmp)
-        big = measure(large, scratch, with_a=True, partial=True)
-        little = measure(small, scratch, with_a=False, partial=True)
-        plain = measure(large, scratch, with_a=True, partial=False)
-    console.print(f"{large:,} files, 1,000 commits (median of {ROUNDS}, taking turns; (a) once):")
-    for title, r, recipe in (
-        ("filter server", big, "(b) shallow blob-less sparse clone"),
-        ("default server", plain, "(c) shallow sparse clone"),
+        servers = [
+            serve(large, "filter", scratch, stack),
+            serve(small, "filter", scratch, stack),
+            serve(large, "default", scratch, stack),
+        ]
+        runs = interleaved(servers, scratch, contenders(servers, scratch))
+        warms = {srv.kind: warm(srv, scratch) for srv in servers if srv.files == large}
+    f, d = f"filter-{large}", f"default-{large}"
+    console.print(
+        f"{large:,} files, 1,000 commits; median of {ROUNDS} rounds, every contender "
+        "in each round, in a shuffled order:"
+    )
+    for title, key, recipe in (
+        ("filter server", f, "(b) shallow blob-less sparse clone"),
+        ("default server", d, "(c) shallow sparse clone"),
     ):
+        label = "b" if key == f else "c"
         console.print(f"  {title}:")
-        console.print(f"    (a) clone --depth 1 + commit + push   {r['a']:7.2f} s")
-        console.print(f"    {recipe:<36}  {r.get('b', r.get('c', 0.0)):7.2f} s")
-        console.print(f"    promoflow cold                         {r['cold']:7.2f} s")
-        console.print(f"    promoflow warm (cache kept)            {r['warm']:7.2f} s")
-    b, c = big["b"], plain["c"]
-    growth = big["cold"] / little["cold"]
-    finish(
-        "git promote",
-        [
-            Row("filter: (a)/cold", big["a"] / big["cold"],
-                f"{big['a']:.2f} s / {big['cold']:.2f} s", ">= 10", at_least(10)),
-            Row("filter: (b)/cold", b / big["cold"],
-                f"{b:.2f} s / {big['cold']:.2f} s", ">= 1", at_least(1)),
-            Row("filter: cold/warm", big["cold"] / big["warm"],
-                f"{big['cold']:.2f} s / {big['warm']:.2f} s"),
-            Row("default: (a)/cold", plain["a"] / plain["cold"],
-                f"{plain['a']:.2f} s / {plain['cold']:.2f} s", ">= 5", at_least(5)),
-            Row("default: (c)/cold", c / plain["cold"],
-                f"{c:.2f} s / {plain['cold']:.2f} s", ">= 1", at_least(1)),
-            Row("default: cold/warm", plain["cold"] / plain["warm"],
-                f"{plain['cold']:.2f} s / {plain['warm']:.2f} s"),
-            Row("cold 50k/5k files", growth,
-                f"{big['cold']:.2f} s / {little['cold']:.2f} s", "< 1.5", below(1.5)),
-        ],
-        console,
-    )  # fmt: skip
+        for name, times in (
+            ("(a) clone --depth 1 + commit + push", runs[f"{key}/a"]),
+            (recipe, runs[f"{key}/{label}"]),
+            ("promoflow cold", runs[f"{key}/cold"]),
+            ("promoflow warm (cache kept)", warms[key.split("-")[0]]),
+        ):
+            spread = f"{min(times):.2f}-{max(times):.2f}"
+            console.print(f"    {name:<36}  {statistics.median(times):7.2f} s  ({spread})")
+    runs["filter/warm"], runs["default/warm"] = warms["filter"], warms["default"]
+    rows = []
+    for server, key, recipe, floor in (("filter", f, "b", 10), ("default", d, "c", 5)):
+        value, detail = ratio(runs, f"{key}/a", f"{key}/cold")
+        rows.append(Row(f"{server}: (a)/cold", value, detail, f">= {floor}", at_least(floor)))
+        value, detail = ratio(runs, f"{key}/{recipe}", f"{key}/cold")
+        rows.append(Row(f"{server}: ({recipe})/cold", value, detail, ">= 1", at_least(1)))
+        cold, hot = (
+            statistics.median(runs[f"{key}/cold"]),
+            statistics.median(runs[f"{server}/warm"]),
+        )
+        rows.append(Row(f"{server}: cold/warm", cold / hot, f"{cold:.2f} s / {hot:.2f} s"))
+    value, detail = ratio(runs, f"{f}/cold", f"filter-{small}/cold")
+    rows.append(Row(f"cold {large:,}/{small:,} files", value, detail, "< 1.5",
+                    below(1.5)))  # fmt: skip
+    finish("git promote", rows, console)
 
 
 if __name__ == "__main__":

@@ -55,8 +55,13 @@ class MemoryObjects(pygit2.OdbBackend):
     def exists_cb(self, oid: pygit2.Oid) -> bool:
         return oid.raw in self.objects
 
-    def _full(self, prefix: pygit2.Oid) -> bytes:
-        text = str(prefix).rstrip("0") or "0"
+    def _full(self, prefix: pygit2.Oid | str) -> bytes:
+        whole = str(prefix)
+        if len(whole) == 40 and (key := bytes.fromhex(whole)) in self.objects:
+            # a whole id, as pygit2 asks for ``repo[oid]``: no scan of every key (a
+            # 50,000-file tip holds 50,000 of them)
+            return key
+        text = whole.rstrip("0") or "0"
         found = [key for key in self.objects if key.hex().startswith(text)]
         if not found:
             raise KeyError(str(prefix))

@@ -141,6 +141,15 @@ def outcome(environment: str, result: PromoteResult) -> tuple[str, str]:
 
 def run(inputs: Inputs) -> None:
     """Resolve the request, then commit (or open a pull request) and write the outputs."""
+    from orchestrator.adapters import gitprefetch
+
+    # the server builds the tip's pack while the rest of the step imports (gitprefetch);
+    # from the flags as given where the compiler resolved them, else once resolved (a
+    # remote takes a prefetch only of the URL and branch it fetches)
+    given = inputs.config is None and not inputs.plan
+    prefetch = (
+        gitprefetch.start(inputs.repo, inputs.branch, cache_dir=inputs.cache_dir) if given else None
+    )
     from orchestrator import progress
     from orchestrator.steps import support
     from orchestrator.steps.support import TRANSIENT_EXIT, outputs_dir, write_outputs
@@ -148,14 +157,8 @@ def run(inputs: Inputs) -> None:
     params = {k: v for k, v in inputs._asdict().items() if k not in _NOT_REQUESTED}
     request = resolve_promote(params, inputs.config)
     allow_changes = planned_changes(inputs.planned)
-    from orchestrator.adapters import gitprefetch
-
-    # the server builds the tip's pack while the rest of the step imports (gitprefetch)
-    prefetch = (
-        None
-        if inputs.plan
-        else gitprefetch.start(request.repo, request.branch, cache_dir=inputs.cache_dir)
-    )
+    if prefetch is None and not inputs.plan:
+        prefetch = gitprefetch.start(request.repo, request.branch, cache_dir=inputs.cache_dir)
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote
