@@ -14,10 +14,12 @@ dev to staging (copy image.tag), whole process, timed end to end:
   promoflow cold: `promoflow step promote` with no cache
   promoflow warm: the same with a cache directory kept between runs (printed vs cold)
 
-Every contender runs once per round, in a shuffled order, on a fresh dev version; each
-figure is the median of the rounds' ratios (a slow minute of a shared machine slows one
-round of all of them alike), printed with their range. The 5,000-file repository is served
-beside the 50,000-file one, so the growth is paired by round too.
+Every contender runs once per round (7 rounds; (a), 20-30x slower, in the first 3 only),
+in a shuffled order, on a fresh dev version; each figure is the median of the ratios of
+the rounds both ran (a slow minute of a shared machine slows one round of all of them
+alike), printed with their range. The 5,000-file repository is served beside the
+50,000-file one and its cold run taken right beside the large one's, so the growth is
+paired by round too.
 
 Targets: filter server: cold <= (b) and >= 10x faster than (a); default server: cold <=
 (c) and >= 5x faster than (a); promoflow at 5,000 vs 50,000 files grows by less than 50%.
@@ -47,7 +49,10 @@ from bench._report import Row, at_least, below, finish
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 
 console = Console(highlight=False)
-ROUNDS = 5
+ROUNDS = 7
+SLOW_ROUNDS = 3
+"""Rounds that also run (a), the full clone: 20-30x the others, its ratio is far from
+its target, and seven of them would take most of the benchmark's time."""
 ENV = {
     **os.environ,
     "GIT_AUTHOR_NAME": "bench",
@@ -164,8 +169,8 @@ class Server:
     cache: Path
 
 
-Runs = dict[str, list[float]]
-"""Each contender's time per round, by label (``filter/a``, ``default/cold``, ...)."""
+Runs = dict[str, dict[int, float]]
+"""Each contender's time by round, by label (``filter-50000/a``, ``default-50000/cold``)."""
 
 
 def contenders(servers: list[Server], scratch: Path) -> list[tuple[str, Callable[[], None]]]:
@@ -186,22 +191,28 @@ def contenders(servers: list[Server], scratch: Path) -> list[tuple[str, Callable
 def interleaved(
     servers: list[Server], scratch: Path, runs: list[tuple[str, Callable[[], None]]]
 ) -> Runs:
-    """``ROUNDS`` runs of each, taking turns in a shuffled order per round: a slow minute
-    of a shared machine then slows one round of every contender alike, and each figure is
-    the median of its rounds' ratios, with their range printed."""
+    """``ROUNDS`` runs of each ((a) in the first ``SLOW_ROUNDS`` only), taking turns in a
+    shuffled order per round, the two sizes' cold runs side by side: a slow minute of a
+    shared machine then slows one round of every contender alike, and each figure is the
+    median of its rounds' ratios, with their range printed."""
     urls = {f"{s.kind}-{s.files}": s.url for s in servers}
-    times: Runs = {label: [] for label, _ in runs}
+    times: Runs = {label: {} for label, _ in runs}
     order = random.Random(11)
+    cold = [(label, run) for label, run in runs if label.startswith("filter-") and "/cold" in label]
+    units = [[item] for item in runs if item not in cold] + [cold]
+    total = sum(len(runs) - (0 if n < SLOW_ROUNDS else 2) for n in range(ROUNDS))
     with Progress(console=console, transient=True) as progress:
-        task = progress.add_task("rounds", total=ROUNDS * len(runs))
+        task = progress.add_task("rounds", total=total)
         for n in range(ROUNDS):
-            turn = list(runs)
-            order.shuffle(turn)
-            for label, run in turn:
-                progress.update(task, description=f"round {n + 1}/{ROUNDS}: {label}")
-                url = urls[label.split("/")[0]]
-                times[label].append(timed(label, url, scratch, run))
-                progress.advance(task)
+            order.shuffle(units)
+            for unit in units:
+                for label, run in order.sample(unit, len(unit)):
+                    if label.endswith("/a") and n >= SLOW_ROUNDS:
+                        continue
+                    progress.update(task, description=f"round {n + 1}/{ROUNDS}: {label}")
+                    url = urls[label.split("/")[0]]
+                    times[label][n] = timed(label, url, scratch, run)
+                    progress.advance(task)
     return times
 
 
@@ -229,11 +240,15 @@ def serve(files: int, kind: str, scratch: Path, stack: ExitStack) -> Server:
 
 
 def ratio(runs: Runs, top: str, bottom: str) -> tuple[float, str]:
-    """The median of the rounds' ratios top/bottom, and what it was measured from."""
-    ratios = [t / b for t, b in zip(runs[top], runs[bottom], strict=True)]
-    median_top, median_bottom = statistics.median(runs[top]), statistics.median(runs[bottom])
+    """The median of the ratios top/bottom of the rounds both ran, and what it was
+    measured from."""
+    rounds = sorted(runs[top].keys() & runs[bottom].keys())
+    ratios = [runs[top][n] / runs[bottom][n] for n in rounds]
+    median_top = statistics.median(runs[top][n] for n in rounds)
+    median_bottom = statistics.median(runs[bottom][n] for n in rounds)
     detail = (
-        f"{median_top:.2f} s / {median_bottom:.2f} s, rounds {min(ratios):.2f}-{max(ratios):.2f}"
+        f"{median_top:.2f} s / {median_bottom:.2f} s, {len(rounds)} rounds "
+        f"{min(ratios):.2f}-{max(ratios):.2f}"
     )
     return statistics.median(ratios), detail
 
@@ -252,8 +267,8 @@ def main() -> None:
         warms = {srv.kind: warm(srv, scratch) for srv in servers if srv.files == large}
     f, d = f"filter-{large}", f"default-{large}"
     console.print(
-        f"{large:,} files, 1,000 commits; median of {ROUNDS} rounds, every contender "
-        "in each round, in a shuffled order:"
+        f"{large:,} files, 1,000 commits; median of {ROUNDS} rounds ((a): {SLOW_ROUNDS}), "
+        "every contender in each round, in a shuffled order:"
     )
     for title, key, recipe in (
         ("filter server", f, "(b) shallow blob-less sparse clone"),
@@ -262,14 +277,13 @@ def main() -> None:
         label = "b" if key == f else "c"
         console.print(f"  {title}:")
         for name, times in (
-            ("(a) clone --depth 1 + commit + push", runs[f"{key}/a"]),
-            (recipe, runs[f"{key}/{label}"]),
-            ("promoflow cold", runs[f"{key}/cold"]),
+            ("(a) clone --depth 1 + commit + push", list(runs[f"{key}/a"].values())),
+            (recipe, list(runs[f"{key}/{label}"].values())),
+            ("promoflow cold", list(runs[f"{key}/cold"].values())),
             ("promoflow warm (cache kept)", warms[key.split("-")[0]]),
         ):
             spread = f"{min(times):.2f}-{max(times):.2f}"
             console.print(f"    {name:<36}  {statistics.median(times):7.2f} s  ({spread})")
-    runs["filter/warm"], runs["default/warm"] = warms["filter"], warms["default"]
     rows = []
     for server, key, recipe, floor in (("filter", f, "b", 10), ("default", d, "c", 5)):
         value, detail = ratio(runs, f"{key}/a", f"{key}/cold")
@@ -277,8 +291,8 @@ def main() -> None:
         value, detail = ratio(runs, f"{key}/{recipe}", f"{key}/cold")
         rows.append(Row(f"{server}: ({recipe})/cold", value, detail, ">= 1", at_least(1)))
         cold, hot = (
-            statistics.median(runs[f"{key}/cold"]),
-            statistics.median(runs[f"{server}/warm"]),
+            statistics.median(runs[f"{key}/cold"].values()),
+            statistics.median(warms[server]),
         )
         rows.append(Row(f"{server}: cold/warm", cold / hot, f"{cold:.2f} s / {hot:.2f} s"))
     value, detail = ratio(runs, f"{f}/cold", f"filter-{small}/cold")
