@@ -89,9 +89,10 @@ def serve_cmd(
         fail(f"{token_file}: the agent's token is empty")
     credentials = set(registry.CREDENTIALS.values())
     base = dict(os.environ)
-    cold = [True]
+    warmed = False
 
     def launch(call: StepCall) -> Child:
+        nonlocal warmed
         try:
             needs = registry.get(call.step).needs
         except KeyError:
@@ -101,8 +102,8 @@ def serve_cmd(
             list(call.args), step_env(base, keep, credentials), _run_step, deadline=call.deadline
         )
         child.start_watching()
-        if cold[0]:  # see orchestrator.plugin.warm: while the first step runs
-            cold[0] = False
+        if not warmed:  # see orchestrator.plugin.warm: while the first step runs
+            warmed = True
             programs = {spec.run.__module__ for spec in registry.steps() if spec.run}
             warm.warm(warm.lazy_imports(sorted(programs)))
         return child
