@@ -40,6 +40,7 @@ class BranchFiles:
         key = (branch, directory)
         if key not in self._listed:
             repo = self.remote.repo
+            self.remote.ensure_dirs([(self._tips[branch].tree_id, directory)])
             files = list_files(repo, subtree(repo, self._tips[branch].tree, directory))
             self.remote.ensure_blobs([files[n].oid for n in self.names if n in files])
             self._listed[key] = files

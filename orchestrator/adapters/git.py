@@ -5,9 +5,11 @@ git's protocol in process; the CLI transport (:mod:`gitcli`; ``PROMOFLOW_GIT_TRA
 and ``ssh://``) runs ``git fetch``/``git push``. libgit2 cannot make partial clones, so
 neither fetches through pygit2. Where the server allows it, a shallow ``filter blob:none``
 fetch brings one commit's trees and no file contents, and only the blobs a promotion reads
-are fetched afterwards, in one batch; where it does not (git's default), the tip is fetched
-shallow with its files. Everything else (reading trees and blobs, writing the new tree, the
-commit, the push) goes through pygit2 in process. A bare repository can be kept in a cache
+are fetched afterwards, in one batch; a run without a cache asks for the commit alone
+(``filter tree:0``) and then for the trees on the promoted paths (:mod:`gitdirs`). Where
+the server allows no filter (git's default), the tip is fetched shallow with its files.
+Everything else (reading trees and blobs, writing the new tree, the commit, the push)
+goes through pygit2 in process. A bare repository can be kept in a cache
 directory between runs, so a warm promotion only fetches what changed since the last one,
 and a cold one can take the tip a thread asked for while the step was still importing
 (:mod:`gitprefetch`).
@@ -31,7 +33,7 @@ from pathlib import Path
 import pygit2
 from pygit2.enums import FileMode
 
-from orchestrator.adapters import gitobjects, gitwire
+from orchestrator.adapters import gitdirs, gitobjects, gitwire
 from orchestrator.adapters.gitcli import GitCli
 from orchestrator.adapters.gitcreds import Credentials as Credentials
 from orchestrator.adapters.gitcreds import split_credentials
@@ -179,10 +181,10 @@ class GitRemote:
         if len(missing) > 1 and self.native is not None:
             native = self.native
             if native.call(lambda w: w.capabilities()).wants_by_id:
-                partial = native.call(lambda w: w.capabilities()).partial
+                how = native.call(lambda w: w.capabilities()).filter_for(treeless=False)
                 # one unknown id fails the batch: each is then asked for below
                 with contextlib.suppress(GitError):
-                    native.call(lambda w: native.store(w, missing, [], depth=1, blobless=partial))
+                    native.call(lambda w: native.store(w, missing, [], depth=1, filter=how))
         for sha in missing:
             self.fetch_commit(sha)
 
@@ -252,7 +254,7 @@ class GitRemote:
                 raise GitError(
                     f"{self.url} does not serve files by id and {len(missing)} are missing"
                 )
-            native.call(lambda w: native.store(w, missing, [], depth=None, blobless=False))
+            native.call(lambda w: native.store(w, missing, [], depth=None, filter=None))
             return
         self.cli.git(
             "-c", "fetch.negotiationAlgorithm=noop",  # we want exactly these objects
@@ -261,11 +263,20 @@ class GitRemote:
             stdin="\n".join(missing) + "\n",
         )  # fmt: skip
 
+    def ensure_dirs(self, dirs: Iterable[tuple[pygit2.Oid, str]]) -> None:
+        """Make each directory ``(root tree id, path)`` and every tree below it local, in
+        one request per level where the tip came without its trees (:mod:`gitdirs`)."""
+        native = self.native
+        if native is None:  # the git CLI's fetches bring every tree
+            return
+        gitdirs.fetch_dirs(self.repo, dirs, native.fetch_objects)
+
     def transport(self) -> str:
         """How this remote is fetched, for ``--plan`` and the step's log."""
         if self.native is None:
             return "git CLI (PROMOFLOW_GIT_TRANSPORT=cli or a non-HTTP URL)"
-        return self.native.call(lambda w: w.capabilities()).describe()
+        caps = self.native.call(lambda w: w.capabilities())
+        return caps.describe(treeless=self.memory is not None)
 
     # -- push -----------------------------------------------------------------------------
 

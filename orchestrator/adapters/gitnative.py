@@ -48,6 +48,8 @@ class NativeTransport:
         self.prefetch = prefetch
         """A branch's tip asked for over ``wire`` before this transport existed: the
         first :meth:`fetch_branch` of that branch takes its answer."""
+        if memory is not None:
+            memory.fault = self.fetch_objects
 
     def _prefetched(self, branch: str) -> Prefetch | None:
         """The prefetch, if it asked for ``branch``; once its thread is done with the
@@ -82,22 +84,30 @@ class NativeTransport:
 
     def store(
         self, wire: gitwire.SmartHttp, wants: list[str], haves: list[str], *,
-        depth: int | None, blobless: bool, shallows: list[str] | None = None,
+        depth: int | None, filter: str | None, shallows: list[str] | None = None,
+        promisor: bool = False,
     ) -> None:  # fmt: skip
         """One fetch of ``wants``, its objects stored and the shallow boundary moved as
-        the server said."""
-        self._keep(wire.fetch(wants, haves, depth, blobless, shallows))
+        the server said; ``promisor``: what they name and lack is fetched when read."""
+        self._keep(wire.fetch(wants, haves, depth, filter, shallows), promisor)
 
-    def _keep(self, fetched: gitwire.Fetched) -> None:
-        gitobjects.store(self.repo, fetched.pack, self.memory)
+    def _keep(self, fetched: gitwire.Fetched, promisor: bool = False) -> None:
+        promisor = promisor or fetched.filter == gitwire.TREELESS
+        gitobjects.store(self.repo, fetched.pack, self.memory, promisor=promisor)
         gitobjects.update_shallow(self.repo, fetched.shallow, fetched.unshallow)
+
+    def fetch_objects(self, ids: list[str], below: bool = False) -> None:
+        """Objects by id, each alone (a tree without what it names), or (``below``) with
+        every tree below it; what they name is fetched in turn when read."""
+        how = gitwire.BLOBLESS if below else gitwire.TREELESS
+        self.call(lambda w: self.store(w, ids, [], depth=None, filter=how, promisor=True))
 
     def fetch_commit(self, wire: gitwire.SmartHttp, sha: str) -> None:
         """Commit ``sha`` and its trees: by id where the server allows it, else with the
         history of every branch."""
         caps = wire.capabilities()
         if caps.wants_by_id:
-            self.store(wire, [sha], [], depth=1, blobless=caps.partial)
+            self.store(wire, [sha], [], depth=1, filter=caps.filter_for(treeless=False))
             return
         # v0 without allow-reachable-sha1-in-want: only tips may be asked for, so bring
         # the history of every branch (what `git fetch` would need to find it too); past
@@ -105,7 +115,7 @@ class NativeTransport:
         tips = sorted({oid for name, oid in caps.refs.items() if name.startswith("refs/heads/")})
         shallows = gitobjects.shallow_commits(self.repo)
         self.store(
-            wire, tips, [], depth=UNSHALLOW if shallows else None, blobless=False,
+            wire, tips, [], depth=UNSHALLOW if shallows else None, filter=None,
             shallows=shallows,
         )  # fmt: skip
 
@@ -123,20 +133,22 @@ class NativeTransport:
         if fetched is not None and not self._has(tip):
             self.call(lambda _: self._keep(fetched))
         if not self._has(tip):
-            partial = self.call(lambda w: w.capabilities()).partial
+            caps = self.call(lambda w: w.capabilities())
             known = self.repo.references.get(ref)
             if known is not None and self._has(str(known.target)):
                 # a cached earlier tip: only what changed since (branches move forward;
-                # promoflow never force-pushes), not the whole tree again
+                # promoflow never force-pushes), not the whole tree again; without its
+                # trees if it came without them (the server would count them as ours)
                 shallows = gitobjects.shallow_commits(self.repo)
                 haves = [str(known.target)]
+                how = caps.filter_for(treeless=not self._has_tree(str(known.target)))
                 self.call(
-                    lambda w: self.store(
-                        w, [tip], haves, depth=None, blobless=partial, shallows=shallows
-                    )
+                    lambda w: self.store(w, [tip], haves, depth=None, filter=how, shallows=shallows)
                 )
             else:
-                self.call(lambda w: self.store(w, [tip], [], depth=depth, blobless=partial))
+                # cold without a cache: the commit alone, its trees by path (gitdirs)
+                how = caps.filter_for(treeless=self.memory is not None and depth == 1)
+                self.call(lambda w: self.store(w, [tip], [], depth=depth, filter=how))
             if not self._has(tip):
                 raise GitError(f"{self.url} did not send the tip of {branch} ({tip[:12]})")
         self.repo.references.create(ref, pygit2.Oid(hex=tip), force=True)
@@ -144,6 +156,10 @@ class NativeTransport:
 
     def _has(self, sha: str) -> bool:
         return gitobjects.lookup_commit(self.repo, sha) is not None
+
+    def _has_tree(self, sha: str) -> bool:
+        commit = gitobjects.lookup_commit(self.repo, sha)
+        return commit is not None and commit.tree_id in self.repo.odb
 
     def push(self, commit: pygit2.Oid, branch: str, old: pygit2.Oid | None) -> None:
         """A pack of exactly the objects of ``commit`` the server lacks, and the update of

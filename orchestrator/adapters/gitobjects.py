@@ -13,6 +13,7 @@ import contextlib
 import glob
 import hashlib
 import os
+from collections.abc import Callable, Iterable, Iterator
 
 import pygit2
 
@@ -32,7 +33,13 @@ class MemoryObjects(pygit2.OdbBackend):
     A run without a cache throws its repository away at the end; writing the fetched trees
     as loose objects (one compressed file each, hundreds for a large monorepo) cost more
     than fetching them. Added as the highest-priority backend, it serves every read
-    (pygit2, tree building, the push) and takes every write."""
+    (pygit2, tree building, the push) and takes every write.
+
+    A commit fetched without its trees (``filter tree:0``) *promises* them, as git's
+    promisor packs do: reading a promised object that is not here calls :attr:`fault`,
+    which fetches it (and what it promises in turn), so every reader of the repository
+    stays correct while callers that know their paths fetch them in batches first.
+    Existence checks never fetch: they say what is here."""
 
     PRIORITY = 10
 
@@ -40,16 +47,44 @@ class MemoryObjects(pygit2.OdbBackend):
         super().__init__()
         self.objects: gitpack.Objects = {}
         """Keyed by the binary id, as a parse yields them (no hex string per object)."""
+        self.promised: set[bytes] = set()
+        """Ids the server has and a fetched commit or tree names, not fetched yet."""
+        self.fault: Callable[[list[str]], None] | None = None
+        """Fetches objects by hex id into :attr:`objects` (the transport's)."""
 
     def add(self, kind: int, data: bytes) -> None:
         header = b"%s %d\x00" % (gitpack.NAMES[kind], len(data))
         self.objects[hashlib.sha1(header + data).digest()] = (kind, data)
 
+    def promise(self, objects: Iterable[tuple[int, bytes]]) -> None:
+        """Record what ``objects`` (commits, trees) name and is not here yet."""
+        for kind, data in objects:
+            if kind == gitpack.COMMIT and data.startswith(b"tree "):
+                named: Iterable[bytes] = [bytes.fromhex(data[5:45].decode())]
+            elif kind == gitpack.TREE:
+                named = tree_ids(data)
+            else:
+                continue
+            self.promised.update(key for key in named if key not in self.objects)
+
+    def _get(self, key: bytes) -> tuple[int, bytes]:
+        found = self.objects.get(key)
+        if found is None and key in self.promised and self.fault is not None:
+            fault, self.fault = self.fault, None  # no faults while fetching (delta bases)
+            try:
+                fault([key.hex()])
+            finally:
+                self.fault = fault
+            found = self.objects.get(key)
+        if found is None:
+            raise KeyError(key.hex())
+        return found
+
     def read_cb(self, oid: pygit2.Oid) -> tuple[int, bytes]:
-        return self.objects[oid.raw]
+        return self._get(oid.raw)
 
     def read_header_cb(self, oid: pygit2.Oid) -> tuple[int, int]:
-        kind, data = self.objects[oid.raw]
+        kind, data = self._get(oid.raw)
         return kind, len(data)
 
     def exists_cb(self, oid: pygit2.Oid) -> bool:
@@ -85,8 +120,25 @@ class MemoryObjects(pygit2.OdbBackend):
         self.objects[oid.raw] = (kind, data)
 
 
-def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = None) -> int:
-    """Every object of ``pack`` into ``repo`` (or into ``memory``); returns how many."""
+def tree_ids(data: bytes) -> Iterator[bytes]:
+    """The binary ids of the trees and files a raw tree names (entries are ``MODE NAME``,
+    a NUL and 20 bytes); submodules' commits live in other repositories."""
+    pos = 0
+    while (nul := data.find(b"\x00", pos)) != -1:
+        if not data.startswith(b"160000 ", pos):
+            yield data[nul + 1 : nul + 21]
+        pos = nul + 21
+
+
+def store(
+    repo: pygit2.Repository,
+    pack: bytes,
+    memory: MemoryObjects | None = None,
+    *,
+    promisor: bool = False,
+) -> int:
+    """Every object of ``pack`` into ``repo`` (or into ``memory``); returns how many.
+    ``promisor``: a fetch that left out trees or files; what its objects name is promised."""
     if not pack:
         return 0
     odb = repo.odb
@@ -101,6 +153,9 @@ def store(repo: pygit2.Repository, pack: bytes, memory: MemoryObjects | None = N
     objects = gitpack.parse(pack, lookup)
     if memory is not None:
         memory.objects.update(objects)
+        memory.promised.difference_update(objects)
+        if promisor:
+            memory.promise(objects.values())
     else:
         for kind, data in objects.values():
             odb.write(_TYPES[kind], data)

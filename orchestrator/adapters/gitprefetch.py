@@ -6,7 +6,8 @@ long importing pygit2, the file editors and the message templates before it asks
 can happen at once: once the request is known, a thread asks for the tip over
 :mod:`gitwire` (standard library HTTP, no pygit2), and :class:`GitRemote` takes the answer
 when its first fetch of that branch comes, instead of asking again. The thread sends the
-same requests the fetch would (the ref, then a shallow, blob-less where allowed, pack),
+same requests the fetch would (the ref, then a shallow pack of the commit alone where the
+server allows filters; :mod:`gitdirs` fetches its trees),
 so nothing changes on the server, and whatever went wrong is raised where the fetch
 would have raised it. Only a run without a cache prefetches: a cached repository asks for
 what changed since its own tip, which needs pygit2 to know.
@@ -45,8 +46,8 @@ class Prefetch:
             self._refs = self.wire.ls_refs(f"refs/heads/{self.branch}")
             tip = self._refs.get(f"refs/heads/{self.branch}")
             if tip is not None:
-                partial = self.wire.capabilities().partial
-                self._fetched = self.wire.fetch([tip], [], 1, partial)
+                how = self.wire.capabilities().filter_for(treeless=True)
+                self._fetched = self.wire.fetch([tip], [], 1, how)
         except Exception as exc:  # raised again by take(), where the fetch would raise it
             self._error = exc
 

@@ -9,7 +9,8 @@ per workflow node.
 
 Nothing about the server is assumed: the first request is the capability advertisement
 (``GET info/refs``), and the client speaks protocol v2 only when the server offers it, asks
-for ``filter blob:none`` only when the server advertises ``filter``, and asks for objects by
+for a ``filter`` only when the server advertises one (and falls back from ``tree:0`` to
+``blob:none`` when the server allows only blob filters, as GitLab does), and asks for objects by
 id (single blobs, a pinned commit) only where the protocol allows it (always in v2, in v0
 only with ``allow-reachable-sha1-in-want``). git's defaults offer v2 without filters, older
 servers and some proxies only v0; :class:`Capabilities` says which path a fetch takes.
@@ -30,6 +31,11 @@ from orchestrator.adapters import neterrors
 from orchestrator.errors import PromoflowError
 
 AGENT = "agent=promoflow"
+BLOBLESS = "blob:none"
+"""Trees without files: what git's partial clones ask for."""
+TREELESS = "tree:0"
+"""Commits alone (trees asked for by id afterwards): GitHub and git's ``allowFilter``
+serve it; servers that allow only blob filters refuse it."""
 FLUSH, DELIM = b"0000", b"0001"
 V0_CAPS = ("side-band-64k", "ofs-delta", "no-progress")
 
@@ -108,12 +114,25 @@ class Capabilities:
         """Trees first, then only the blobs read: needs the filter and wants by id."""
         return self.filter and self.wants_by_id
 
-    def describe(self) -> str:
-        how = (
-            "partial fetch (filter blob:none): the tip's trees, then only the files read"
-            if self.partial
-            else "the server allows no blob filter: shallow fetch of the tip with its files"
-        )
+    def filter_for(self, *, treeless: bool) -> str | None:
+        """The filter a tip's fetch asks for: the commit alone (``treeless``, a run
+        without a cache), its trees, or (no filter allowed) none."""
+        if not self.partial:
+            return None
+        return TREELESS if treeless else BLOBLESS
+
+    def describe(self, treeless: bool = False) -> str:
+        """How a promotion fetches from this server; ``treeless``: a run without a cache,
+        which asks for the commit alone and then the trees on the promoted paths."""
+        if not self.partial:
+            how = "the server allows no blob filter: shallow fetch of the tip with its files"
+        elif treeless:
+            how = (
+                "partial fetch (filter tree:0, else blob:none): the tip's commit, the trees "
+                "on the promoted paths, then only the files read"
+            )
+        else:
+            how = "partial fetch (filter blob:none): the tip's trees, then only the files read"
         return f"git protocol v{self.version}; {how}"
 
 
@@ -152,6 +171,8 @@ class Fetched:
     pack: bytes
     shallow: list[str]
     unshallow: list[str]
+    filter: str | None = None
+    """The filter the server applied (``blob:none`` where it refused ``tree:0``)."""
 
 
 class SmartHttp:
@@ -169,6 +190,8 @@ class SmartHttp:
         self._conn: http.client.HTTPConnection | None = None
         self._caps: Capabilities | None = None
         self._unread_refs = False
+        self.refused: set[str] = set()
+        """Filters the server refused: not asked for again on this connection."""
 
     def close(self) -> None:
         if self._conn is not None:
@@ -267,7 +290,7 @@ class SmartHttp:
         wants: list[str],
         haves: list[str],
         depth: int | None,
-        blobless: bool,
+        filter: str | None,
         shallows: list[str] | None = None,
     ) -> Fetched:
         """A pack with ``wants`` (minus what ``haves`` reach) and the new shallow boundary.
@@ -275,24 +298,34 @@ class SmartHttp:
         ``shallows`` are the commits the client has without their parents. A ``deepen``
         makes upload-pack ignore ``haves`` (it sends the whole tree again), so an
         incremental fetch passes no depth, its haves, and its shallow commits instead.
-        ``blobless`` and ``depth`` are asked only of servers that advertise them."""
+        ``filter`` and ``depth`` are asked only of servers that advertise them. Objects
+        wanted by id are sent whatever the filter (``tree:0`` with a tree's id: that tree
+        alone). A server that refuses ``tree:0`` (it may allow blob filters only) is asked
+        again with ``blob:none``; :attr:`Fetched.filter` says which applied."""
         caps = self.capabilities()
-        if blobless and not caps.filter:
+        if filter and not caps.filter:
             raise WireError(f"{self.url} does not allow partial fetches (filter)")
         depth = depth if caps.shallow else None
-        if caps.version == 2:
-            return self._fetch_v2(wants, haves, depth, blobless, shallows or [])
-        return self._fetch_v0(wants, haves, depth, blobless, shallows or [])
+        if filter == TREELESS and TREELESS in self.refused:
+            filter = BLOBLESS
+        fetch = self._fetch_v2 if caps.version == 2 else self._fetch_v0
+        try:
+            return fetch(wants, haves, depth, filter, shallows or [])
+        except WireError as exc:
+            if filter != TREELESS or not _refuses_tree_filter(str(exc)):
+                raise
+        self.refused.add(TREELESS)
+        return fetch(wants, haves, depth, BLOBLESS, shallows or [])
 
     def _fetch_v2(
-        self, wants: list[str], haves: list[str], depth: int | None, blobless: bool,
+        self, wants: list[str], haves: list[str], depth: int | None, filter: str | None,
         shallows: list[str],
     ) -> Fetched:  # fmt: skip
         args = ["ofs-delta", "no-progress"]
         if depth:
             args.append(f"deepen {depth}")
-        if blobless:
-            args.append("filter blob:none")
+        if filter:
+            args.append(f"filter {filter}")
         args += [f"shallow {s}" for s in shallows]
         args += [f"want {w}" for w in wants] + [f"have {h}" for h in haves] + ["done"]
         pack, shallow, unshallow, section = bytearray(), list[str](), list[str](), ""
@@ -311,10 +344,10 @@ class SmartHttp:
                 raise WireError(f"{self.url}: {text[4:]}")
         if section != "packfile":
             raise WireError(f"{self.url} sent no pack (the fetch request was refused)")
-        return Fetched(bytes(pack), shallow, unshallow)
+        return Fetched(bytes(pack), shallow, unshallow, filter)
 
     def _fetch_v0(
-        self, wants: list[str], haves: list[str], depth: int | None, blobless: bool,
+        self, wants: list[str], haves: list[str], depth: int | None, filter: str | None,
         shallows: list[str],
     ) -> Fetched:  # fmt: skip
         caps = self.capabilities()
@@ -323,7 +356,7 @@ class SmartHttp:
         asked = [c for c in V0_CAPS if c in caps.features] + [AGENT]
         if depth or shallows:
             asked.append("shallow")
-        if blobless:
+        if filter:
             asked.append("filter")
         body = b"".join(
             pkt(f"want {w} {' '.join(asked)}\n" if i == 0 else f"want {w}\n")
@@ -332,8 +365,8 @@ class SmartHttp:
         body += b"".join(pkt(f"shallow {s}\n") for s in shallows)
         if depth:
             body += pkt(f"deepen {depth}\n")
-        if blobless:
-            body += pkt("filter blob:none\n")
+        if filter:
+            body += pkt(f"filter {filter}\n")
         body += FLUSH + b"".join(pkt(f"have {h}\n") for h in haves) + pkt("done\n")
         answer = self._post("git-upload-pack", body, v2=False)
         pack, shallow, unshallow = bytearray(), list[str](), list[str]()
@@ -356,7 +389,7 @@ class SmartHttp:
                 raise WireError(f"{self.url} answered the fetch unexpectedly: {text[:80]}")
         if not in_pack:
             raise WireError(f"{self.url} sent no pack (the fetch request was refused)")
-        return Fetched(bytes(pack), shallow, unshallow)
+        return Fetched(bytes(pack), shallow, unshallow, filter)
 
     def _band(self, line: bytes, pack: bytearray) -> None:
         band, payload = line[0], line[1:]
@@ -377,3 +410,9 @@ class SmartHttp:
         for line in lines[1:]:
             if line.startswith("ng "):
                 raise RefUpdateRejected(line.split(" ", 2)[-1])
+
+
+def _refuses_tree_filter(message: str) -> bool:
+    """upload-pack's refusals of a tree filter: not allowed at all (``filter 'tree' not
+    supported``) or not to that depth (``tree filter allows max depth ...``)."""
+    return "filter 'tree' not supported" in message or "tree filter allows max depth" in message

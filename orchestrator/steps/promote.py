@@ -104,8 +104,12 @@ def _source(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> p
 def plan(remote: GitRemote, request: PromoteRequest, tip: pygit2.Commit) -> Plan:
     """Compute the tree changes that promote ``request`` on top of ``tip``."""
     repo = remote.repo
-    work = edits.Edit(remote, request, tip)
     source_commit = None if request.is_trigger else _source(remote, request, tip)
+    dirs = [(tip.tree_id, request.target_path)]
+    if source_commit is not None:
+        dirs.append((source_commit.tree_id, request.source_path or ""))
+    remote.ensure_dirs(dirs)  # the two directories' trees, a request per level of them
+    work = edits.Edit(remote, request, tip)
     source: dict[str, Entry] = {}
     if source_commit is not None:
         source_tree = subtree(repo, source_commit.tree, request.source_path or "")
@@ -226,7 +230,7 @@ def preview(remote: GitRemote, request: PromoteRequest) -> PromoteResult:
     tip = remote.fetch_branch(request.branch)
     edit_plan = plan(remote, request, tip)
     tree = write_tree(remote.repo, tip.tree, edit_plan.changes)
-    changed = tree != tip.tree.id
+    changed = tree != tip.tree_id
     return PromoteResult(
         str(tip.id), changed, edit_plan.files if changed else [], branch=request.branch
     )
@@ -259,7 +263,7 @@ def attempt(
     edit_plan = plan(remote, request, tip)
     repo = remote.repo
     tree = write_tree(repo, tip.tree, edit_plan.changes)
-    if tree == tip.tree.id:
+    if tree == tip.tree_id:
         return PromoteResult(
             str(tip.id), False, [], branch=target_branch, image=edit_plan.image,
             notes=edit_plan.notes,

@@ -85,7 +85,7 @@ def open_pull_request(
     edit_plan = plan(remote, request, tip)
     repo = remote.repo
     tree = write_tree(repo, tip.tree, edit_plan.changes)
-    if tree == tip.tree.id:
+    if tree == tip.tree_id:
         return PullRequestResult(
             str(tip.id), False, [], branch=request.branch, image=edit_plan.image
         )
@@ -96,7 +96,7 @@ def open_pull_request(
         existing = remote.fetch_branch(branch)
     except GitError:
         existing = None
-    if existing is not None and existing.tree.id == tree:
+    if existing is not None and existing.tree_id == tree:
         commit = existing.id
     else:
         sig = identity.signature()

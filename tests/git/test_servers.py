@@ -24,7 +24,7 @@ from tests.git.conftest import (
 
 DESCRIPTIONS = {
     "default": "git protocol v2; the server allows no blob filter: shallow fetch of the tip",
-    "filter": "git protocol v2; partial fetch (filter blob:none)",
+    "filter": "git protocol v2; partial fetch (filter tree:0, else blob:none)",
     "v0": "git protocol v0; the server allows no blob filter: shallow fetch of the tip",
 }
 
