@@ -97,7 +97,7 @@ class Pipeline:
         self._told: list[Event] | None = None
         """Events of the batch being recorded, told once it is committed."""
         if self.notifier is not None:
-            self.notifier.conditions.update(self.store.conditions())
+            self.notifier.restore(self.store.conditions())
         self._owners: dict[tuple[str, str, str], str] = {}
         """(kind, namespace, name) of a workload -> the app listing it among its resources."""
         self._current: dict[tuple[str, str, str], str] = {}

@@ -5,8 +5,12 @@ A trigger's condition is evaluated on each event of an app that is subscribed to
 ``context`` (the configuration's). A condition on ``event`` fires for each event that
 matches it (events are already changes). A condition on the app's state alone fires as in
 Argo CD: when it *turns* true, not again while it stays true. ``oncePer`` sends once per
-value of its expression (``app.status.sync.revision``: once per revision, whatever happens
-between). All of it is remembered in the reporter's store, not on the watched objects.
+value of its expression, as notifications-engine's "already sent" key holds the value
+(``pkg/controller/state.go``): a new revision deployed while the app stays Succeeded and
+Healthy is sent, a value sent before never again, even after the condition turned false
+in between. The last :data:`ONCE_PER_KEPT` values of each app are remembered, as Argo CD
+keeps 100 entries an app. All of it is remembered in the reporter's store, not on the
+watched objects.
 
 ``for: 5m`` holds what a condition triggered: it is sent only when the condition is still
 true once the time is up, checked against the app as it is then (a flapping health
@@ -33,6 +37,10 @@ from reporters.notifications.subscriptions import wanted
 from reporters.state.store import Outgoing
 
 Obj = dict[str, Any]
+ONCE_PER_KEPT = 100
+"""``oncePer`` values remembered per app (the oldest forgotten first): Argo CD's
+``notifiedHistoryMaxSize``."""
+ONCE = "\x1fonce\x1f"
 
 
 @dataclass
@@ -75,9 +83,19 @@ class Notifier:
         self.config = config
         self.conditions = dict(conditions or {})
         self.clock = clock
+        self._once: dict[str, dict[str, None]] = {}
+        """Per app, its remembered ``oncePer`` names, oldest first."""
+        self.restore(self.conditions)
         self.problems = 0
         self._warned: set[str] = set()
         self._warn = warn or (lambda text: print(f"warning: {text}", file=sys.stderr))
+
+    def restore(self, conditions: dict[str, bool]) -> None:
+        """Take the conditions a store kept (oldest first), as they were before a restart."""
+        self.conditions.update(conditions)
+        for name, value in conditions.items():
+            if ONCE in name and value:
+                self._once.setdefault(name.split("\x1f", 1)[0], {})[name] = None
 
     def _problem(self, text: str) -> None:
         self.problems += 1
@@ -100,7 +118,7 @@ class Notifier:
                         self.conditions[name] = routed.conditions[name] = now
                     if not now and was and condition.hold:
                         routed.cancel.append(name)
-                    if was:
+                    if was and not condition.once_per:
                         continue
                 if not now:
                     continue
@@ -110,6 +128,8 @@ class Notifier:
                     except RenderError as exc:  # no value to send once per: nothing sent
                         reason = str(exc).rstrip(".")
                         self._problem(f"trigger {trigger}: oncePer: {reason} (not sent)")
+                        continue
+                    if not self._first_time(key, f"{name}{ONCE}{value}", routed):
                         continue
                     basis = f"once\x1f{key}\x1f{value}"
                 else:
@@ -129,6 +149,21 @@ class Notifier:
                         hold = name if condition.hold else ""
                         routed.outgoing.append(Outgoing(service, nid, payload, due, hold))
         return routed
+
+    def _first_time(self, key: str, name: str, routed: Routed) -> bool:
+        """Whether ``oncePer`` value ``name`` of app ``key`` is new; it is remembered then,
+        and the app's oldest value forgotten past :data:`ONCE_PER_KEPT`."""
+        if self.conditions.get(name):
+            return False
+        self.conditions[name] = routed.conditions[name] = True
+        kept = self._once.setdefault(key, {})
+        kept[name] = None
+        while len(kept) > ONCE_PER_KEPT:
+            oldest = next(iter(kept))
+            del kept[oldest]
+            self.conditions.pop(oldest, None)
+            routed.conditions[oldest] = False  # the store drops what is false
+        return True
 
     def _evaluate(self, trigger: str, text: str, context: Obj) -> Any:
         """A condition's value; one the sandbox refuses is a problem told, and false."""

@@ -105,7 +105,7 @@ class Store:
     def conditions(self) -> dict[str, bool]:
         """The last value of every trigger condition (sends happen when one turns true)."""
         with self._lock:
-            rows = self._db.execute("SELECT name, value FROM conditions").fetchall()
+            rows = self._db.execute("SELECT name, value FROM conditions ORDER BY rowid").fetchall()
         return {str(name): bool(value) for name, value in rows}
 
     @contextmanager
@@ -155,6 +155,9 @@ class Store:
                         (CANCELLED, "the condition stopped holding", hold, HELD),
                     )
                 for name, value in (conditions or {}).items():
+                    if not value:  # false is what an absent condition reads as
+                        self._db.execute("DELETE FROM conditions WHERE name = ?", (name,))
+                        continue
                     self._db.execute(
                         "INSERT INTO conditions (name, value) VALUES (?, ?) "
                         "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
