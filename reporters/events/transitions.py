@@ -28,8 +28,12 @@ App = dict[str, Any]
 PRODUCT, ENVIRONMENT = "promoflow.dev/product", "promoflow.dev/environment"
 LABELS = (PRODUCT, ENVIRONMENT)
 """Labels of an app kept with its events: what the stream filters on."""
-SUBSCRIBE = "promoflow.dev/subscribe."
-"""Annotations kept of an app: its notification subscriptions."""
+SUBSCRIBE = (
+    "promoflow.dev/subscribe.",
+    "notifications.argoproj.io/subscribe.",
+    "notifications.argoproj.io/subscriptions",
+)
+"""Annotations kept of an app: its notification subscriptions, promoflow's and Argo CD's."""
 WORKLOADS = ("Deployment", "Rollout")
 """Resources of an app kept: what owns the ReplicaSets reported with it."""
 

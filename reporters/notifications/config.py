@@ -1,12 +1,13 @@
 """The notifications configuration, in the layout of Argo CD Notifications' ConfigMap.
 
 Teams moving from ``argocd-notifications-cm`` bring what they know: keys
-``service.<type>[.<name>]``, ``template.<name>``, ``trigger.<name>``, ``defaultTriggers``,
-``subscriptions`` and ``context``, each a YAML document in a string, and ``$name``
-references to a Secret for everything secret. The file may be that ConfigMap's manifest,
-its ``data`` mapping alone, or the directory a mounted ConfigMap becomes (one file per
-key). Every mistake is reported ``FILE:LINE:COL: error: ...`` at the line inside the
-embedded document, all of them at once, and nothing starts until they are fixed.
+``service.<type>[.<name>]``, ``template.<name>``, ``trigger.<name>``, ``defaultTriggers``
+(and ``defaultTriggers.<service>``), ``subscriptions`` and ``context``, each a YAML
+document in a string, and ``$name`` references to a Secret for everything secret. The
+file may be that ConfigMap's manifest, its ``data`` mapping alone, or the directory a
+mounted ConfigMap becomes (one file per key). Every mistake is reported
+``FILE:LINE:COL: error: ...`` at the line inside the embedded document, all of them at
+once, and nothing starts until they are fixed.
 
 Secrets are resolved here, once: the values never reach an event, a record or a log.
 Which keys a file holds and where they were written is :mod:`.layout`'s; the Secret is
@@ -92,6 +93,9 @@ class Notifications:
     templates: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(catalog.TEMPLATES))
     triggers: dict[str, tuple[Condition, ...]] = field(default_factory=dict)
     default_triggers: tuple[str, ...] = tuple(catalog.DEFAULT_TRIGGERS)
+    service_default_triggers: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    """``defaultTriggers.<service>``: what a subscription to that service naming no trigger
+    gets instead of :attr:`default_triggers` (Argo CD's per-service defaults)."""
     subscriptions: tuple[Subscription, ...] = ()
     context: dict[str, str] = field(default_factory=dict)
 
@@ -151,6 +155,11 @@ class _Reader:
             names = self.names(value, where, key)
             self.config.default_triggers = tuple(names)
             self.where_triggers += [(where.at(i), n) for i, n in enumerate(names)]
+        elif kind == "defaultTriggers" and name:
+            names = self.names(value, where, key)
+            self.config.service_default_triggers[name] = tuple(names)
+            self.where_triggers += [(where.at(i), n) for i, n in enumerate(names)]
+            self.where_services.append((entry.key_at, name))
         elif key == "subscriptions":
             self.subscriptions(value, where)
         elif key == "context":
