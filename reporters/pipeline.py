@@ -4,6 +4,8 @@ deterministic id, handed to every sink."""
 
 from __future__ import annotations
 
+import json
+import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -91,6 +93,12 @@ class Pipeline:
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
+    whole: dict[str, bytes] = field(default_factory=dict)
+    """Each app's latest object as the watch gave it, compact JSON compressed (kept only
+    with a notifier): triggers and templates read fields :func:`essentials` drops
+    (annotations, ``deletionTimestamp``, ``status.conditions``), and a held notification
+    is checked against the object as it is when its time is up. 1.9 KB an app where the
+    objects themselves take 60 KB (``bench/app_memory.py``); never written to the store."""
 
     def __post_init__(self) -> None:
         self._broadcast = Broadcast(self.sinks)
@@ -178,7 +186,22 @@ class Pipeline:
                 for c in changes
             ]
         events = [Event(event_id(c), c, _promoflow(labels)) for c in changes]
-        return self._commit(key, old, new, self.settled.get(key), events)
+        if self.notifier is None:
+            return self._commit(key, old, new, self.settled.get(key), events)
+        whole = app if app is not None else self._whole(key)
+        if app is not None:
+            self.whole[key] = zlib.compress(json.dumps(app, separators=(",", ":")).encode(), 1)
+        else:
+            self.whole.pop(key, None)
+        return self._commit(key, old, new, self.settled.get(key), events, whole=whole)
+
+    def _whole(self, key: str) -> App | None:
+        """The latest whole object of app ``key``, if one is kept."""
+        packed = self.whole.get(key)
+        if packed is None:
+            return None
+        found: App = json.loads(zlib.decompress(packed))
+        return found
 
     def _commit(
         self,
@@ -188,18 +211,22 @@ class Pipeline:
         settled: App | None,
         events: list[Event],
         about: tuple[str, App | None] | None = None,
+        *,
+        whole: App | None = None,
     ) -> list[Event]:
         """Route the events (to every ``--sink``, and as the notifications say) and store
         them with the object's new state, in one transaction. ``about``: the app whose
         subscriptions apply, when the object is one of its resources."""
         subject_key, subject = about or (key, new or old)
+        if about is not None and self.notifier is not None and events:
+            whole = self._whole(subject_key)
         events = [self._scrubbed(event) for event in events]
         routed = Routed()
         for event in events:
             cloudevent = event.cloudevent()  # of a scrubbed event: as clean as it goes out
             routed.add(self._broadcast.route(key, cloudevent, new or old))
             if self.notifier is not None:
-                notified = self.notifier.route(subject_key, cloudevent, subject)
+                notified = self.notifier.route(subject_key, cloudevent, subject, whole)
                 # what a template renders is scrubbed again: it may join parts into a URL
                 notified.outgoing = [
                     o._replace(event=self._clean(o.event)) for o in notified.outgoing
@@ -263,7 +290,7 @@ class Pipeline:
         released = 0
         for held in self.store.due(now):
             key = held.hold.split("\x1f", 1)[0]
-            if self.notifier.still(held, self.seen.get(key)):
+            if self.notifier.still(held, self._whole(key) or self.seen.get(key)):
                 self.store.release(held.sink, held.id)
                 released += 1
             else:

@@ -1,7 +1,7 @@
 """From an event to the notifications it triggers, rendered, for each subscribed service.
 
 A trigger's condition is evaluated on each event of an app that is subscribed to it, with
-``event`` (the CloudEvent), ``app`` (the object as the reporter keeps it) and
+``event`` (the CloudEvent), ``app`` (the whole object, as the watch gave it) and
 ``context`` (the configuration's). A condition on ``event`` fires for each event that
 matches it (events are already changes). A condition on the app's state alone fires as in
 Argo CD: when it *turns* true, not again while it stays true. ``oncePer`` sends once per
@@ -103,12 +103,16 @@ class Notifier:
             self._warned.add(text)
             self._warn(text)
 
-    def route(self, key: str, event: Obj, obj: Obj | None) -> Routed:
+    def route(self, key: str, event: Obj, obj: Obj | None, whole: Obj | None = None) -> Routed:
+        """What ``event`` of app ``key`` sends; conditions and templates read ``whole``,
+        the object as the watch gave it, where the pipeline keeps it (else ``obj``, the
+        state the reporter keeps)."""
         routed = Routed()
         if obj is None:
             return routed
-        context = frozen({"app": obj, "event": event, "context": self.config.context})
-        for trigger, recipients in sorted(wanted(self.config, obj, self._problem).items()):
+        app = whole if whole is not None else obj
+        context = frozen({"app": app, "event": event, "context": self.config.context})
+        for trigger, recipients in sorted(wanted(self.config, app, self._problem).items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
                 now = bool(self._evaluate(trigger, condition.when, context))
