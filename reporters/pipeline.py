@@ -232,7 +232,16 @@ class Pipeline:
                     o._replace(event=self._clean(o.event)) for o in notified.outgoing
                 ]
                 routed.add(notified)
-        if events or routed.conditions or not _churn(old, new):
+        if not events and about is None and whole is not None and self.notifier is not None:
+            # no event, yet a state condition may turn true on any update of the whole
+            # object (a deletionTimestamp, a condition): Argo CD evaluates every update
+            changed = self._scrubbed(_changed(key, whole, new or old))
+            notified = self.notifier.route(
+                key, changed.cloudevent(), subject, whole, states_only=True
+            )
+            notified.outgoing = [o._replace(event=self._clean(o.event)) for o in notified.outgoing]
+            routed.add(notified)
+        if events or routed.conditions or routed.outgoing or not _churn(old, new):
             self.store.record(key, new, settled, routed.outgoing, routed.conditions, routed.cancel)
         self.emitted += len(events)
         if self._told is not None:
@@ -349,6 +358,20 @@ REPLICASETS = "replicasets:"
 REPORTS = "reports:"
 WITH_WORKLOADS = ("app.deployed", "app.images-changed")
 """App events that carry the images each workload runs."""
+
+
+CHANGED = "app.changed"
+"""The envelope of a notification a state condition sent on an update that made no event."""
+
+
+def _changed(key: str, whole: App, state: App | None) -> Event:
+    """The envelope of such a notification: named by the update's resourceVersion."""
+    sync = ((state or {}).get("status") or {}).get("sync") or {}
+    revision = ";".join(sync.get("revisions") or []) or str(sync.get("revision") or "")
+    at = str((whole.get("metadata") or {}).get("resourceVersion") or "")
+    change = Change(CHANGED, key, revision, at)
+    labels = ((state or {}).get("metadata") or {}).get("labels") or {}
+    return Event(event_id(change), change, _promoflow(labels))
 
 
 def _churn(old: App | None, new: App | None) -> bool:

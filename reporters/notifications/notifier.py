@@ -103,10 +103,19 @@ class Notifier:
             self._warned.add(text)
             self._warn(text)
 
-    def route(self, key: str, event: Obj, obj: Obj | None, whole: Obj | None = None) -> Routed:
+    def route(
+        self,
+        key: str,
+        event: Obj,
+        obj: Obj | None,
+        whole: Obj | None = None,
+        *,
+        states_only: bool = False,
+    ) -> Routed:
         """What ``event`` of app ``key`` sends; conditions and templates read ``whole``,
         the object as the watch gave it, where the pipeline keeps it (else ``obj``, the
-        state the reporter keeps)."""
+        state the reporter keeps). ``states_only``: an update that made no event, where
+        only conditions on the app's state are evaluated."""
         routed = Routed()
         if obj is None:
             return routed
@@ -115,6 +124,8 @@ class Notifier:
         for trigger, recipients in sorted(wanted(self.config, app, self._problem).items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
+                if states_only and "event" in names(condition.when):
+                    continue
                 now = bool(self._evaluate(trigger, condition.when, context))
                 if "event" not in names(condition.when):  # a state: sent when it turns true
                     was = self.conditions.get(name, False)

@@ -35,9 +35,12 @@ data:
   trigger.on-warned: |
     - when: app.status.conditions | selectattr('type', 'eq', 'SyncError') | list | length > 0
       send: [app-deployed]
+  trigger.on-deleting: |
+    - when: app.metadata.deletionTimestamp
+      send: [app-deleted]
   subscriptions: |
     - recipients: [slack:deploys]
-      triggers: [on-deployed, on-deleted, on-warned]
+      triggers: [on-deployed, on-deleted, on-warned, on-deleting]
 """
 
 
@@ -103,3 +106,35 @@ def test_the_whole_object_is_kept_compressed_and_never_stored(
     bare = Pipeline(Store(), [])
     bare.handle("argocd/shop-dev", _whole(shop()))
     assert bare.whole == {}
+
+
+def test_an_update_that_makes_no_event_still_turns_a_state_condition_true(
+    config: Notifications,
+) -> None:
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=Notifier(config))
+    pipeline.handle("argocd/shop-dev", _whole(shop()))
+    before = _messages(store)
+    warned = _whole(shop())
+    warned["metadata"]["resourceVersion"] = "2"
+    warned["status"]["conditions"].append({"type": "SyncError", "message": "denied"})
+    assert pipeline.handle("argocd/shop-dev", warned) == []  # no event
+    assert _messages(store) == [*before, "shop by payments, 2 condition(s)"]
+    [sent] = outbox(store, "slack")[len(before) :]
+    assert sent["type"] == "app.changed"
+    # the same state again (Argo CD's next reconcile) sends nothing more
+    again = {**warned, "metadata": {**warned["metadata"], "resourceVersion": "3"}}
+    pipeline.handle("argocd/shop-dev", again)
+    assert len(_messages(store)) == len(before) + 1
+
+
+def test_argo_cds_on_deleted_fires_when_the_deletion_timestamp_is_set(
+    config: Notifications,
+) -> None:
+    store = Store()
+    pipeline = Pipeline(store, [], notifier=Notifier(config))
+    pipeline.handle("argocd/shop-dev", _whole(shop()))
+    deleting = _whole(shop())
+    deleting["metadata"].update(resourceVersion="2", deletionTimestamp="2026-11-24T11:00:00Z")
+    pipeline.handle("argocd/shop-dev", deleting)
+    assert _messages(store)[-1] == "shop-dev of shop deleted"
