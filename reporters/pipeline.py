@@ -4,8 +4,6 @@ deterministic id, handed to every sink."""
 
 from __future__ import annotations
 
-import json
-import zlib
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
@@ -13,6 +11,7 @@ from typing import Any
 from orchestrator.argocd_shapes import unsettled
 from orchestrator.urls import scrub_data, scrub_like
 from reporters.enrich.enricher import Enricher
+from reporters.events import transitions
 from reporters.events.ids import event_id
 from reporters.events.replicasets import (
     images,
@@ -27,9 +26,10 @@ from reporters.events.resources import (
     workflow_essentials,
     workflow_transitions,
 )
-from reporters.events.transitions import ENVIRONMENT, PRODUCT, Change, essentials, transitions
+from reporters.events.transitions import ENVIRONMENT, PRODUCT, Change, essentials
 from reporters.notifications.notifier import Broadcast, Notifier, Routed
 from reporters.state.store import Store
+from reporters.whole import WholeApps
 
 App = dict[str, Any]
 
@@ -93,12 +93,9 @@ class Pipeline:
     seen: dict[str, App] = field(default_factory=dict)
     settled: dict[str, App] = field(default_factory=dict)
     emitted: int = 0
-    whole: dict[str, bytes] = field(default_factory=dict)
-    """Each app's latest object as the watch gave it, compact JSON compressed (kept only
-    with a notifier): triggers and templates read fields :func:`essentials` drops
-    (annotations, ``deletionTimestamp``, ``status.conditions``), and a held notification
-    is checked against the object as it is when its time is up. 1.9 KB an app where the
-    objects themselves take 60 KB (``bench/app_memory.py``); never written to the store."""
+    whole: WholeApps = field(default_factory=WholeApps)
+    """Each app's latest whole object, for triggers and templates (kept only with a
+    notifier): they read fields :func:`essentials` drops."""
 
     def __post_init__(self) -> None:
         self._broadcast = Broadcast(self.sinks)
@@ -164,7 +161,7 @@ class Pipeline:
         if app is None and old is None:
             return []
         new = self._clean_state(old, essentials(app)) if app is not None else None
-        changes = transitions(old, new, self.settled.get(key))
+        changes = transitions.transitions(old, new, self.settled.get(key))
         if self.enricher is not None:
             enriched = (self.enricher.enrich(c, self.settled.get(key), new) for c in changes)
             changes = [c for c in enriched if c is not None]
@@ -188,20 +185,12 @@ class Pipeline:
         events = [Event(event_id(c), c, _promoflow(labels)) for c in changes]
         if self.notifier is None:
             return self._commit(key, old, new, self.settled.get(key), events)
-        whole = app if app is not None else self._whole(key)
+        whole = app if app is not None else self.whole.get(key)
         if app is not None:
-            self.whole[key] = zlib.compress(json.dumps(app, separators=(",", ":")).encode(), 1)
+            self.whole.keep(key, app)
         else:
-            self.whole.pop(key, None)
+            self.whole.drop(key)
         return self._commit(key, old, new, self.settled.get(key), events, whole=whole)
-
-    def _whole(self, key: str) -> App | None:
-        """The latest whole object of app ``key``, if one is kept."""
-        packed = self.whole.get(key)
-        if packed is None:
-            return None
-        found: App = json.loads(zlib.decompress(packed))
-        return found
 
     def _commit(
         self,
@@ -219,7 +208,7 @@ class Pipeline:
         subscriptions apply, when the object is one of its resources."""
         subject_key, subject = about or (key, new or old)
         if about is not None and self.notifier is not None and events:
-            whole = self._whole(subject_key)
+            whole = self.whole.get(subject_key)
         events = [self._scrubbed(event) for event in events]
         routed = Routed()
         for event in events:
@@ -235,9 +224,10 @@ class Pipeline:
         if not events and about is None and whole is not None and self.notifier is not None:
             # no event, yet a state condition may turn true on any update of the whole
             # object (a deletionTimestamp, a condition): Argo CD evaluates every update
-            changed = self._scrubbed(_changed(key, whole, new or old))
+            change, labels = transitions.changed(key, whole, subject), _labels(subject)
+            envelope = self._scrubbed(Event(event_id(change), change, _promoflow(labels)))
             notified = self.notifier.route(
-                key, changed.cloudevent(), subject, whole, states_only=True
+                key, envelope.cloudevent(), subject, whole, states_only=True
             )
             notified.outgoing = [o._replace(event=self._clean(o.event)) for o in notified.outgoing]
             routed.add(notified)
@@ -299,7 +289,7 @@ class Pipeline:
         released = 0
         for held in self.store.due(now):
             key = held.hold.split("\x1f", 1)[0]
-            if self.notifier.still(held, self._whole(key) or self.seen.get(key)):
+            if self.notifier.still(held, self.whole.get(key) or self.seen.get(key)):
                 self.store.release(held.sink, held.id)
                 released += 1
             else:
@@ -360,20 +350,6 @@ WITH_WORKLOADS = ("app.deployed", "app.images-changed")
 """App events that carry the images each workload runs."""
 
 
-CHANGED = "app.changed"
-"""The envelope of a notification a state condition sent on an update that made no event."""
-
-
-def _changed(key: str, whole: App, state: App | None) -> Event:
-    """The envelope of such a notification: named by the update's resourceVersion."""
-    sync = ((state or {}).get("status") or {}).get("sync") or {}
-    revision = ";".join(sync.get("revisions") or []) or str(sync.get("revision") or "")
-    at = str((whole.get("metadata") or {}).get("resourceVersion") or "")
-    change = Change(CHANGED, key, revision, at)
-    labels = ((state or {}).get("metadata") or {}).get("labels") or {}
-    return Event(event_id(change), change, _promoflow(labels))
-
-
 def _churn(old: App | None, new: App | None) -> bool:
     """Whether ``new`` differs from ``old`` at most in ``status.reconciledAt``: Argo CD's
     periodic reconcile, most of what a watch delivers. Not written to the store: what it
@@ -398,6 +374,10 @@ def _workload(resource: dict[str, Any]) -> tuple[str, str, str]:
 def _revision(rs: App) -> int:
     text = str((rs.get("metadata") or {}).get("revision") or "0")
     return int(text) if text.isdigit() else 0
+
+
+def _labels(app: App | None) -> dict[str, str]:
+    return ((app or {}).get("metadata") or {}).get("labels") or {}
 
 
 def _promoflow(labels: dict[str, str]) -> dict[str, str]:

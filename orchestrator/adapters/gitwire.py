@@ -23,12 +23,17 @@ from __future__ import annotations
 
 import http.client
 import ssl
-from collections.abc import Iterator
 from dataclasses import dataclass, field
 from urllib.parse import urlsplit
 
 from orchestrator.adapters import neterrors
-from orchestrator.errors import PromoflowError
+from orchestrator.adapters.gitpkt import DELIM as DELIM
+from orchestrator.adapters.gitpkt import FLUSH as FLUSH
+from orchestrator.adapters.gitpkt import RefUpdateRejected as RefUpdateRejected
+from orchestrator.adapters.gitpkt import Unreachable as Unreachable
+from orchestrator.adapters.gitpkt import WireError as WireError
+from orchestrator.adapters.gitpkt import pkt as pkt
+from orchestrator.adapters.gitpkt import read_pkts as read_pkts
 
 AGENT = "agent=promoflow"
 BLOBLESS = "blob:none"
@@ -36,51 +41,7 @@ BLOBLESS = "blob:none"
 TREELESS = "tree:0"
 """Commits alone (trees asked for by id afterwards): GitHub and git's ``allowFilter``
 serve it; servers that allow only blob filters refuse it."""
-FLUSH, DELIM = b"0000", b"0001"
 V0_CAPS = ("side-band-64k", "ofs-delta", "no-progress")
-
-
-class WireError(PromoflowError):
-    """The server answered something this client cannot use; ``status`` is the HTTP one."""
-
-    def __init__(self, message: str, status: int | None = None, transient: bool = False):
-        super().__init__(message, transient=transient)
-        self.status = status
-
-
-class Unreachable(WireError):
-    """No usable answer: the connection failed or broke (``transient`` says if retrying
-    may help: a refused connection may, a host name that does not resolve will not)."""
-
-
-class RefUpdateRejected(WireError):
-    """The server refused the ref update (it moved, or a hook said no)."""
-
-
-# -- pkt-lines ---------------------------------------------------------------------------
-
-
-def pkt(line: str | bytes) -> bytes:
-    data = line.encode() if isinstance(line, str) else line
-    return b"%04x" % (len(data) + 4) + data
-
-
-def read_pkts(data: bytes) -> Iterator[bytes | None]:
-    """Payloads in order; ``None`` for flush/delim/response-end packets."""
-    pos = 0
-    while pos + 4 <= len(data):
-        try:
-            size = int(data[pos : pos + 4], 16)
-        except ValueError:
-            raise WireError("the server's answer is not in git's pkt-line format") from None
-        if size < 4:
-            pos += 4
-            yield None
-            continue
-        if pos + size > len(data):
-            raise WireError("the server's answer is truncated", transient=True)
-        yield data[pos + 4 : pos + size]
-        pos += size
 
 
 # -- what the server speaks --------------------------------------------------------------

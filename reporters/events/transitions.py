@@ -169,6 +169,18 @@ def _settled_changes(old: App | None, new: App, name: str, rev: str, at: str) ->
     return out
 
 
+CHANGED = "app.changed"
+"""The envelope of a notification a state condition sent on an update that made no event."""
+
+
+def changed(key: str, whole: App, state: App | None) -> Change:
+    """That envelope for app ``key``: named by the update's resourceVersion."""
+    sync = ((state or {}).get("status") or {}).get("sync") or {}
+    revision = ";".join(sync.get("revisions") or []) or str(sync.get("revision") or "")
+    at = str((whole.get("metadata") or {}).get("resourceVersion") or "")
+    return Change(CHANGED, key, revision, at)
+
+
 def essentials(app: App) -> App:
     """The parts of an app these rules read, and nothing else: what the reporter keeps of
     every app (in memory and in its store), a few hundred bytes instead of the whole

@@ -90,7 +90,7 @@ def test_a_deleted_app_is_told_with_its_last_whole_object(config: Notifications)
     pipeline.handle("argocd/shop-dev", _whole(shop()))
     pipeline.handle("argocd/shop-dev", None)
     assert _messages(store)[-1] == "shop-dev of shop deleted"
-    assert pipeline.whole == {}
+    assert pipeline.whole.packed == {}
 
 
 def test_the_whole_object_is_kept_compressed_and_never_stored(
@@ -99,13 +99,13 @@ def test_the_whole_object_is_kept_compressed_and_never_stored(
     store = Store(tmp_path / "state.db")
     pipeline = Pipeline(store, [], notifier=Notifier(config))
     pipeline.handle("argocd/shop-dev", _whole(shop()))
-    assert isinstance(pipeline.whole["argocd/shop-dev"], bytes)
+    assert isinstance(pipeline.whole.packed["argocd/shop-dev"], bytes)
     kept = json.dumps(store.apps())
     assert "SharedResourceWarning" not in kept and "payments" not in kept
     # without notifications nothing whole is kept at all
     bare = Pipeline(Store(), [])
     bare.handle("argocd/shop-dev", _whole(shop()))
-    assert bare.whole == {}
+    assert bare.whole.packed == {}
 
 
 def test_an_update_that_makes_no_event_still_turns_a_state_condition_true(
