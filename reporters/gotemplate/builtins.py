@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote_plus
 
-from reporters.gotemplate.gofmt import sprint, sprintf, sprintln
+from reporters.gotemplate.gofmt import Spec, format_value, sprint, sprintf, sprintln
 from reporters.gotemplate.gostrings import is_print
 from reporters.gotemplate.reflection import INVALID, Boxed, is_true, unbox
 from reporters.gotemplate.values import (
@@ -22,6 +22,7 @@ from reporters.gotemplate.values import (
     GoUint8,
     StrList,
     StrMap,
+    go_kind,
     go_type,
 )
 
@@ -43,6 +44,22 @@ def _basic_kind(value: Any) -> str:
     return "invalid"
 
 
+def _rtype(value: Any) -> str:
+    return go_type(value)
+
+
+def _kind(value: Any) -> str:
+    return "invalid" if value is INVALID else go_kind(value)
+
+
+def _is_nil(value: Any) -> bool:
+    return value is INVALID or value is None
+
+
+def _s(value: Any) -> str:
+    return format_value(value, Spec("s"))
+
+
 def eq(arg1: Any, *rest: Any) -> bool:
     arg1 = unbox(arg1)
     if not rest:
@@ -56,26 +73,27 @@ def eq(arg1: Any, *rest: Any) -> bool:
             if {k1, k2} == {"int", "uint"}:
                 truth = arg1 == arg
             elif arg1 is not INVALID and arg is not INVALID:
-                raise GoError("incompatible types for comparison")
+                raise GoError(
+                    f"incompatible types for comparison: {_rtype(arg1)} and {_rtype(arg)}"
+                )
         elif k1 != "invalid":
             truth = arg1 == arg
         else:
-            if arg1 is INVALID or arg is INVALID:
-                truth = arg1 is arg
-            elif isinstance(arg1, dict | list) or isinstance(arg, dict | list):
-                if arg1 is None or arg is None:
-                    truth = arg1 is arg
-                else:
-                    raise GoError(f"non-comparable type {_sprint_value(arg)}: {go_type(arg)}")
+            ka, kb = _kind(arg1), _kind(arg)
+            if ka != kb and "invalid" not in (ka, kb):
+                raise GoError(
+                    f"non-comparable types {_s(arg1)}: {_rtype(arg1)}, {_rtype(arg)}: "
+                    f"{format_value(arg, Spec())}"
+                )
+            if _is_nil(arg1) or _is_nil(arg):
+                truth = _is_nil(arg1) == _is_nil(arg)
+            elif isinstance(arg, dict | list | bytes) or callable(arg):
+                raise GoError(f"non-comparable type {_s(arg)}: {_rtype(arg)}")
             else:
-                truth = go_type(arg1) == go_type(arg) and arg1 == arg
+                truth = _rtype(arg1) == _rtype(arg) and arg1 == arg
         if truth:
             return True
     return False
-
-
-def _sprint_value(value: Any) -> str:
-    return sprint(value)
 
 
 def ne(arg1: Any, arg2: Any) -> bool:
@@ -94,7 +112,7 @@ def lt(arg1: Any, arg2: Any) -> bool:
     if k1 != k2:
         if {k1, k2} == {"int", "uint"}:
             return bool(arg1 < arg2)
-        raise GoError("incompatible types for comparison")
+        raise GoError(f"incompatible types for comparison: {_rtype(arg1)} and {_rtype(arg2)}")
     if k1 == "bool":
         raise GoError("invalid type for comparison")
     return bool(arg1 < arg2)

@@ -9,8 +9,8 @@
 //	python inputs.py | TZ=UTC go run . > vectors.jsonl   (one JSON object per line)
 //
 // An input line is either a fixture, {"fixture": NAME, "value": JSON}, echoed unchanged and
-// remembered, or a case: {"name", "text", "data", "uses": [fixture names put into the data
-// under their own name], "argocd": put Argo CD's helper maps into the data, "secrets": the
+// remembered, or a case: {"name", "text", "data", "base": a fixture whose keys the data
+// starts from, "uses": [fixture names put into the data under their own name], "argocd": put Argo CD's helper maps into the data, "secrets": the
 // data's "secrets" map becomes map[string][]byte as Argo CD's Secret data is}. The case is
 // echoed with "out" (what Execute wrote) or "error" and "phase" ("parse" or "exec").
 // JSON numbers become int64 when they are integers and float64 otherwise, as the
@@ -39,6 +39,7 @@ type input struct {
 	Name    string          `json:"name,omitempty"`
 	Text    string          `json:"text"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	Base    string          `json:"base,omitempty"`
 	Uses    []string        `json:"uses,omitempty"`
 	ArgoCD  bool            `json:"argocd,omitempty"`
 	Secrets bool            `json:"secrets,omitempty"`
@@ -48,6 +49,7 @@ type output struct {
 	Name    string          `json:"name"`
 	Text    string          `json:"text"`
 	Data    json.RawMessage `json:"data,omitempty"`
+	Base    string          `json:"base,omitempty"`
 	Uses    []string        `json:"uses,omitempty"`
 	ArgoCD  bool            `json:"argocd,omitempty"`
 	Secrets bool            `json:"secrets,omitempty"`
@@ -164,17 +166,24 @@ func argocdHelpers() map[string]any {
 	}
 }
 
-func run(in input, fixtures map[string]any) (o output) {
-	o = output{Name: in.Name, Text: in.Text, Data: in.Data, Uses: in.Uses, ArgoCD: in.ArgoCD,
-		Secrets: in.Secrets}
+func run(in input, fixtures map[string]json.RawMessage) (o output) {
+	o = output{Name: in.Name, Text: in.Text, Data: in.Data, Base: in.Base, Uses: in.Uses,
+		ArgoCD: in.ArgoCD, Secrets: in.Secrets}
 	data := decode(in.Data)
-	if len(in.Uses) > 0 || in.ArgoCD || in.Secrets {
+	if in.Base != "" || len(in.Uses) > 0 || in.ArgoCD || in.Secrets {
 		m, _ := data.(map[string]any)
 		if m == nil {
 			m = map[string]any{}
 		}
+		if in.Base != "" {
+			for k, v := range decode(fixtures[in.Base]).(map[string]any) {
+				if _, ok := m[k]; !ok {
+					m[k] = v
+				}
+			}
+		}
 		for _, name := range in.Uses {
-			m[name] = decode(json.RawMessage(mustJSON(fixtures[name])))
+			m[name] = decode(fixtures[name])
 		}
 		if in.ArgoCD {
 			for k, v := range argocdHelpers() {
@@ -205,18 +214,10 @@ func run(in input, fixtures map[string]any) (o output) {
 	return o
 }
 
-func mustJSON(v any) []byte {
-	b, err := json.Marshal(v)
-	if err != nil {
-		panic(err)
-	}
-	return b
-}
-
 func main() {
 	enc := json.NewEncoder(os.Stdout)
 	enc.SetEscapeHTML(false)
-	fixtures := map[string]any{}
+	fixtures := map[string]json.RawMessage{}
 	scanner := bufio.NewScanner(os.Stdin)
 	scanner.Buffer(make([]byte, 1<<24), 1<<24)
 	for scanner.Scan() {
@@ -225,11 +226,7 @@ func main() {
 			panic(err)
 		}
 		if in.Fixture != "" {
-			var v any
-			if err := json.Unmarshal(in.Value, &v); err != nil {
-				panic(err)
-			}
-			fixtures[in.Fixture] = v
+			fixtures[in.Fixture] = in.Value
 			if err := enc.Encode(in); err != nil {
 				panic(err)
 			}
