@@ -205,10 +205,9 @@ def slice_(item: Any, *indexes: Any) -> Any:
     idx = [0, len(data), 0]
     for i, raw in enumerate(indexes):
         idx[i] = _index_arg(unbox(raw), cap)
-    if idx[0] > idx[1]:
-        raise GoError(f"invalid slice index: {idx[0]} > {idx[1]}")
-    if len(indexes) == 3 and idx[1] > idx[2]:
-        raise GoError(f"invalid slice index: {idx[1]} > {idx[2]}")
+    if idx[0] > idx[1] or (len(indexes) == 3 and idx[1] > idx[2]):
+        what = "string slice" if isinstance(item, str) else "slice"
+        raise GoPanic(f"reflect.Value.Slice: {what} index out of bounds")
     part = data[idx[0] : idx[1]]
     if isinstance(item, str):
         return bytes(part).decode("utf-8", "replace")  # type: ignore[arg-type]
@@ -231,9 +230,18 @@ def length(item: Any) -> GoInt:
 
 
 def _eval_args(args: tuple[Any, ...]) -> str:
+    """evalArgs: one string as it is; otherwise Sprint, nil printed as <no value>."""
     if len(args) == 1 and isinstance(args[0], str):
         return args[0]
-    return sprint(*args)
+    return sprint(*(_NO_VALUE if a is None else a for a in args))
+
+
+class _NoValue:
+    def go_string(self) -> str:
+        return "<no value>"
+
+
+_NO_VALUE = _NoValue()
 
 
 def html_escape(text: str) -> str:

@@ -196,6 +196,8 @@ class Executor:
                 f'template: {self.tmpl_name}: "{self.tmpl_name}" is an incomplete or empty '
                 "template"
             )
+        if data is None:
+            data = INVALID
         self.vars = [["$", data]]
         try:
             self.walk(data, root)
@@ -280,10 +282,7 @@ class Executor:
             ran = False
             try:
                 if isinstance(val, bool) or val is None:
-                    if val is None:
-                        pass
-                    else:
-                        self.at(r)
+                    if val is not None:
                         self.errorf(f"range can't iterate over {format_value(val, Spec())}")
                 elif isinstance(val, int):
                     if len(decl) > 1:
@@ -393,6 +392,8 @@ class Executor:
         is_hex_int = (
             len(text) > 2 and text[0] == "0" and text[1] in "xX" and not any(c in text for c in "pP")
         )
+        if n.is_complex:
+            return n.complex128
         if (
             n.is_float
             and not is_hex_int

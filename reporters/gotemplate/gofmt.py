@@ -9,6 +9,7 @@ verbs, flags and each type's default form are written out here, after ``fmt/prin
 from __future__ import annotations
 
 import math
+import struct
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -86,7 +87,7 @@ def format_float(f: float, fmt: str = "g", prec: int = -1) -> str:
             return f"{f:.{prec}f}"
         if fmt in "gG":
             p = prec or 1
-            text = f"{f:.{p}{'e' if fmt == 'g' else 'E'}}"
+            text = f"{f:.{p - 1}{'e' if fmt == 'g' else 'E'}}"
             mant, _, exp_text = text.partition("e" if fmt == "g" else "E")
             digits = mant.lstrip("-").replace(".", "").rstrip("0") or "0"
             exp = int(exp_text)
@@ -147,9 +148,12 @@ def _sign_pad(num: str, spec: Spec) -> str:
 
 
 def _bad(spec: Spec, value: Any) -> str:
+    """fmt's badVerb: the value printed with %v under the same flags."""
     if value is None:
         return f"%!{spec.verb}(<nil>)"
-    return f"%!{spec.verb}({go_type(value)}={format_value(value, Spec())})"
+    inner = Spec("v", spec.plus, spec.minus, spec.sharp, spec.space, spec.zero, spec.width,
+                 spec.prec)  # fmt: skip
+    return f"%!{spec.verb}({go_type(value)}={_print(value, inner, 0, bad=True)})"
 
 
 def _fmt_int(n: int, spec: Spec, value: Any) -> str:
@@ -165,8 +169,6 @@ def _fmt_int(n: int, spec: Spec, value: Any) -> str:
         return _pad(text, spec)
     bases = {"d": 10, "v": 10, "b": 2, "o": 8, "O": 8, "x": 16, "X": 16}
     if verb not in bases:
-        if verb in "eEfFgG":
-            return _fmt_float(float(n), spec)
         return _bad(spec, value)
     base = bases[verb]
     digits = format(abs(n), {10: "d", 2: "b", 8: "o", 16: "x"}[base])
@@ -186,48 +188,140 @@ def _fmt_int(n: int, spec: Spec, value: Any) -> str:
     if verb == "O":
         prefix = "0o"
     sign = "-" if n < 0 else ("+" if spec.plus else (" " if spec.space else ""))
-    body = prefix + digits
     if spec.zero and spec.prec is None and not spec.minus and spec.width is not None:
         width = spec.width - len(sign)
-        body = prefix + digits.rjust(width - len(prefix), "0")
-        return sign + body
-    return _pad(sign + body, spec, zero_ok=False)
+        return sign + prefix + digits.rjust(width - len(prefix), "0")
+    return _pad(sign + prefix + digits, spec, zero_ok=False)
+
+
+def _hex_float(f: float, prec: int, upper: bool) -> str:
+    """strconv's 'x' format: 0x1.cp+01."""
+    if f == 0:
+        mant, exp = "0", 0
+    else:
+        text = float.hex(abs(f))  # 0x1.c000000000000p+1
+        body, _, exp_text = text[2:].partition("p")
+        mant = body.replace(".", "")
+        exp = int(exp_text)
+        if mant[0] != "1":  # subnormal: normalise
+            value = int(mant, 16)
+            shift = value.bit_length() - 1 - 52
+            exp += shift
+            value <<= 53 - value.bit_length()
+            mant = format(value, "x")
+    lead, frac = mant[0], mant[1:]
+    if prec < 0:
+        frac = frac.rstrip("0")
+    else:
+        digits = int(lead + frac.ljust(13, "0")[:13], 16)
+        total = 4 * 13
+        keep = 4 * prec
+        if keep < total:
+            drop = total - keep
+            half = 1 << (drop - 1)
+            rem = digits & ((1 << drop) - 1)
+            digits >>= drop
+            if rem > half or (rem == half and digits & 1):
+                digits += 1
+            if digits >> (keep + 1):
+                digits >>= 1
+                exp += 1
+            text = format(digits, "x").rjust(prec + 1, "0")
+            lead, frac = text[0], text[1:]
+        else:
+            frac = frac.ljust(prec, "0")
+    sign = "-" if math.copysign(1, f) < 0 else ""
+    out = f"{sign}0x{lead}" + (f".{frac}" if frac else "") + f"p{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    return out.upper().replace("0X", "0X") if upper else out
+
+
+def _bin_float(f: float) -> str:
+    """strconv's 'b' format: mantissa p exponent."""
+    bits = struct.unpack(">Q", struct.pack(">d", f))[0]
+    neg = bits >> 63
+    exp = (bits >> 52) & 0x7FF
+    mant = bits & ((1 << 52) - 1)
+    if exp == 0:
+        exp = 1
+    else:
+        mant |= 1 << 52
+    exp -= 1075
+    return ("-" if neg else "") + f"{mant}p{'+' if exp >= 0 else '-'}{abs(exp)}"
+
+
+def _sharp_float(num: str, verb: str, prec: int) -> str:
+    """The # flag on a float: keep a decimal point and trailing zeros (format.go)."""
+    digits = 0
+    if verb in "vgGx":
+        digits = 6 if prec == -1 else prec
+    tail = ""
+    has_point = False
+    saw_nonzero = False
+    i = 1
+    body = num
+    while i < len(body):
+        c = body[i]
+        if c == ".":
+            has_point = True
+        elif c in "pP":
+            tail = body[i:]
+            body = body[:i]
+            break
+        elif c in "eE" and verb not in "xX":
+            tail = body[i:]
+            body = body[:i]
+            break
+        else:
+            if c != "0":
+                saw_nonzero = True
+            if saw_nonzero:
+                digits -= 1
+        i += 1
+    if not has_point:
+        if len(body) == 2 and body[1] == "0":
+            digits -= 1
+        body += "."
+    if digits > 0:
+        body += "0" * digits
+    return body + tail
 
 
 def _fmt_float(f: float, spec: Spec) -> str:
     verb = spec.verb
     if verb == "v":
         fmt, prec = "g", -1
-    elif verb in "gGeE":
+    elif verb in "gGxXb":
         fmt, prec = verb, -1
-    elif verb in "fF":
-        fmt, prec = "f", 6
+    elif verb in "eEfF":
+        fmt, prec = ("f" if verb == "F" else verb), 6
     else:
         return _bad(spec, f)
-    if verb in "eE" and spec.prec is None:
-        prec = 6
     if spec.prec is not None:
         prec = spec.prec
-    text = format_float(f, fmt, prec)
-    if text in ("NaN", "+Inf", "-Inf"):
-        if text == "+Inf" and not (spec.plus or spec.space):
-            text = "Inf"
-        elif text == "+Inf" and spec.space and not spec.plus:
-            text = " Inf"
-        elif text == "NaN" and spec.plus:
-            text = "+NaN"
-        elif text == "NaN" and spec.space:
-            text = " NaN"
-        return _pad(text, spec, zero_ok=False)
-    if spec.sharp and "." not in text:
-        mant, e, exp = text.partition("e") if "e" in text else text.partition("E")
-        text = mant + "." + e + exp
-    if not text.startswith("-"):
-        if spec.plus:
-            text = "+" + text
-        elif spec.space:
-            text = " " + text
-    return _sign_pad(text, spec)
+    if math.isnan(f) or math.isinf(f):
+        text = "NaN" if math.isnan(f) else ("+Inf" if f > 0 else "-Inf")
+    elif fmt in "xX":
+        text = _hex_float(f, prec, fmt == "X")
+    elif fmt == "b":
+        text = _bin_float(f)
+    else:
+        text = format_float(f, fmt, prec)
+    num = text if text[:1] in "+-" else "+" + text
+    if spec.space and num[0] == "+" and not spec.plus:
+        num = " " + num[1:]
+    if num[1:2] in ("I", "N"):
+        if num[1] == "N" and not spec.space and not spec.plus:
+            num = num[1:]
+        elif num[0] == "+" and not spec.plus:
+            num = num[1:]
+        return _pad(num, spec, zero_ok=False)
+    if spec.sharp and verb != "b":
+        num = _sharp_float(num, "v" if verb == "v" else fmt, prec)
+    if spec.plus or num[0] != "+":
+        if spec.zero and not spec.minus and spec.width is not None and spec.width > len(num):
+            return num[0] + "0" * (spec.width - len(num)) + num[1:]
+        return _pad(num, spec, zero_ok=False)
+    return _sign_pad(num[1:], spec)
 
 
 def _fmt_str(s: str, spec: Spec, value: Any) -> str:
@@ -266,15 +360,39 @@ def _method_string(value: Any) -> str | None:
     return None
 
 
-def format_value(value: Any, spec: Spec, depth: int = 0) -> str:
-    """One operand formatted with one verb, as fmt's printArg does it."""
-    verb = spec.verb
-    if verb == "T":
-        return _pad(go_type(value), spec)
+def _go_syntax(value: Any, depth: int) -> str:
+    """%#v: Go syntax for the values templates hold."""
     if value is None:
-        if verb == "v":
+        return "interface {}(nil)" if depth else "<nil>"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(int(value))
+    if isinstance(value, float):
+        text = format_float(value, "g")
+        return text
+    if isinstance(value, str):
+        return quote(value)
+    if isinstance(value, dict):
+        items = sorted(value.items(), key=lambda kv: _sort_key(kv[0]))
+        body = ", ".join(f"{_go_syntax(k, depth + 1)}:{_go_syntax(v, depth + 1)}" for k, v in items)
+        return go_type(value) + "{" + body + "}"
+    if isinstance(value, list | tuple):
+        return go_type(value) + "{" + ", ".join(_go_syntax(v, depth + 1) for v in value) + "}"
+    return format_value(value, Spec())
+
+
+def _print(value: Any, spec: Spec, depth: int, *, bad: bool = False) -> str:
+    """printArg (depth 0) and printValue (inside maps and slices)."""
+    verb = spec.verb
+    if value is None:
+        if depth > 0:
+            return "<nil>"
+        if verb in "vT":
             return _pad("<nil>", spec)
         return _bad(spec, None)
+    if verb == "T":
+        return _pad(go_type(value), spec)
     stringer = _method_string(value)
     if stringer is not None and verb in "vsxXq":
         return _fmt_str(stringer, spec, value)
@@ -286,30 +404,39 @@ def format_value(value: Any, spec: Spec, depth: int = 0) -> str:
         return _fmt_int(int(value), spec, value)
     if isinstance(value, float):
         return _fmt_float(value, spec)
+    if isinstance(value, complex):
+        if verb not in "vbgGxXfFeE":
+            return _bad(spec, value)
+        real = _fmt_float(value.real, spec)
+        imag = _fmt_float(value.imag, Spec(spec.verb, True, spec.minus, spec.sharp, spec.space,
+                                           spec.zero, spec.width, spec.prec))  # fmt: skip
+        return f"({real}{imag}i)"
     if isinstance(value, str):
         return _fmt_str(value, spec, value)
     if isinstance(value, bytes | bytearray):
         if verb in "sqxX":
             return _fmt_str(bytes(value).decode("utf-8", "replace"), spec, value)
-        inner = Spec(verb, spec.plus, spec.minus, spec.sharp, spec.space, spec.zero, spec.width,
-                     spec.prec)  # fmt: skip
-        return "[" + " ".join(_fmt_int(b, inner, b) for b in value) + "]"
+        return "[" + " ".join(_fmt_int(b, spec, b) for b in value) + "]"
     if isinstance(value, dict):
         items = sorted(value.items(), key=lambda kv: _sort_key(kv[0]))
         body = " ".join(
-            f"{format_value(k, spec, depth + 1)}:{format_value(v, spec, depth + 1)}"
-            for k, v in items
+            f"{_print(k, spec, depth + 1)}:{_print(v, spec, depth + 1)}" for k, v in items
         )
         return "map[" + body + "]"
     if isinstance(value, list | tuple):
-        return "[" + " ".join(format_value(v, spec, depth + 1) for v in value) + "]"
-    struct = getattr(value, "go_fields", None)
-    if callable(struct):
-        fields = struct()
-        return "{" + " ".join(format_value(v, spec, depth + 1) for v in fields) + "}"
+        return "[" + " ".join(_print(v, spec, depth + 1) for v in value) + "]"
     if callable(value):
         return f"%!{verb}(func)" if verb != "v" else "0x0"
     return _bad(spec, value)
+
+
+def format_value(value: Any, spec: Spec, depth: int = 0) -> str:
+    """One operand formatted with one verb, as fmt's doPrintf hands it to printArg."""
+    if spec.verb == "v" and (spec.sharp or spec.plus):
+        if spec.sharp:
+            return _go_syntax(value, depth)
+        spec = Spec("v", False, spec.minus, False, spec.space, spec.zero, spec.width, spec.prec)
+    return _print(value, spec, depth)
 
 
 def _sort_key(key: Any) -> tuple[int, Any]:
@@ -379,17 +506,17 @@ def sprintf(fmt: str, *args: Any) -> str:
             elif c == "0":
                 spec.zero = not spec.minus
             i += 1
+        bad_index = False
         if i < n and fmt[i] == "[":
             end = fmt.find("]", i)
             idx = fmt[i + 1 : end] if end > 0 else ""
-            if end < 0 or not idx.isdigit() or not 1 <= int(idx) <= len(args):
-                out.append("%!(BADINDEX)")
-                i = end + 1 if end > 0 else n
-                reordered = True
-                continue
-            argnum = int(idx) - 1
             reordered = True
-            i = end + 1
+            if end < 0 or not idx.isdigit() or not 1 <= int(idx) <= len(args):
+                bad_index = True
+                i = end + 1 if end > 0 else i + 1
+            else:
+                argnum = int(idx) - 1
+                i = end + 1
         if i < n and fmt[i] == "*":
             i += 1
             if argnum < len(args) and isinstance(args[argnum], int) and not isinstance(
@@ -429,6 +556,9 @@ def sprintf(fmt: str, *args: Any) -> str:
         spec.verb = verb
         if verb == "%":
             out.append("%")
+            continue
+        if bad_index:
+            out.append(f"%!{verb}(BADINDEX)")
             continue
         if argnum >= len(args):
             out.append(f"%!{verb}(MISSING)")

@@ -112,6 +112,7 @@ class NumberNode(Node):
     int64: int = 0
     uint64: int = 0
     float64: float = 0.0
+    complex128: complex = 0j
 
     def __str__(self) -> str:
         return self.text

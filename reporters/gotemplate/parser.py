@@ -492,7 +492,7 @@ def syntax_error(name: str, text: str, abort: _Abort) -> TemplateSyntaxError:
     return TemplateSyntaxError(message, line=abort.line, column=col + 1, hint=hint)
 
 
-_UNDERSCORE_OK = re.compile(r"^[+-]?(0[xXoObB])?_?[0-9a-fA-F]+(_[0-9a-fA-F]+)*$")
+_UNDERSCORE_OK = re.compile(r"^(0[xXoObB]_?)?[0-9a-fA-F]+(_[0-9a-fA-F]+)*$")
 
 
 def _parse_int(text: str) -> int | None:
@@ -515,7 +515,7 @@ def _parse_int(text: str) -> int | None:
     elif body[0] == "0" and len(body) > 1:
         base, digits = 8, body[1:]
     if "_" in body:
-        if base == 10 or not _UNDERSCORE_OK.match(body):
+        if not _UNDERSCORE_OK.match(body):
             return None
         digits = digits.replace("_", "")
     if not digits:
@@ -559,8 +559,20 @@ def new_number(pos: int, text: str, kind: Kind) -> NumberNode:
         n.int64 = n.uint64 = code
         n.float64 = float(code)
         return n
-    if kind is Kind.COMPLEX or text.endswith("i"):
+    if kind is Kind.COMPLEX:
         raise ValueError(f"complex constants are not supported: {text}")
+    if text.endswith("i"):
+        imag = _parse_float(text[:-1]) if text[:-1] else None
+        if imag is None:
+            imag_int = _parse_int(text[:-1])
+            imag = float(imag_int) if imag_int is not None else None
+        if imag is None:
+            raise ValueError(f"complex constants are not supported: {text}")
+        n.is_complex = True
+        n.complex128 = complex(0, imag)
+        if imag == 0:
+            n.is_int = n.is_uint = n.is_float = True
+        return n
     u = _parse_int(text) if text[:1] not in "+-" else None
     if u is not None and 0 <= u < 2**64:
         n.is_uint, n.uint64 = True, u

@@ -66,6 +66,8 @@ def to_int64(v: Any) -> int:
     if isinstance(v, float):
         return _go_float_to_int(v)
     if isinstance(v, str):
+        if v != v.strip() or not v:
+            return 0
         parsed = _parse_int(_trim_zero_decimal(v))
         if parsed is None or not -(1 << 63) <= parsed < (1 << 63):
             return 0
@@ -84,6 +86,8 @@ def to_float64(v: Any) -> float:
     if isinstance(v, str):
         from reporters.gotemplate.parser import _parse_float, _parse_int
 
+        if v != v.strip() or not v:
+            return 0.0
         f = _parse_float(v)
         if f is None:
             i = _parse_int(v) if not v.startswith(("0", "+0", "-0")) or v in ("0",) else None

@@ -161,11 +161,18 @@ def _no_constants(name: str) -> Any:
     raise ValueError(f"invalid character '{name[0]}' looking for beginning of value")
 
 
+def _number(text: str) -> float:
+    value = float(text)
+    if value in (float("inf"), float("-inf")):
+        raise GoError(f"json: cannot unmarshal number {text} into Go value of type float64")
+    return value
+
+
 def _decode(v: str) -> Any:
     if not v.strip():
         raise GoError("unexpected end of JSON input")
     try:
-        return json.loads(v, parse_constant=_no_constants, parse_int=float)
+        return json.loads(v, parse_constant=_no_constants, parse_int=_number, parse_float=_number)
     except json.JSONDecodeError as exc:
         if exc.pos >= len(v.rstrip()):
             raise GoError("unexpected end of JSON input") from None
@@ -175,6 +182,8 @@ def _decode(v: str) -> Any:
                 f"invalid character '{ch}' after top-level value"
             ) from None
         raise GoError(f"invalid character '{ch}' looking for beginning of value") from None
+    except GoError:
+        raise
     except ValueError as exc:
         raise GoError(str(exc)) from None
 

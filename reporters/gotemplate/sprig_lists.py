@@ -53,8 +53,8 @@ def _prepend(lst: Any, v: Any) -> list[Any]:
 def _chunk(size: int, lst: Any) -> list[Any]:
     items = _items(lst, "Cannot chunk type")
     n = len(items)
-    if size == 0:
-        raise GoError("runtime error: integer divide by zero")
+    if size <= 0:
+        raise GoError("runtime error: makeslice: len out of range")
     count = int(math.floor((n - 1) / size) + 1)
     out = []
     for i in range(count):
@@ -76,13 +76,11 @@ def _first(lst: Any) -> Any:
 
 
 def _rest(lst: Any) -> list[Any] | None:
-    items = _items(lst, "Cannot find rest on type")
-    return items[1:] if items else None
+    return _items(lst, "Cannot find rest on type")[1:]
 
 
 def _initial(lst: Any) -> list[Any] | None:
-    items = _items(lst, "Cannot find initial on type")
-    return items[:-1] if items else None
+    return _items(lst, "Cannot find initial on type")[:-1]
 
 
 def _sort_alpha(lst: Any) -> StrList:
@@ -141,18 +139,18 @@ def _slice(lst: Any, *indices: Any) -> Any:
     start = to_int(indices[0]) if indices else 0
     end = to_int(indices[1]) if len(indices) >= 2 else len(items)
     if not 0 <= start <= end <= len(items):
-        raise GoError(f"reflect: slice index out of range")
+        raise GoError("reflect.Value.Slice: slice index out of bounds")
     part = items[start:end]
     return type(lst)(part) if isinstance(lst, StrList) else part
 
 
-def _concat(*lists: Any) -> list[Any] | None:
-    res: list[Any] | None = None
+def _concat(*lists: Any) -> list[Any]:
+    res: list[Any] = []
     for lst in lists:
         kind = kind_name(lst)
         if kind not in ("slice", "array"):
             raise GoError(f"Cannot concat type {kind} as list")
-        res = (res or []) + list(lst)
+        res = res + list(lst)
     return res
 
 

@@ -9,7 +9,7 @@ operand's shortest float text.
 from __future__ import annotations
 
 import math
-from decimal import Decimal, localcontext
+from decimal import ROUND_HALF_UP, Decimal, localcontext
 from typing import Any
 
 from reporters.gotemplate.sprig_convert import ANY, to_float64, to_int, to_int64, wrap64
@@ -113,7 +113,7 @@ def _to_decimal(v: Any) -> int:
 
     text = sprint(v)
     try:
-        if not text or text[0] == "_" or "__" in text:
+        if not text or text != text.strip() or text[0] == "_" or "__" in text:
             return 0
         n = int(text, 8)
     except ValueError:
@@ -137,10 +137,11 @@ def _decimal_op(op: str) -> Any:
                 else:
                     if d == 0:
                         raise GoError("decimal division by 0")
-                    with localcontext() as div_ctx:
-                        div_ctx.prec = 17
-                        acc = acc / d
-            return float(acc)
+                    acc = acc / d
+            if op == "/":
+                acc = acc.quantize(Decimal(1).scaleb(-16), rounding=ROUND_HALF_UP) if acc else acc
+            result = float(acc)
+            return 0.0 if result == 0 else result
 
     return run
 

@@ -135,7 +135,7 @@ def compile_go(expr: str) -> re.Pattern[str]:
     """Compile a Go regexp; RegexError carries Go's "error parsing regexp" wording."""
     translated = _translate(expr)
     try:
-        return re.compile(translated)
+        return re.compile(translated, re.ASCII)
     except re.error as exc:
         for py, go in _MESSAGES:
             if exc.msg.startswith(py):

@@ -117,23 +117,21 @@ def _compare_ident(x: str, y: str) -> int:
 
 
 def new_version(text: str) -> Version:
-    m = _STRICT.match(text)
+    """semver.NewVersion with CoerceNewVersion (v3.4.0's default): the loose grammar."""
+    m = _LOOSE.match(text)
     if m is None:
-        loose = _LOOSE.match(text)
-        if loose is None:
-            raise GoError("invalid semantic version")
-        for seg in (loose.group(1), (loose.group(2) or "")[1:], (loose.group(3) or "")[1:]):
-            if len(seg) > 1 and seg.startswith("0"):
-                raise GoError("version segment starts with 0")
-        pre = loose.group(5) or ""
-        if pre and any(len(p) > 1 and p.isdigit() and p.startswith("0") for p in pre.split(".")):
-            raise GoError("version segment starts with 0")
         raise GoError("invalid semantic version")
-    major, minor, patch = (int(g) if g else 0 for g in m.group(1, 2, 3))
+    major = int(m.group(1))
+    minor = int(m.group(2)[1:]) if m.group(2) else 0
+    patch = int(m.group(3)[1:]) if m.group(3) else 0
+    pre, meta = m.group(5) or "", m.group(8) or ""
+    for part in pre.split(".") if pre else []:
+        if part.isdigit() and len(part) > 1 and part.startswith("0"):
+            raise GoError("version segment starts with 0")
     for n in (major, minor, patch):
         if n >= 2**64:
             raise GoError("error parsing version segment: value out of range")
-    return Version(major, minor, patch, m.group(4) or "", m.group(5) or "", text)
+    return Version(major, minor, patch, pre, meta, text)
 
 
 @dataclass(frozen=True)

@@ -167,63 +167,164 @@ def _nospace(s: str) -> str:
     return s if len(kept) == len(data) else kept.decode("latin-1")
 
 
-_WORD_CASES = ("lower", "upper", "digit", "other")
+def _connector(ch: str) -> bool:
+    return ch in "-_" or _go_space(ch)
+
+
+def _upper(ch: str) -> bool:
+    return ch.isupper()
+
+
+def _alpha(ch: str) -> bool:
+    return ch.isalpha()
+
+
+def _number(ch: str) -> bool:
+    return ch.isnumeric()
+
+
+def _punct(ch: str) -> bool:
+    import unicodedata
+
+    return unicodedata.category(ch).startswith("P")
+
+
+def _next_word(s: str) -> tuple[str, str, str]:
+    """xstrings' nextWord: the kind of the next word, the word, and what remains."""
+    if not s:
+        return "invalid", "", ""
+    r = s[0]
+    i = 1
+    n = len(s)
+    if _connector(r):
+        kind = "connector"
+        while i < n and _connector(s[i]):
+            i += 1
+    elif _punct(r):
+        kind = "punct"
+        while i < n and _punct(s[i]):
+            i += 1
+    elif _upper(r):
+        kind = "upper"
+        if i < n:
+            if _upper(s[i]):
+                i += 1
+                while i < n and _upper(s[i]):
+                    i += 1
+                if i < n and _alpha(s[i]):
+                    i -= 1
+            elif _alpha(s[i]):
+                i += 1
+                while i < n and _alpha(s[i]) and not _upper(s[i]):
+                    i += 1
+    elif _alpha(r):
+        kind = "alphabet"
+        while i < n and _alpha(s[i]) and not _upper(s[i]):
+            i += 1
+    elif _number(r):
+        kind = "number"
+        while i < n and _number(s[i]):
+            i += 1
+    else:
+        kind = "other"
+        while i < n and not (_connector(s[i]) or _alpha(s[i]) or _number(s[i]) or _punct(s[i])):
+            i += 1
+    return kind, s[:i], s[i:]
+
+
+def _lower_word(out: list[str], kind: str, word: str, sep: str) -> None:
+    if kind not in ("upper", "connector"):
+        out.append(word)
+        return
+    for ch in word:
+        out.append(sep if _connector(ch) else ch.lower() if ch.isupper() else ch)
 
 
 def _xstrings_case(s: str, sep: str) -> str:
-    """xstrings.ToSnakeCase / ToKebabCase (camelCaseToLowerCase with a separator)."""
+    """xstrings v1.5.0 camelCaseToLowerCase (ToSnakeCase, ToKebabCase)."""
+    if not s:
+        return ""
     out: list[str] = []
-    wt = "none"
-    i = 0
-    runes = list(s)
-    n = len(runes)
-    # Skip leading connectors.
-    while i < n and runes[i] in "_- .":
-        i += 1
-    prev_connector = False
-    for idx in range(i, n):
-        ch = runes[idx]
-        if ch in "_- .":
-            prev_connector = True
-            continue
-        if ch.isupper():
-            kind = "upper"
-        elif ch.islower():
-            kind = "lower"
-        elif ch.isdigit():
-            kind = "digit"
+    wt, word, rest = _next_word(s)
+    while rest:
+        if wt != "connector":
+            _lower_word(out, wt, word, sep)
+        prev, last = wt, word
+        wt, word, rest = _next_word(rest)
+        if prev == "number":
+            while wt in ("alphabet", "number"):
+                _lower_word(out, wt, word, sep)
+                wt, word, rest = _next_word(rest)
+            if wt not in ("invalid", "punct", "connector"):
+                out.append(sep)
+        elif prev == "connector":
+            _lower_word(out, prev, last, sep)
+        elif prev == "punct":
+            pass
         else:
-            kind = "other"
-        if out:
-            if prev_connector:
-                out.append(sep)
-            elif kind == "upper" and wt in ("lower", "digit"):
-                out.append(sep)
-            elif kind == "upper" and wt == "upper":
-                nxt = runes[idx + 1] if idx + 1 < n else ""
-                if nxt.islower():
+            if wt != "number":
+                if wt not in ("connector", "punct"):
                     out.append(sep)
-            elif kind == "lower" and wt == "digit":
-                pass
-        prev_connector = False
-        out.append(ch.lower())
-        wt = kind
+                continue
+            if not rest:
+                continue
+            last = word
+            wt, word, rest = _next_word(rest)
+            if wt != "alphabet":
+                _lower_word(out, "number", last, sep)
+                if wt not in ("connector", "punct"):
+                    out.append(sep)
+                continue
+            out.append(sep)
+            _lower_word(out, "number", last, sep)
+            while wt in ("alphabet", "number"):
+                _lower_word(out, wt, word, sep)
+                wt, word, rest = _next_word(rest)
+            if wt not in ("invalid", "connector", "punct"):
+                out.append(sep)
+    _lower_word(out, wt, word, sep)
     return "".join(out)
 
 
 def _pascal(s: str) -> str:
-    """xstrings.ToPascalCase: words split at _ - space and case changes, capitalised."""
+    """xstrings v1.5.0 toCamelCase(s, isBig=true), which sprig's camelcase calls."""
+    if not s:
+        return ""
     out: list[str] = []
-    upper_next = True
-    for ch in s:
-        if ch in "_- ":
-            upper_next = True
+    i = 0
+    r0 = ""
+    first_upper = False
+    while i < len(s):
+        r0 = s[i]
+        i += 1
+        if not _connector(r0):
+            first_upper = r0.isupper()
+            r0 = r0.upper()
+            break
+        out.append(r0)
+    else:
+        return "".join(out)
+    if i >= len(s):
+        out.append(r0)
+        return "".join(out)
+    while i < len(s):
+        r1 = r0
+        r0 = s[i]
+        i += 1
+        if _connector(r0) and _connector(r1):
+            out.append(r1)
             continue
-        if upper_next:
-            out.append(ch.upper())
-            upper_next = False
+        if _connector(r1):
+            first_upper = r0.isupper()
+            r0 = r0.upper()
         else:
-            out.append(ch)
+            if first_upper:
+                if r0.isupper():
+                    r0 = r0.lower()
+                else:
+                    first_upper = False
+            out.append(r1)
+    out.append(r0)
     return "".join(out)
 
 
@@ -256,20 +357,24 @@ def _substr(start: int, end: int, s: str) -> str:
     data = _b(s)
     if start < 0:
         if end > len(data) or end < 0:
-            raise IndexError(f"runtime error: slice bounds out of range [:{end}] with length "
-                             f"{len(data)}")  # fmt: skip
+            raise IndexError(f"runtime error: slice bounds out of range [:{int(end)}] with "
+                             f"length {len(data)}")  # fmt: skip
         return _s(data[:end])
     if end < 0 or end > len(data):
         if start > len(data):
-            raise IndexError(f"runtime error: slice bounds out of range [{start}:{len(data)}]")
+            raise IndexError(
+                f"runtime error: slice bounds out of range [{int(start)}:{len(data)}]"
+            )
         return _s(data[start:])
     if start > end:
-        raise IndexError(f"runtime error: slice bounds out of range [{start}:{end}]")
+        raise IndexError(f"runtime error: slice bounds out of range [{int(start)}:{int(end)}]")
     return _s(data[start:end])
 
 
 def _indent(n: int, s: str) -> str:
-    pad = " " * max(n, 0)
+    if n < 0:
+        raise ValueError("strings: negative Repeat count")
+    pad = " " * n
     return pad + s.replace("\n", "\n" + pad)
 
 

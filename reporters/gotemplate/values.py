@@ -37,8 +37,7 @@ from typing import Any
 class GoInt(int):
     """A Go ``int`` (``len``, ``atoi``, integer literals): distinct from ``int64``."""
 
-    def __repr__(self) -> str:
-        return f"GoInt({int(self)})"
+    __str__ = int.__repr__
 
 
 class GoUint8(int):
@@ -113,6 +112,8 @@ def go_type(value: Any) -> str:
         return getattr(value, "go_type", "int64")
     if isinstance(value, float):
         return "float64"
+    if isinstance(value, complex):
+        return "complex128"
     if isinstance(value, str):
         return "string"
     if isinstance(value, bytes | bytearray):
