@@ -1,9 +1,10 @@
 """The helpers Argo CD puts into every template's data: ``time``, ``strings``, ``repo``.
 
 Argo CD v3.2.12 (util/notification/expression) adds them to the *data*, not the function
-map, so templates call them with ``call``: ``{{ call .repo.RepoURLToHTTPS .app.spec.source.repoURL }}``,
-``{{ (call .time.Parse .app.status.operationState.startedAt).Format "15:04" }}``. The pure
-ones are here. ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask Argo CD's repo
+map, so templates call them with ``call``:
+``{{ call .repo.RepoURLToHTTPS .app.spec.source.repoURL }}``,
+``{{ (call .time.Parse .app.status.operationState.startedAt).Format "15:04" }}``.
+The pure ones are here. ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask Argo CD's repo
 server; a caller that can answer passes them in:
 
 * ``get_commit_metadata(sha: str) -> Mapping[str, Any]`` with ``Message``, ``Author``,
@@ -30,17 +31,19 @@ from reporters.gotemplate.gotime import (
     NS,
     SECOND,
     US,
+    UTC,
     Duration,
     GoTime,
-    UTC,
     parse_time,
 )
 from reporters.gotemplate.values import GoFunc, GoPanic
 
 S = "string"
 _SCP = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>[^:/]+):(?!//)(?P<path>.*)$")
-_URL = re.compile(r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?:(?P<user>[^@/]*)@)?"
-                  r"(?P<host>[^/?#]*)(?P<path>[^?#]*)(?P<rest>.*)$")  # fmt: skip
+_URL = re.compile(
+    r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?:(?P<user>[^@/]*)@)?"
+    r"(?P<host>[^/?#]*)(?P<path>[^?#]*)(?P<rest>.*)$"
+)
 
 
 def _split_git_url(raw: str) -> tuple[str, str, str, str]:
@@ -127,8 +130,13 @@ def argocd_helpers(
         "StampNano": "Jan _2 15:04:05.000000000",
     }
     strings_map = {
-        "ReplaceAll": GoFunc(lambda s, old, new: s.replace(old, new) if old else (
-            new + new.join(s) + new if s else new), (S, S, S), returns=S),  # fmt: skip
+        "ReplaceAll": GoFunc(
+            lambda s, old, new: (
+                s.replace(old, new) if old else (new + new.join(s) + new if s else new)
+            ),
+            (S, S, S),
+            returns=S,
+        ),
         "ToUpper": GoFunc(str.upper, (S,), returns=S),
         "ToLower": GoFunc(str.lower, (S,), returns=S),
     }

@@ -175,10 +175,7 @@ def index(item: Any, *indexes: Any) -> Any:
                 raise GoError("value is nil; should be of type string")
             if not isinstance(idx, str):
                 raise GoError(f"value has type {go_type(idx)}; should be string")
-            if isinstance(item, StrMap):
-                item = item.get(idx, "")
-            else:
-                item = Boxed(item.get(idx))
+            item = item.get(idx, "") if isinstance(item, StrMap) else Boxed(item.get(idx))
         elif item is None:
             raise GoError("index of nil pointer")
         else:
@@ -210,7 +207,7 @@ def slice_(item: Any, *indexes: Any) -> Any:
         raise GoPanic(f"reflect.Value.Slice: {what} index out of bounds")
     part = data[idx[0] : idx[1]]
     if isinstance(item, str):
-        return bytes(part).decode("utf-8", "replace")  # type: ignore[arg-type]
+        return bytes(part).decode("utf-8", "replace")
     return type(item)(part) if isinstance(item, StrList) else list(part)  # type: ignore[arg-type]
 
 
@@ -248,15 +245,27 @@ def html_escape(text: str) -> str:
     out = []
     for ch in text:
         out.append(
-            {"\0": "\ufffd", '"': "&#34;", "'": "&#39;", "&": "&amp;", "<": "&lt;", ">": "&gt;"}.get(
-                ch, ch
-            )
+            {
+                "\0": "\ufffd",
+                '"': "&#34;",
+                "'": "&#39;",
+                "&": "&amp;",
+                "<": "&lt;",
+                ">": "&gt;",
+            }.get(ch, ch)
         )
     return "".join(out)
 
 
-_JS = {"\\": "\\\\", "'": "\\'", '"': '\\"', "<": "\\u003C", ">": "\\u003E", "&": "\\u0026",
-       "=": "\\u003D"}  # fmt: skip
+_JS = {
+    "\\": "\\\\",
+    "'": "\\'",
+    '"': '\\"',
+    "<": "\\u003C",
+    ">": "\\u003E",
+    "&": "\\u0026",
+    "=": "\\u003D",
+}
 
 
 def js_escape(text: str) -> str:
@@ -289,8 +298,7 @@ BUILTINS: dict[str, GoFunc] = {
     "and": GoFunc(_and_or_placeholder, (RV, RV), variadic=True, returns=RV, name="and"),
     "or": GoFunc(_and_or_placeholder, (RV, RV), variadic=True, returns=RV, name="or"),
     "call": GoFunc(_and_or_placeholder, (RV, RV), variadic=True, returns=RV, name="call"),
-    "html": GoFunc(lambda *a: html_escape(_eval_args(a)), (ANY,), variadic=True,
-                   returns="string"),
+    "html": GoFunc(lambda *a: html_escape(_eval_args(a)), (ANY,), variadic=True, returns="string"),
     "index": GoFunc(index, (RV, RV), variadic=True, returns=RV),
     "slice": GoFunc(slice_, (RV, RV), variadic=True, returns=RV),
     "js": GoFunc(lambda *a: js_escape(_eval_args(a)), (ANY,), variadic=True, returns="string"),

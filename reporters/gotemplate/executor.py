@@ -12,11 +12,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NoReturn
 
 from reporters.gotemplate.builtins import BUILTINS
 from reporters.gotemplate.errors import TemplateExecError, TemplateLimitError
-from reporters.gotemplate.gofmt import format_value, Spec
+from reporters.gotemplate.gofmt import Spec, format_value
 from reporters.gotemplate.lexer import byte_column
 from reporters.gotemplate.nodes import (
     ActionNode,
@@ -127,7 +127,7 @@ class Executor:
     def at(self, node: Node) -> None:
         self.node = node
 
-    def errorf(self, message: str, *, hint: str = "") -> Any:
+    def errorf(self, message: str, *, hint: str = "") -> NoReturn:
         if self.node is None:
             text = f"template: {self.tmpl_name}: {message}"
             raise _Fail(TemplateExecError(text, hint=hint))
@@ -193,8 +193,7 @@ class Executor:
         root = self.trees.get(self.tmpl_name)
         if root is None:
             raise TemplateExecError(
-                f'template: {self.tmpl_name}: "{self.tmpl_name}" is an incomplete or empty '
-                "template"
+                f'template: {self.tmpl_name}: "{self.tmpl_name}" is an incomplete or empty template'
             )
         if data is None:
             data = INVALID
@@ -286,9 +285,7 @@ class Executor:
                         self.errorf(f"range can't iterate over {format_value(val, Spec())}")
                 elif isinstance(val, int):
                     if len(decl) > 1:
-                        self.errorf(
-                            f"can't use {val} to iterate over more than one variable"
-                        )
+                        self.errorf(f"can't use {val} to iterate over more than one variable")
                     for i in range(int(val)):
                         ran = one(INVALID, type(val)(i))
                 elif isinstance(val, list | bytes):
@@ -390,7 +387,10 @@ class Executor:
         self.at(n)
         text = n.text
         is_hex_int = (
-            len(text) > 2 and text[0] == "0" and text[1] in "xX" and not any(c in text for c in "pP")
+            len(text) > 2
+            and text[0] == "0"
+            and text[1] in "xX"
+            and not any(c in text for c in "pP")
         )
         if n.is_complex:
             return n.complex128
@@ -548,7 +548,12 @@ class Executor:
                 self.errorf(f"error calling {name}: {exc}")
             return result
         try:
-            result = fn(*[self._to_param(a, p) for a, p in zip(argv, self._param_types(fn, len(argv)), strict=True)])
+            result = fn(
+                *[
+                    self._to_param(a, p)
+                    for a, p in zip(argv, self._param_types(fn, len(argv)), strict=True)
+                ]
+            )
         except (GoError, GoPanic) as exc:
             self.at(node)
             return self.errorf(f"error calling {name}: {exc}")
@@ -609,7 +614,12 @@ class Executor:
             arg = unbox(raw)
             typ = params[-1] if fn.variadic and i >= len(params) - 1 else params[i]
             argv.append(prepare_arg(arg, typ, i))
-        result = fn(*[self._to_param(a, t) for a, t in zip(argv, self._param_types(fn, len(argv)), strict=True)])
+        result = fn(
+            *[
+                self._to_param(a, t)
+                for a, t in zip(argv, self._param_types(fn, len(argv)), strict=True)
+            ]
+        )
         return self._wrap_result(fn, result)
 
     def validate_type(self, value: Any, typ: str | None) -> Any:

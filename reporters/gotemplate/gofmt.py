@@ -50,10 +50,7 @@ def _shortest(f: float) -> tuple[str, int]:
 def _fmt_e(neg: bool, digits: str, dp: int, prec: int, e: str = "e") -> str:
     mant = digits[0]
     rest = digits[1:]
-    if prec < 0:
-        frac = rest
-    else:
-        frac = (rest + "0" * prec)[:prec]
+    frac = rest if prec < 0 else (rest + "0" * prec)[:prec]
     exp = dp - 1 if digits != "0" else 0
     out = mant + ("." + frac if frac else "")
     sign = "-" if exp < 0 else "+"
@@ -151,8 +148,9 @@ def _bad(spec: Spec, value: Any) -> str:
     """fmt's badVerb: the value printed with %v under the same flags."""
     if value is None:
         return f"%!{spec.verb}(<nil>)"
-    inner = Spec("v", spec.plus, spec.minus, spec.sharp, spec.space, spec.zero, spec.width,
-                 spec.prec)  # fmt: skip
+    inner = Spec(
+        "v", spec.plus, spec.minus, spec.sharp, spec.space, spec.zero, spec.width, spec.prec
+    )
     return f"%!{spec.verb}({go_type(value)}={_print(value, inner, 0, bad=True)})"
 
 
@@ -231,7 +229,11 @@ def _hex_float(f: float, prec: int, upper: bool) -> str:
         else:
             frac = frac.ljust(prec, "0")
     sign = "-" if math.copysign(1, f) < 0 else ""
-    out = f"{sign}0x{lead}" + (f".{frac}" if frac else "") + f"p{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    out = (
+        f"{sign}0x{lead}"
+        + (f".{frac}" if frac else "")
+        + f"p{'+' if exp >= 0 else '-'}{abs(exp):02d}"
+    )
     return out.upper().replace("0X", "0X") if upper else out
 
 
@@ -263,11 +265,7 @@ def _sharp_float(num: str, verb: str, prec: int) -> str:
         c = body[i]
         if c == ".":
             has_point = True
-        elif c in "pP":
-            tail = body[i:]
-            body = body[:i]
-            break
-        elif c in "eE" and verb not in "xX":
+        elif c in "pP" or (c in "eE" and verb not in "xX"):
             tail = body[i:]
             body = body[:i]
             break
@@ -310,9 +308,9 @@ def _fmt_float(f: float, spec: Spec) -> str:
     if spec.space and num[0] == "+" and not spec.plus:
         num = " " + num[1:]
     if num[1:2] in ("I", "N"):
-        if num[1] == "N" and not spec.space and not spec.plus:
-            num = num[1:]
-        elif num[0] == "+" and not spec.plus:
+        if (num[1] == "N" and not spec.space and not spec.plus) or (
+            num[0] == "+" and not spec.plus
+        ):
             num = num[1:]
         return _pad(num, spec, zero_ok=False)
     if spec.sharp and verb != "b":
@@ -408,8 +406,19 @@ def _print(value: Any, spec: Spec, depth: int, *, bad: bool = False) -> str:
         if verb not in "vbgGxXfFeE":
             return _bad(spec, value)
         real = _fmt_float(value.real, spec)
-        imag = _fmt_float(value.imag, Spec(spec.verb, True, spec.minus, spec.sharp, spec.space,
-                                           spec.zero, spec.width, spec.prec))  # fmt: skip
+        imag = _fmt_float(
+            value.imag,
+            Spec(
+                spec.verb,
+                True,
+                spec.minus,
+                spec.sharp,
+                spec.space,
+                spec.zero,
+                spec.width,
+                spec.prec,
+            ),
+        )
         return f"({real}{imag}i)"
     if isinstance(value, str):
         return _fmt_str(value, spec, value)
@@ -519,8 +528,10 @@ def sprintf(fmt: str, *args: Any) -> str:
                 i = end + 1
         if i < n and fmt[i] == "*":
             i += 1
-            if argnum < len(args) and isinstance(args[argnum], int) and not isinstance(
-                args[argnum], bool
+            if (
+                argnum < len(args)
+                and isinstance(args[argnum], int)
+                and not isinstance(args[argnum], bool)
             ):
                 w = int(args[argnum])
                 if w < 0:
@@ -535,8 +546,10 @@ def sprintf(fmt: str, *args: Any) -> str:
             i += 1
             if i < n and fmt[i] == "*":
                 i += 1
-                if argnum < len(args) and isinstance(args[argnum], int) and not isinstance(
-                    args[argnum], bool
+                if (
+                    argnum < len(args)
+                    and isinstance(args[argnum], int)
+                    and not isinstance(args[argnum], bool)
                 ):
                     p = int(args[argnum])
                     spec.prec = p if p >= 0 else None

@@ -24,8 +24,20 @@ SECOND = 1000 * MS
 MINUTE = 60 * SECOND
 HOUR = 60 * MINUTE
 
-_MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
-           "September", "October", "November", "December"]  # fmt: skip
+_MONTHS = [
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+]
 _DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
 _EPOCH = dt.datetime(1970, 1, 1)
 
@@ -50,10 +62,12 @@ class Duration(int):
             "Microseconds": GoFunc(lambda: int(d / US), (), returns="int64"),
             "Nanoseconds": GoFunc(lambda: d, (), returns="int64"),
             "Abs": GoFunc(lambda: Duration(abs(d)), (), returns="time.Duration"),
-            "Round": GoFunc(lambda m: Duration(_round(d, m)), ("time.Duration",),
-                            returns="time.Duration"),  # fmt: skip
-            "Truncate": GoFunc(lambda m: Duration(_truncate(d, m)), ("time.Duration",),
-                               returns="time.Duration"),  # fmt: skip
+            "Round": GoFunc(
+                lambda m: Duration(_round(d, m)), ("time.Duration",), returns="time.Duration"
+            ),
+            "Truncate": GoFunc(
+                lambda m: Duration(_truncate(d, m)), ("time.Duration",), returns="time.Duration"
+            ),
         }
 
 
@@ -216,9 +230,10 @@ class GoTime:
         self.zone = zone
 
     def __eq__(self, other: object) -> bool:
-        return (
-            isinstance(other, GoTime)
-            and (self.unix, self.nsec, self.zone) == (other.unix, other.nsec, other.zone)
+        return isinstance(other, GoTime) and (self.unix, self.nsec, self.zone) == (
+            other.unix,
+            other.nsec,
+            other.zone,
         )
 
     def __hash__(self) -> int:
@@ -265,13 +280,15 @@ class GoTime:
             "Second": GoFunc(lambda: GoInt(when.second), (), returns="int"),
             "Nanosecond": GoFunc(lambda: GoInt(t.nsec), (), returns="int"),
             "YearDay": GoFunc(lambda: GoInt(when.timetuple().tm_yday), (), returns="int"),
-            "Weekday": GoFunc(lambda: Weekday((when.weekday() + 1) % 7), (),
-                              returns="time.Weekday"),  # fmt: skip
+            "Weekday": GoFunc(
+                lambda: Weekday((when.weekday() + 1) % 7), (), returns="time.Weekday"
+            ),
             "IsZero": GoFunc(lambda: t.unix == ZERO_UNIX and t.nsec == 0, (), returns="bool"),
             "Add": GoFunc(lambda d: t.add(d), ("time.Duration",), returns=T),
             "Sub": GoFunc(lambda o: t.sub(o), (T,), returns="time.Duration"),
-            "AddDate": GoFunc(lambda y, m, d: _add_date(t, y, m, d), ("int", "int", "int"),
-                              returns=T),  # fmt: skip
+            "AddDate": GoFunc(
+                lambda y, m, d: _add_date(t, y, m, d), ("int", "int", "int"), returns=T
+            ),
             "Before": GoFunc(lambda o: (t.unix, t.nsec) < (o.unix, o.nsec), (T,), returns="bool"),
             "After": GoFunc(lambda o: (t.unix, t.nsec) > (o.unix, o.nsec), (T,), returns="bool"),
             "Equal": GoFunc(lambda o: (t.unix, t.nsec) == (o.unix, o.nsec), (T,), returns="bool"),
@@ -300,11 +317,40 @@ def from_datetime(moment: dt.datetime, nsec: int, zone: Zone, offset: int) -> Go
 # -- layouts -------------------------------------------------------------------------------------
 
 _STD = [
-    "January", "Jan", "Monday", "Mon", "MST", "2006", "002", "__2", "_2", "01", "02", "03", "04",
-    "05", "06", "15", "1", "2", "3", "4", "5", "PM", "pm",
-    "-07:00:00", "-070000", "-07:00", "-0700", "-07",
-    "Z07:00:00", "Z070000", "Z07:00", "Z0700", "Z07",
-]  # fmt: skip
+    "January",
+    "Jan",
+    "Monday",
+    "Mon",
+    "MST",
+    "2006",
+    "002",
+    "__2",
+    "_2",
+    "01",
+    "02",
+    "03",
+    "04",
+    "05",
+    "06",
+    "15",
+    "1",
+    "2",
+    "3",
+    "4",
+    "5",
+    "PM",
+    "pm",
+    "-07:00:00",
+    "-070000",
+    "-07:00",
+    "-0700",
+    "-07",
+    "Z07:00:00",
+    "Z070000",
+    "Z07:00",
+    "Z0700",
+    "Z07",
+]
 
 
 def _chunks(layout: str) -> list[tuple[str, str]]:
@@ -327,15 +373,24 @@ def _chunks(layout: str) -> list[tuple[str, str]]:
         if token is None:
             for std in _STD:
                 if layout.startswith(std, i):
-                    if std in ("Jan", "Mon") and layout.startswith(std + "uary" if std == "Jan"
-                                                                   else std + "day", i):
-                        continue  # fmt: skip
-                    if std == "Mon" and i + 3 < n and layout[i + 3].islower() and not \
-                            layout.startswith("Monday", i):
-                        continue  # fmt: skip
-                    if std == "Jan" and i + 3 < n and layout[i + 3].islower() and not \
-                            layout.startswith("January", i):
-                        continue  # fmt: skip
+                    if std in ("Jan", "Mon") and layout.startswith(
+                        std + "uary" if std == "Jan" else std + "day", i
+                    ):
+                        continue
+                    if (
+                        std == "Mon"
+                        and i + 3 < n
+                        and layout[i + 3].islower()
+                        and not layout.startswith("Monday", i)
+                    ):
+                        continue
+                    if (
+                        std == "Jan"
+                        and i + 3 < n
+                        and layout[i + 3].islower()
+                        and not layout.startswith("January", i)
+                    ):
+                        continue
                     if std == "_2" and layout.startswith("_2006", i):
                         continue
                     token = std
@@ -456,8 +511,7 @@ def parse_time(layout: str, value: str, loc: Zone = UTC) -> GoTime:
                 raise _parse_error(layout, orig_value, tok, value)
             value = value[len(tok) :]
             continue
-        nums = {"2006": 4, "01": 2, "02": 2, "15": 2, "03": 2, "04": 2, "05": 2, "06": 2,
-                "002": 3}  # fmt: skip
+        nums = {"2006": 4, "01": 2, "02": 2, "15": 2, "03": 2, "04": 2, "05": 2, "06": 2, "002": 3}
         if tok in nums:
             width = nums[tok]
             part = value[:width]
@@ -473,16 +527,16 @@ def parse_time(layout: str, value: str, loc: Zone = UTC) -> GoTime:
                 month = n
             elif tok == "02":
                 day = n
-            elif tok == "15":
-                hour = n
-            elif tok == "03":
+            elif tok == "15" or tok == "03":
                 hour = n
             elif tok == "04":
                 minute = n
             elif tok == "05":
                 second = n
                 nxt = chunks[idx + 1] if idx + 1 < len(chunks) else None
-                if value.startswith(".") and (nxt is None or nxt[0] == "lit" or nxt[1][0] not in ".,"):
+                if value.startswith(".") and (
+                    nxt is None or nxt[0] == "lit" or nxt[1][0] not in ".,"
+                ):
                     m = re.match(r"\.(\d+)", value)
                     if m:
                         nsec = int((m.group(1) + "000000000")[:9])
@@ -533,8 +587,13 @@ def parse_time(layout: str, value: str, loc: Zone = UTC) -> GoTime:
                 value = value[1:]
                 zone_name = "UTC"
                 continue
-            pattern = {"07": r"[+-]\d\d", "0700": r"[+-]\d{4}", "07:00": r"[+-]\d\d:\d\d",
-                       "070000": r"[+-]\d{6}", "07:00:00": r"[+-]\d\d:\d\d:\d\d"}[tok[1:]]  # fmt: skip
+            pattern = {
+                "07": r"[+-]\d\d",
+                "0700": r"[+-]\d{4}",
+                "07:00": r"[+-]\d\d:\d\d",
+                "070000": r"[+-]\d{6}",
+                "07:00:00": r"[+-]\d\d:\d\d:\d\d",
+            }[tok[1:]]
             m = re.match(pattern, value)
             if not m:
                 raise _parse_error(layout, orig_value, tok, value)
@@ -562,9 +621,7 @@ def parse_time(layout: str, value: str, loc: Zone = UTC) -> GoTime:
             continue
         raise _parse_error(layout, orig_value, tok, value)
     if value:
-        raise GoError(
-            f"parsing time {_quote(orig_value)}: extra text: {_quote(value)}"
-        )
+        raise GoError(f"parsing time {_quote(orig_value)}: extra text: {_quote(value)}")
     if pm is not None:
         if pm and hour < 12:
             hour += 12

@@ -10,12 +10,15 @@ from __future__ import annotations
 
 import enum
 import unicodedata
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Any
 
 from reporters.gotemplate.gostrings import quote as quote_go
 from reporters.gotemplate.gostrings import quote_rune
 
 SPACE_CHARS = " \t\r\n"
+StateFn = Callable[[], Any]
 LEFT_DELIM = "{{"
 RIGHT_DELIM = "}}"
 LEFT_COMMENT = "/*"
@@ -222,7 +225,7 @@ class Lexer:
                 return Item(Kind.EOF, self.pos, "EOF", self.start_line)
             state = following
 
-    def _lex_text(self):  # type: ignore[no-untyped-def]
+    def _lex_text(self) -> StateFn | None:
         s = self.input
         x = s.find(LEFT_DELIM, self.pos)
         if x >= 0:
@@ -249,7 +252,7 @@ class Lexer:
         self._emit(Kind.EOF)
         return None
 
-    def _lex_left_delim(self):  # type: ignore[no-untyped-def]
+    def _lex_left_delim(self) -> StateFn | None:
         self.pos += len(LEFT_DELIM)
         trim = _has_left_trim(self.input, self.pos)
         after = 2 if trim else 0
@@ -265,7 +268,7 @@ class Lexer:
         self.item = item
         return None
 
-    def _lex_comment(self):  # type: ignore[no-untyped-def]
+    def _lex_comment(self) -> StateFn | None:
         self.pos += len(LEFT_COMMENT)
         x = self.input.find(RIGHT_COMMENT, self.pos)
         if x < 0:
@@ -287,7 +290,7 @@ class Lexer:
         self._ignore()
         return self._lex_text
 
-    def _lex_right_delim(self):  # type: ignore[no-untyped-def]
+    def _lex_right_delim(self) -> StateFn | None:
         _, trim = self._at_right_delim()
         if trim:
             self.pos += 2
@@ -302,7 +305,7 @@ class Lexer:
         self.item = item
         return None
 
-    def _lex_inside_action(self):  # type: ignore[no-untyped-def]
+    def _lex_inside_action(self) -> StateFn | None:
         delim, _ = self._at_right_delim()
         if delim:
             if self.paren_depth == 0:
@@ -365,7 +368,7 @@ class Lexer:
         self._errorf(f"unrecognized character in action: {quote_rune(ch)}")
         return None
 
-    def _lex_space(self):  # type: ignore[no-untyped-def]
+    def _lex_space(self) -> StateFn | None:
         spaces = 0
         while is_space(self._peek()):
             self._next()
@@ -379,7 +382,7 @@ class Lexer:
         self._emit(Kind.SPACE)
         return None
 
-    def _lex_identifier(self):  # type: ignore[no-untyped-def]
+    def _lex_identifier(self) -> StateFn | None:
         while True:
             ch = self._next()
             if is_alphanumeric(ch):
@@ -400,16 +403,16 @@ class Lexer:
                 self._emit(Kind.IDENTIFIER)
             return None
 
-    def _lex_field(self):  # type: ignore[no-untyped-def]
+    def _lex_field(self) -> StateFn | None:
         return self._lex_field_or_variable(Kind.FIELD)
 
-    def _lex_variable(self):  # type: ignore[no-untyped-def]
+    def _lex_variable(self) -> StateFn | None:
         if self._at_terminator():
             self._emit(Kind.VARIABLE)
             return None
         return self._lex_field_or_variable(Kind.VARIABLE)
 
-    def _lex_field_or_variable(self, kind: Kind):  # type: ignore[no-untyped-def]
+    def _lex_field_or_variable(self, kind: Kind) -> StateFn | None:
         if self._at_terminator():
             self._emit(Kind.VARIABLE if kind is Kind.VARIABLE else Kind.DOT)
             return None
@@ -424,7 +427,7 @@ class Lexer:
         self._emit(kind)
         return None
 
-    def _lex_char(self):  # type: ignore[no-untyped-def]
+    def _lex_char(self) -> StateFn | None:
         while True:
             ch = self._next()
             if ch == "\\":
@@ -441,7 +444,7 @@ class Lexer:
         self._emit(Kind.CHAR_CONSTANT)
         return None
 
-    def _lex_number(self):  # type: ignore[no-untyped-def]
+    def _lex_number(self) -> StateFn | None:
         if not self._scan_number():
             self._errorf(f"bad number syntax: {quote_go(self.input[self.start : self.pos])}")
             return None
@@ -479,7 +482,7 @@ class Lexer:
             return False
         return True
 
-    def _lex_quote(self):  # type: ignore[no-untyped-def]
+    def _lex_quote(self) -> StateFn | None:
         while True:
             ch = self._next()
             if ch == "\\":
@@ -496,7 +499,7 @@ class Lexer:
         self._emit(Kind.STRING)
         return None
 
-    def _lex_raw_quote(self):  # type: ignore[no-untyped-def]
+    def _lex_raw_quote(self) -> StateFn | None:
         while True:
             ch = self._next()
             if ch == "":

@@ -487,7 +487,7 @@ def syntax_error(name: str, text: str, abort: _Abort) -> TemplateSyntaxError:
     message = f"template: {name}:{abort.line}: {abort.message}"
     from reporters.gotemplate.lexer import byte_column
 
-    line, col = byte_column(text, min(abort.pos, len(text)))
+    _, col = byte_column(text, min(abort.pos, len(text)))
     hint = next((h for key, h in _HINTS.items() if key in abort.message), "")
     return TemplateSyntaxError(message, line=abort.line, column=col + 1, hint=hint)
 

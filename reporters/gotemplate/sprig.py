@@ -30,11 +30,30 @@ REMOVED = ("env", "expandenv")
 """Deleted from the map by notifications-engine: a template cannot read the environment."""
 
 UNSUPPORTED = (
-    "hello", "randAlphaNum", "randAlpha", "randAscii", "randNumeric", "randInt", "randBytes",
-    "shuffle", "uuidv4", "bcrypt", "htpasswd", "genPrivateKey", "derivePassword",
-    "buildCustomCert", "genCA", "genCAWithKey", "genSelfSignedCert", "genSelfSignedCertWithKey",
-    "genSignedCert", "genSignedCertWithKey", "encryptAES", "decryptAES", "getHostByName",
-)  # fmt: skip
+    "hello",
+    "randAlphaNum",
+    "randAlpha",
+    "randAscii",
+    "randNumeric",
+    "randInt",
+    "randBytes",
+    "shuffle",
+    "uuidv4",
+    "bcrypt",
+    "htpasswd",
+    "genPrivateKey",
+    "derivePassword",
+    "buildCustomCert",
+    "genCA",
+    "genCAWithKey",
+    "genSelfSignedCert",
+    "genSelfSignedCertWithKey",
+    "genSignedCert",
+    "genSignedCertWithKey",
+    "encryptAES",
+    "decryptAES",
+    "getHostByName",
+)
 """sprig names this package does not implement (randomness, cryptography, DNS)."""
 
 
@@ -48,8 +67,18 @@ def _unsupported(name: str) -> GoFunc:
 @cache
 def sprig_funcs() -> Mapping[str, GoFunc]:
     funcs: dict[str, GoFunc] = {}
-    for family in (sprig_strings, sprig_lists, sprig_dicts, sprig_math, sprig_encoding,
-                   sprig_dates, sprig_regex, sprig_semver, sprig_paths, sprig_defaults):  # fmt: skip
+    for family in (
+        sprig_strings,
+        sprig_lists,
+        sprig_dicts,
+        sprig_math,
+        sprig_encoding,
+        sprig_dates,
+        sprig_regex,
+        sprig_semver,
+        sprig_paths,
+        sprig_defaults,
+    ):
         funcs.update(family.FUNCS)
     for name in UNSUPPORTED:
         funcs.setdefault(name, _unsupported(name))

@@ -7,6 +7,7 @@ what ``add "3" 4`` or ``quote 1.5`` gives; they follow sprig v3.3.0 and spf13/ca
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from reporters.gotemplate.gofmt import Spec, format_value
@@ -126,7 +127,7 @@ def empty(v: Any) -> bool:
 
 def gofunc(
     params: tuple[str, ...], returns: str = ANY, *, variadic: bool = False
-) -> Any:
+) -> Callable[[Callable[..., Any]], GoFunc]:
     """Declare a sprig function's Go signature."""
 
     def wrap(fn: Any) -> GoFunc:

@@ -36,8 +36,10 @@ def now() -> GoTime:
 def _as_time(date: Any) -> GoTime:
     if isinstance(date, GoTime):
         return date
-    if isinstance(date, int) and not isinstance(date, bool) and (
-        isinstance(date, GoInt) or type(date) is int
+    if (
+        isinstance(date, int)
+        and not isinstance(date, bool)
+        and (isinstance(date, GoInt) or type(date) is int)
     ):
         return GoTime(int(date), 0, UTC)
     return now()
@@ -88,8 +90,14 @@ def _duration_round(value: Any) -> str:
     elif isinstance(value, GoTime):
         d = now().sub(value)
     u = abs(d)
-    for size, unit in ((HOUR * 24 * 365, "y"), (HOUR * 24 * 30, "mo"), (HOUR * 24, "d"),
-                       (HOUR, "h"), (MINUTE, "m"), (SECOND, "s")):  # fmt: skip
+    for size, unit in (
+        (HOUR * 24 * 365, "y"),
+        (HOUR * 24 * 30, "mo"),
+        (HOUR * 24, "d"),
+        (HOUR, "h"),
+        (MINUTE, "m"),
+        (SECOND, "s"),
+    ):
         if u > size:
             return f"{u // size}{unit}"
     return "0s"
@@ -122,8 +130,7 @@ FUNCS: dict[str, GoFunc] = {
     "duration": GoFunc(_duration, (ANY,), returns=S),
     "durationRound": GoFunc(_duration_round, (ANY,), returns=S),
     "htmlDate": GoFunc(lambda d: date_in_zone("2006-01-02", d, "Local"), (ANY,), returns=S),
-    "htmlDateInZone": GoFunc(lambda d, z: date_in_zone("2006-01-02", d, z), (ANY, S),
-                             returns=S),  # fmt: skip
+    "htmlDateInZone": GoFunc(lambda d, z: date_in_zone("2006-01-02", d, z), (ANY, S), returns=S),
     "toDate": GoFunc(_to_date, (S, S), returns=T),
     "mustToDate": GoFunc(lambda f, s: parse_time(f, s, UTC), (S, S), returns=T),
     "unixEpoch": GoFunc(lambda t: str(t.unix), (T,), returns=S),

@@ -40,16 +40,13 @@ FUNCS: dict[str, GoFunc] = {
     "default": GoFunc(_default, (ANY, ANY), variadic=True, returns=ANY),
     "empty": GoFunc(empty, (ANY,), returns="bool"),
     "coalesce": GoFunc(_coalesce, (ANY,), variadic=True, returns=ANY),
-    "all": GoFunc(lambda *v: all(not empty(x) for x in v), (ANY,), variadic=True,
-                  returns="bool"),  # fmt: skip
-    "any": GoFunc(lambda *v: any(not empty(x) for x in v), (ANY,), variadic=True,
-                  returns="bool"),  # fmt: skip
+    "all": GoFunc(lambda *v: all(not empty(x) for x in v), (ANY,), variadic=True, returns="bool"),
+    "any": GoFunc(lambda *v: any(not empty(x) for x in v), (ANY,), variadic=True, returns="bool"),
     "ternary": GoFunc(lambda t, f, c: t if c else f, (ANY, ANY, "bool"), returns=ANY),
     "fail": GoFunc(_fail, ("string",), returns="string"),
     "typeOf": GoFunc(_type_of, (ANY,), returns="string"),
     "typeIs": GoFunc(lambda t, v: t == _type_of(v), ("string", ANY), returns="bool"),
-    "typeIsLike": GoFunc(lambda t, v: _type_of(v) in (t, "*" + t), ("string", ANY),
-                         returns="bool"),  # fmt: skip
+    "typeIsLike": GoFunc(lambda t, v: _type_of(v) in (t, "*" + t), ("string", ANY), returns="bool"),
     "kindOf": GoFunc(_kind_of, (ANY,), returns="string"),
     "kindIs": GoFunc(lambda t, v: t == _kind_of(v), ("string", ANY), returns="bool"),
     "deepEqual": GoFunc(deep_equal, (ANY, ANY), returns="bool"),

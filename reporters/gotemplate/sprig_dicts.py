@@ -32,7 +32,7 @@ def _need_map(d: Any) -> dict[str, Any]:
 
 def _get(d: Any, key: str) -> Any:
     d = _need_map(d)
-    return d[key] if key in d else ""
+    return d.get(key, "")
 
 
 def _set(d: Any, key: str, value: Any) -> Any:
@@ -103,8 +103,9 @@ def _dig(*ps: Any) -> Any:
         if not isinstance(k, str):
             raise GoError(f"interface conversion: interface {{}} is {_tn(k)}, not string")
     if not isinstance(d, dict):
-        raise GoError(f"interface conversion: interface {{}} is {_tn(d)}, not "
-                      "map[string]interface {}")  # fmt: skip
+        raise GoError(
+            f"interface conversion: interface {{}} is {_tn(d)}, not map[string]interface {{}}"
+        )
     for i, k in enumerate(keys):
         if k not in d:
             return default
@@ -112,8 +113,10 @@ def _dig(*ps: Any) -> Any:
         if i == len(keys) - 1:
             return step
         if not isinstance(step, dict):
-            raise GoError(f"interface conversion: interface {{}} is {_tn(step)}, not "
-                          "map[string]interface {}")  # fmt: skip
+            raise GoError(
+                f"interface conversion: interface {{}} is {_tn(step)}, not "
+                "map[string]interface {}"
+            )
         d = step
     return default
 

@@ -25,9 +25,13 @@ def _b64dec(v: str) -> str:
     try:
         data = base64.b64decode(v.encode(), validate=True)
     except (binascii.Error, ValueError):
-        return _corrupt(v, 4, set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"))
+        return _corrupt(
+            v, 4, set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        )
     if len(v) % 4:
-        return _corrupt(v, 4, set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/"))
+        return _corrupt(
+            v, 4, set("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/")
+        )
     return data.decode("utf-8", "replace")
 
 
@@ -43,7 +47,8 @@ def _corrupt(v: str, block: int, alphabet: set[str]) -> str:
             return f"illegal base64 data at input byte {max(i, 0)}"
         if ch not in alphabet:
             return f"illegal base64 data at input byte {i}"
-    return f"illegal base64 data at input byte {len(stripped) // block * block if len(stripped) % block else len(stripped)}"
+    size = len(stripped)
+    return f"illegal base64 data at input byte {size // block * block if size % block else size}"
 
 
 def _b32dec(v: str) -> str:
@@ -72,9 +77,7 @@ def json_string(s: str, escape_html: bool) -> str:
             out.append("\\b")
         elif ch == "\f":
             out.append("\\f")
-        elif code < 0x20:
-            out.append(f"\\u00{code:02x}")
-        elif escape_html and ch in "<>&":
+        elif code < 0x20 or (escape_html and ch in "<>&"):
             out.append(f"\\u00{code:02x}")
         elif ch in "\u2028\u2029":
             out.append(f"\\u{code:04x}")
@@ -86,8 +89,7 @@ def json_string(s: str, escape_html: bool) -> str:
     return "".join(out)
 
 
-def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None, level: int = 0
-            ) -> str:  # fmt: skip
+def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None, level: int = 0) -> str:
     """encoding/json's Marshal (or MarshalIndent with prefix "" and ``indent``)."""
     if v is None:
         return "null"
@@ -178,9 +180,7 @@ def _decode(v: str) -> Any:
             raise GoError("unexpected end of JSON input") from None
         ch = v[exc.pos]
         if exc.msg.startswith("Extra data"):
-            raise GoError(
-                f"invalid character '{ch}' after top-level value"
-            ) from None
+            raise GoError(f"invalid character '{ch}' after top-level value") from None
         raise GoError(f"invalid character '{ch}' looking for beginning of value") from None
     except GoError:
         raise

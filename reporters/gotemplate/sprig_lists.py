@@ -158,8 +158,9 @@ def _must(fn: Any) -> Any:
     return fn
 
 
-def _pair(name: str, fn: Any, params: tuple[str, ...], returns: str, *, variadic: bool = False
-          ) -> dict[str, GoFunc]:  # fmt: skip
+def _pair(
+    name: str, fn: Any, params: tuple[str, ...], returns: str, *, variadic: bool = False
+) -> dict[str, GoFunc]:
     must = "must" + name[0].upper() + name[1:]
     return {
         name: GoFunc(fn, params, variadic=variadic, returns=returns, name=name),

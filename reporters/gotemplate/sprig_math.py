@@ -160,8 +160,9 @@ def _atoi(s: str) -> GoInt:
 
 FUNCS: dict[str, GoFunc] = {
     "add1": GoFunc(lambda i: wrap64(to_int64(i) + 1), (ANY,), returns=I64),
-    "add": GoFunc(lambda *i: wrap64(sum(to_int64(x) for x in i)), (ANY,), variadic=True,
-                  returns=I64),  # fmt: skip
+    "add": GoFunc(
+        lambda *i: wrap64(sum(to_int64(x) for x in i)), (ANY,), variadic=True, returns=I64
+    ),
     "sub": GoFunc(lambda a, b: wrap64(to_int64(a) - to_int64(b)), (ANY, ANY), returns=I64),
     "div": GoFunc(_div, (ANY, ANY), returns=I64),
     "mod": GoFunc(_mod, (ANY, ANY), returns=I64),
@@ -176,10 +177,20 @@ FUNCS: dict[str, GoFunc] = {
     "min": GoFunc(_min, (ANY, ANY), variadic=True, returns=I64),
     "maxf": GoFunc(_maxf, (ANY, ANY), variadic=True, returns=F64),
     "minf": GoFunc(_minf, (ANY, ANY), variadic=True, returns=F64),
-    "ceil": GoFunc(lambda a: float(math.ceil(to_float64(a))) if math.isfinite(to_float64(a))
-                   else to_float64(a), (ANY,), returns=F64),  # fmt: skip
-    "floor": GoFunc(lambda a: float(math.floor(to_float64(a))) if math.isfinite(to_float64(a))
-                    else to_float64(a), (ANY,), returns=F64),  # fmt: skip
+    "ceil": GoFunc(
+        lambda a: (
+            float(math.ceil(to_float64(a))) if math.isfinite(to_float64(a)) else to_float64(a)
+        ),
+        (ANY,),
+        returns=F64,
+    ),
+    "floor": GoFunc(
+        lambda a: (
+            float(math.floor(to_float64(a))) if math.isfinite(to_float64(a)) else to_float64(a)
+        ),
+        (ANY,),
+        returns=F64,
+    ),
     "round": GoFunc(_round, (ANY, "int", F64), variadic=True, returns=F64),
     "int64": GoFunc(to_int64, (ANY,), returns=I64),
     "int": GoFunc(to_int, (ANY,), returns="int"),

@@ -97,8 +97,9 @@ def url_join(d: dict[str, Any]) -> str:
         if not isinstance(value, str):
             from reporters.gotemplate.values import go_kind
 
-            raise GoPanic(f"unable to parse {key} key, must be of type string, but "
-                          f"{go_kind(value)} found")  # fmt: skip
+            raise GoPanic(
+                f"unable to parse {key} key, must be of type string, but {go_kind(value)} found"
+            )
         return value
 
     scheme, host, path = get("scheme"), get("host"), get("path")

@@ -48,7 +48,9 @@ def _translate(expr: str) -> str:
         c = expr[i]
         if c == "\\":
             if i + 1 >= n:
-                raise RegexError(f"error parsing regexp: trailing backslash at end of expression: ``")
+                raise RegexError(
+                    "error parsing regexp: trailing backslash at end of expression: ``"
+                )
             d = expr[i + 1]
             if d.isdigit() and d != "0":
                 raise RegexError(f"error parsing regexp: invalid escape sequence: `\\{d}`")
@@ -102,8 +104,9 @@ def _translate(expr: str) -> str:
             m = re.match(r"\(\?([imsU]*)(-[imsU]*)?([:)])", expr[i:])
             if not m:
                 snippet = expr[i : i + 3]
-                raise RegexError(f"error parsing regexp: invalid or unsupported Perl syntax: "
-                                 f"`{snippet}`")  # fmt: skip
+                raise RegexError(
+                    f"error parsing regexp: invalid or unsupported Perl syntax: `{snippet}`"
+                )
             flags = m.group(1)
             if "U" in flags or (m.group(2) and "U" in m.group(2)):
                 raise RegexError("the U flag is not supported here")
@@ -144,8 +147,11 @@ def compile_go(expr: str) -> re.Pattern[str]:
                     detail = expr[start:] if start >= 0 else expr
                 elif go.startswith("missing argument") or go.startswith("invalid nested"):
                     pos = exc.pos or 0
-                    detail = translated[pos - 1 : pos + 1] if go.startswith("invalid") else (
-                        translated[pos : pos + 1])  # fmt: skip
+                    detail = (
+                        translated[pos - 1 : pos + 1]
+                        if go.startswith("invalid")
+                        else (translated[pos : pos + 1])
+                    )
                 else:
                     detail = expr
                 raise RegexError(f"error parsing regexp: {go}: `{detail}`") from None
@@ -179,7 +185,7 @@ def all_matches(rx: re.Pattern[str], s: str, n: int) -> Iterator[re.Match[str]]:
         if m.end() == pos:
             if m.start() == prev_end:
                 accept = False
-            pos += 1 if pos < end else 1
+            pos += 1
         else:
             pos = m.end()
         prev_end = m.end()
@@ -294,8 +300,13 @@ def _soft_match(expr: str, s: str) -> bool:
         return False
 
 
-def _pair(name: str, fn: Callable[..., object], params: tuple[str, ...], returns: str,
-          must_fn: Callable[..., object]) -> dict[str, GoFunc]:  # fmt: skip
+def _pair(
+    name: str,
+    fn: Callable[..., object],
+    params: tuple[str, ...],
+    returns: str,
+    must_fn: Callable[..., object],
+) -> dict[str, GoFunc]:
     must = "must" + name[0].upper() + name[1:]
     return {
         name: GoFunc(fn, params, returns=returns, name=name),
@@ -314,10 +325,10 @@ FUNCS: dict[str, GoFunc] = {
     ),
     **_pair(
         "regexFind",
-        lambda e, s: (m.group(0) if (m := _must(e).search(s)) else ""),
+        lambda e, s: m.group(0) if (m := _must(e).search(s)) else "",
         (S, S),
         S,
-        lambda e, s: (m.group(0) if (m := compile_go(e).search(s)) else ""),
+        lambda e, s: m.group(0) if (m := compile_go(e).search(s)) else "",
     ),
     **_pair(
         "regexReplaceAll",

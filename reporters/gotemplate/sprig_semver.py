@@ -22,8 +22,10 @@ _LOOSE = re.compile(
     r"^v?([0-9]+)(\.[0-9]+)?(\.[0-9]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
     r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?$"
 )
-_CV = (r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
-       r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?")  # fmt: skip
+_CV = (
+    r"v?([0-9|x|X|\*]+)(\.[0-9|x|X|\*]+)?(\.[0-9|x|X|\*]+)?(-([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
+    r"(\+([0-9A-Za-z\-]+(\.[0-9A-Za-z\-]+)*))?"
+)
 _OPS = r"=||!=|>|<|>=|=>|<=|=<|~|~>|\^"
 _CONSTRAINT = re.compile(rf"^\s*({_OPS})\s*({_CV})\s*$")
 _RANGE = re.compile(rf"\s*({_CV})\s+-\s+({_CV})\s*")
@@ -54,8 +56,11 @@ class Version:
         return text
 
     def compare(self, other: Version) -> int:
-        for a, b in ((self.major, other.major), (self.minor, other.minor),
-                     (self.patch, other.patch)):  # fmt: skip
+        for a, b in (
+            (self.major, other.major),
+            (self.minor, other.minor),
+            (self.patch, other.patch),
+        ):
             if a != b:
                 return -1 if a < b else 1
         return compare_prerelease(self.pre, other.pre)
@@ -232,8 +237,12 @@ def _tilde(c: _Constraint, v: Version) -> bool:
     if v.compare(c.con) < 0:
         return False
     con = c.con
-    if con.major == 0 and con.minor == 0 and con.patch == 0 and not c.minor_dirty and not (
-        c.patch_dirty
+    if (
+        con.major == 0
+        and con.minor == 0
+        and con.patch == 0
+        and not c.minor_dirty
+        and not (c.patch_dirty)
     ):
         return True
     if v.major != con.major:

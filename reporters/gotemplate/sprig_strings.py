@@ -120,7 +120,7 @@ def _initials(s: str) -> str:
     gap = True
     for b in _b(s):
         ch = chr(b)
-        if _go_space(ch) and b < 0x80 or b in (0x85, 0xA0):
+        if (_go_space(ch) and b < 0x80) or b in (0x85, 0xA0):
             gap = True
         elif gap:
             out.append(ch)
@@ -146,10 +146,7 @@ def _swapcase(s: str) -> str:
     out = []
     ws = True
     for ch in s:
-        if ch.isupper():
-            out.append(ch.lower())
-            ws = False
-        elif ch.istitle():
+        if ch.isupper() or ch.istitle():
             out.append(ch.lower())
             ws = False
         elif ch.islower():
@@ -357,14 +354,13 @@ def _substr(start: int, end: int, s: str) -> str:
     data = _b(s)
     if start < 0:
         if end > len(data) or end < 0:
-            raise IndexError(f"runtime error: slice bounds out of range [:{int(end)}] with "
-                             f"length {len(data)}")  # fmt: skip
+            raise IndexError(
+                f"runtime error: slice bounds out of range [:{int(end)}] with length {len(data)}"
+            )
         return _s(data[:end])
     if end < 0 or end > len(data):
         if start > len(data):
-            raise IndexError(
-                f"runtime error: slice bounds out of range [{int(start)}:{len(data)}]"
-            )
+            raise IndexError(f"runtime error: slice bounds out of range [{int(start)}:{len(data)}]")
         return _s(data[start:])
     if start > end:
         raise IndexError(f"runtime error: slice bounds out of range [{int(start)}:{int(end)}]")
@@ -390,7 +386,7 @@ def _go_split(s: str, sep: str, n: int) -> list[str]:
     if sep == "":
         chars = list(s)
         if n > 0 and len(chars) > n:
-            return chars[: n - 1] + ["".join(chars[n - 1 :])]
+            return [*chars[: n - 1], "".join(chars[n - 1 :])]
         return chars
     if n < 0:
         return s.split(sep)
@@ -418,9 +414,9 @@ def _go_trim(s: str, cutset: str) -> str:
 FUNCS: dict[str, GoFunc] = {
     "abbrev": GoFunc(lambda w, s: s if w < 4 else abbreviate_full(s, 0, w), (INT, S), returns=S),
     "abbrevboth": GoFunc(
-        lambda left, right, s: s
-        if right < 4 or (left > 0 and right < 7)
-        else abbreviate_full(s, left, right),
+        lambda left, right, s: (
+            s if right < 4 or (left > 0 and right < 7) else abbreviate_full(s, left, right)
+        ),
         (INT, INT, S),
         returns=S,
     ),
@@ -434,8 +430,9 @@ FUNCS: dict[str, GoFunc] = {
     "repeat": GoFunc(_repeat, (INT, S), returns=S),
     "trimall": GoFunc(lambda a, b: _go_trim(b, a), (S, S), returns=S),
     "trimAll": GoFunc(lambda a, b: _go_trim(b, a), (S, S), returns=S),
-    "trimSuffix": GoFunc(lambda a, b: b[: -len(a)] if a and b.endswith(a) else b, (S, S),
-                         returns=S),  # fmt: skip
+    "trimSuffix": GoFunc(
+        lambda a, b: b[: -len(a)] if a and b.endswith(a) else b, (S, S), returns=S
+    ),
     "trimPrefix": GoFunc(lambda a, b: b[len(a) :] if b.startswith(a) else b, (S, S), returns=S),
     "nospace": GoFunc(_nospace, (S,), returns=S),
     "initials": GoFunc(_initials, (S,), returns=S),
@@ -453,13 +450,15 @@ FUNCS: dict[str, GoFunc] = {
     "cat": cat,
     "indent": GoFunc(_indent, (INT, S), returns=S),
     "nindent": GoFunc(lambda n, s: "\n" + _indent(n, s), (INT, S), returns=S),
-    "replace": GoFunc(lambda old, new, src: src.replace(old, new) if old else _replace_empty(
-        src, new), (S, S, S), returns=S),  # fmt: skip
+    "replace": GoFunc(
+        lambda old, new, src: src.replace(old, new) if old else _replace_empty(src, new),
+        (S, S, S),
+        returns=S,
+    ),
     "plural": GoFunc(_plural, (S, S, INT), returns=S),
     "toString": GoFunc(strval, (ANY,), returns=S),
     "split": GoFunc(_split, (S, S), returns="map[string]string"),
-    "splitList": GoFunc(lambda sep, s: StrList(_go_split(s, sep, -1)), (S, S),
-                        returns="[]string"),  # fmt: skip
+    "splitList": GoFunc(lambda sep, s: StrList(_go_split(s, sep, -1)), (S, S), returns="[]string"),
     "splitn": GoFunc(_splitn, (S, INT, S), returns="map[string]string"),
 }
 

@@ -23,6 +23,7 @@ from reporters.gotemplate.references import Reference, collect_references
 from reporters.gotemplate.sprig import sprig_funcs
 
 Funcs = Mapping[str, Callable[..., Any]]
+DEFAULT_LIMITS = Limits()
 
 
 @dataclass(frozen=True)
@@ -33,7 +34,7 @@ class Template:
     text: str
     trees: Mapping[str, ListNode]
     funcs: Funcs
-    limits: Limits = Limits()
+    limits: Limits = DEFAULT_LIMITS
 
     def execute(self, data: Any, *, funcs: Funcs | None = None) -> str:
         """Render over ``data``; raises TemplateExecError (Go's wording) or TemplateLimitError.

@@ -162,4 +162,3 @@ def go_kind(value: Any) -> str:
     if callable(value):
         return "func"
     return "struct"
-

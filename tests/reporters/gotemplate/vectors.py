@@ -23,15 +23,15 @@ class Vector:
 
     @property
     def out(self) -> str | None:
-        return self.raw.get("out")  # type: ignore[no-any-return]
+        return self.raw.get("out")
 
     @property
     def error(self) -> str | None:
-        return self.raw.get("error")  # type: ignore[no-any-return]
+        return self.raw.get("error")
 
     @property
     def phase(self) -> str | None:
-        return self.raw.get("phase")  # type: ignore[no-any-return]
+        return self.raw.get("phase")
 
     def data(self) -> Any:
         """The data as the Go program built it, fresh for each execution."""
