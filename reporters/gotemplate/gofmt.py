@@ -477,13 +477,18 @@ def sprintln(*args: Any) -> str:
     return " ".join(format_value(a, Spec()) for a in args) + "\n"
 
 
+TOO_LARGE = 1_000_000
+"""fmt refuses widths and precisions beyond a million (its tooLarge)."""
+
+
 def _parse_num(fmt: str, i: int) -> tuple[int | None, int]:
     start = i
     while i < len(fmt) and fmt[i].isdigit() and fmt[i] in "0123456789":
         i += 1
     if i == start:
         return None, i
-    return int(fmt[start:i]), i
+    value = int(fmt[start:i])
+    return (None if value > TOO_LARGE else value), i
 
 
 def sprintf(fmt: str, *args: Any) -> str:
@@ -534,6 +539,9 @@ def sprintf(fmt: str, *args: Any) -> str:
                 and not isinstance(args[argnum], bool)
             ):
                 w = int(args[argnum])
+                if abs(w) > TOO_LARGE:
+                    w = 0
+                    out.append("%!(BADWIDTH)")
                 if w < 0:
                     spec.minus, spec.zero, w = True, False, -w
                 spec.width = w
@@ -552,6 +560,9 @@ def sprintf(fmt: str, *args: Any) -> str:
                     and not isinstance(args[argnum], bool)
                 ):
                     p = int(args[argnum])
+                    if abs(p) > TOO_LARGE:
+                        p = -1
+                        out.append("%!(BADPREC)")
                     spec.prec = p if p >= 0 else None
                 else:
                     out.append("%!(BADPREC)")
@@ -559,8 +570,6 @@ def sprintf(fmt: str, *args: Any) -> str:
             else:
                 prec, i = _parse_num(fmt, i)
                 spec.prec = prec if prec is not None else 0
-        if not spec.minus and spec.zero is False:
-            pass
         if i >= n:
             out.append("%!(NOVERB)")
             break

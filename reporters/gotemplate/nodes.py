@@ -60,6 +60,8 @@ class IdentifierNode(Node):
 class VariableNode(Node):
     pos: int
     ident: list[str]
+    start: int = -1
+    """Where the text of the whole path begins (Go's ``pos`` is its second part's)."""
 
     def __str__(self) -> str:
         return ".".join(self.ident)
@@ -85,6 +87,8 @@ class NilNode(Node):
 class FieldNode(Node):
     pos: int
     ident: list[str]
+    start: int = -1
+    """Where the text of the whole path begins (Go's ``pos`` is its second part's)."""
 
     def __str__(self) -> str:
         return "".join("." + i for i in self.ident)

@@ -389,9 +389,9 @@ class _Tree:
             while self.peek().kind is Kind.FIELD:
                 chain.fields.append(self.next().val[1:])
             if isinstance(node, FieldNode):
-                return FieldNode(chain.pos, [*node.ident, *chain.fields])
+                return FieldNode(chain.pos, [*node.ident, *chain.fields], node.pos)
             if isinstance(node, VariableNode):
-                return VariableNode(chain.pos, [*node.ident, *chain.fields])
+                return VariableNode(chain.pos, [*node.ident, *chain.fields], node.pos)
             if isinstance(node, BoolNode | StringNode | NumberNode | NilNode | DotNode):
                 from reporters.gotemplate.gostrings import quote
 
@@ -480,6 +480,11 @@ class Parser:
             self.add(top)
         except _Abort as abort:
             raise syntax_error(self.name, self.text, abort) from None
+        except RecursionError:
+            raise TemplateSyntaxError(
+                f"template: {self.name}: nested too deeply to parse",
+                hint="use fewer nested parentheses and blocks",
+            ) from None
         return self.trees
 
 

@@ -113,7 +113,7 @@ class _Walker:
         if isinstance(node, FieldNode):
             path = _join(dot, node.ident)
             if path is not None:
-                self.ref("field", path, node.pos)
+                self.ref("field", path, node.start if node.start >= 0 else node.pos)
             return path
         if isinstance(node, VariableNode):
             base = scope.get(node.ident[0])
@@ -121,7 +121,7 @@ class _Walker:
                 return base
             path = _join(base, node.ident[1:])
             if path is not None:
-                self.ref("field", path, node.pos)
+                self.ref("field", path, node.start if node.start >= 0 else node.pos)
             return path
         if isinstance(node, DotNode):
             return dot

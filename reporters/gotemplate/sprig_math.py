@@ -66,7 +66,13 @@ def _minf(a: Any, *rest: Any) -> float:
     return val
 
 
+MAX_ITEMS = 1_000_000
+"""Elements ``until``, ``untilStep`` and ``seq`` may build (a reporter's cap, not Go's)."""
+
+
 def until_step(start: int, stop: int, step: int) -> IntList:
+    if step and abs((stop - start) // step) > MAX_ITEMS:
+        raise GoError(f"the range from {start} to {stop} is longer than {MAX_ITEMS} items")
     if stop < start:
         return IntList(range(start, stop, step)) if step < 0 else IntList()
     return IntList(range(start, stop, step)) if step > 0 else IntList()

@@ -133,10 +133,22 @@ _MESSAGES = [
 ]
 
 
+_NESTED_REPEAT = re.compile(r"\((?:[^()\\]|\\.)*[+*}](?:[^()\\]|\\.)*\)[+*{]")
+
+
 @lru_cache(maxsize=256)
 def compile_go(expr: str) -> re.Pattern[str]:
-    """Compile a Go regexp; RegexError carries Go's "error parsing regexp" wording."""
+    """Compile a Go regexp; RegexError carries Go's "error parsing regexp" wording.
+
+    Go's RE2 runs in linear time; Python's ``re`` backtracks, so a repeated group that
+    itself repeats (``(a+)+``) could hold a reporter for ever: such patterns are refused.
+    """
     translated = _translate(expr)
+    if _NESTED_REPEAT.search(translated):
+        raise RegexError(
+            f"error parsing regexp: nested repetition is refused here (it can take "
+            f"exponential time): `{expr}`"
+        )
     try:
         return re.compile(translated, re.ASCII)
     except re.error as exc:

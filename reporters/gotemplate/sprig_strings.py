@@ -12,7 +12,7 @@ from typing import Any
 from reporters.gotemplate.gofmt import sprintf
 from reporters.gotemplate.gostrings import quote as go_quote
 from reporters.gotemplate.sprig_convert import ANY, gofunc, strval
-from reporters.gotemplate.values import GoFunc, StrList, StrMap
+from reporters.gotemplate.values import GoError, GoFunc, StrList, StrMap
 
 S = "string"
 INT = "int"
@@ -397,9 +397,15 @@ def _splitn(sep: str, n: int, orig: str) -> StrMap:
     return StrMap({f"_{i}": p for i, p in enumerate(_go_split(orig, sep, n))})
 
 
+MAX_BUILT = 10_000_000
+"""Characters one function may build; Go has no such cap, a reporter needs one."""
+
+
 def _repeat(count: int, s: str) -> str:
     if count < 0:
         raise ValueError("strings: negative Repeat count")
+    if count * len(s) > MAX_BUILT:
+        raise GoError(f"repeat would build {count * len(s)} characters (at most {MAX_BUILT})")
     return s * count
 
 

@@ -14,8 +14,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from reporters.gotemplate.builtins import BUILTINS
-from reporters.gotemplate.errors import TemplateSyntaxError
+from reporters.gotemplate.errors import TemplateExecError, TemplateSyntaxError
 from reporters.gotemplate.executor import Executor, Limits
+from reporters.gotemplate.gofmt import Spec, format_value
 from reporters.gotemplate.lexer import byte_column
 from reporters.gotemplate.nodes import ListNode
 from reporters.gotemplate.parser import Parser
@@ -51,13 +52,42 @@ class Template:
         executor = Executor(
             name=self.name, text=self.text, trees=self.trees, funcs=merged, limits=self.limits
         )
-        return executor.execute(data)
+        try:
+            return executor.execute(data)
+        except TemplateExecError as exc:
+            secrets = secret_texts(data)
+            if not secrets:
+                raise
+            raise _redacted(exc, secrets) from None
 
     def references(self) -> Iterator[Reference]:
         """Each field path and function the template uses, with its line and column."""
         for ref in collect_references(self.trees, self.name):
             line, col = byte_column(self.text, ref.pos)
             yield Reference(ref.kind, ref.path, line, col + 1, ref.pos)
+
+
+def secret_texts(data: Any) -> list[str]:
+    """How the values of ``.secrets`` could appear in a message (as text or as Go bytes)."""
+    secrets = data.get("secrets") if isinstance(data, Mapping) else None
+    if not isinstance(secrets, Mapping):
+        return []
+    texts: list[str] = []
+    for value in secrets.values():
+        if isinstance(value, bytes | bytearray):
+            texts.append(bytes(value).decode("utf-8", "replace"))
+            texts.append(format_value(bytes(value), Spec()))
+        elif isinstance(value, str):
+            texts.append(value)
+    return sorted((t for t in texts if len(t) >= 3), key=len, reverse=True)
+
+
+def _redacted(exc: TemplateExecError, secrets: list[str]) -> TemplateExecError:
+    """The same error with every secret value replaced: secrets never reach a log."""
+    message = exc.message
+    for secret in secrets:
+        message = message.replace(secret, "<redacted>")
+    return type(exc)(message, line=exc.line, column=exc.column, hint=exc.hint)
 
 
 def default_funcs() -> dict[str, Callable[..., Any]]:
