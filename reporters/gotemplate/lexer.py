@@ -8,121 +8,26 @@ text; :func:`byte_column` turns them into the byte columns Go reports.
 
 from __future__ import annotations
 
-import enum
-import unicodedata
-from collections.abc import Callable
-from dataclasses import dataclass
-from typing import Any
-
 from reporters.gotemplate.gostrings import quote as quote_go
 from reporters.gotemplate.gostrings import quote_rune
+from reporters.gotemplate.tokens import (
+    KEYWORDS,
+    LEFT_COMMENT,
+    LEFT_DELIM,
+    RIGHT_COMMENT,
+    RIGHT_DELIM,
+    SPACE_CHARS,
+    Item,
+    Kind,
+    StateFn,
+    byte_column,
+    has_left_trim,
+    has_right_trim,
+    is_alphanumeric,
+    is_space,
+)
 
-SPACE_CHARS = " \t\r\n"
-StateFn = Callable[[], Any]
-LEFT_DELIM = "{{"
-RIGHT_DELIM = "}}"
-LEFT_COMMENT = "/*"
-RIGHT_COMMENT = "*/"
-
-
-class Kind(enum.IntEnum):
-    """Token kinds, in Go's order: every kind after KEYWORD is a keyword."""
-
-    ERROR = enum.auto()
-    BOOL = enum.auto()
-    CHAR = enum.auto()
-    CHAR_CONSTANT = enum.auto()
-    COMMENT = enum.auto()
-    COMPLEX = enum.auto()
-    ASSIGN = enum.auto()
-    DECLARE = enum.auto()
-    EOF = enum.auto()
-    FIELD = enum.auto()
-    IDENTIFIER = enum.auto()
-    LEFT_DELIM = enum.auto()
-    LEFT_PAREN = enum.auto()
-    NUMBER = enum.auto()
-    PIPE = enum.auto()
-    RAW_STRING = enum.auto()
-    RIGHT_DELIM = enum.auto()
-    RIGHT_PAREN = enum.auto()
-    SPACE = enum.auto()
-    STRING = enum.auto()
-    TEXT = enum.auto()
-    VARIABLE = enum.auto()
-    KEYWORD = enum.auto()
-    BLOCK = enum.auto()
-    BREAK = enum.auto()
-    CONTINUE = enum.auto()
-    DOT = enum.auto()
-    DEFINE = enum.auto()
-    ELSE = enum.auto()
-    END = enum.auto()
-    IF = enum.auto()
-    NIL = enum.auto()
-    RANGE = enum.auto()
-    TEMPLATE = enum.auto()
-    WITH = enum.auto()
-
-
-KEYWORDS = {
-    ".": Kind.DOT,
-    "block": Kind.BLOCK,
-    "break": Kind.BREAK,
-    "continue": Kind.CONTINUE,
-    "define": Kind.DEFINE,
-    "else": Kind.ELSE,
-    "end": Kind.END,
-    "if": Kind.IF,
-    "range": Kind.RANGE,
-    "nil": Kind.NIL,
-    "template": Kind.TEMPLATE,
-    "with": Kind.WITH,
-}
-
-
-@dataclass(frozen=True)
-class Item:
-    """One token: its kind, where it starts, its text (or error message) and its line."""
-
-    kind: Kind
-    pos: int
-    val: str
-    line: int
-
-    def __str__(self) -> str:
-        """The token as Go's parser names it in "unexpected ..." messages."""
-        if self.kind is Kind.EOF:
-            return "EOF"
-        if self.kind is Kind.ERROR:
-            return self.val
-        if self.kind > Kind.KEYWORD:
-            return f"<{self.val}>"
-        if len(self.val.encode()) > 10:
-            return quote_go(self.val[:10]) + "..."
-        return quote_go(self.val)
-
-
-def is_space(ch: str) -> bool:
-    return ch in SPACE_CHARS and ch != ""
-
-
-def is_alphanumeric(ch: str) -> bool:
-    """Go's unicode.IsLetter or IsDigit, or an underscore."""
-    if ch == "" or ch is None:
-        return False
-    if ch == "_":
-        return True
-    cat = unicodedata.category(ch)
-    return cat.startswith("L") or cat == "Nd"
-
-
-def _has_left_trim(s: str, i: int) -> bool:
-    return len(s) - i >= 2 and s[i] == "-" and is_space(s[i + 1])
-
-
-def _has_right_trim(s: str, i: int) -> bool:
-    return len(s) - i >= 2 and is_space(s[i]) and s[i + 1] == "-"
+__all__ = ["Item", "Kind", "Lexer", "byte_column"]
 
 
 class Lexer:
@@ -171,6 +76,7 @@ class Lexer:
         return item
 
     def _emit(self, kind: Kind) -> None:
+        """Hand the pending text over as one item; the state machine then pauses."""
         self.item = self._this_item(kind)
 
     def _ignore(self) -> None:
@@ -200,7 +106,7 @@ class Lexer:
 
     def _at_right_delim(self) -> tuple[bool, bool]:
         s = self.input
-        if _has_right_trim(s, self.pos) and s.startswith(RIGHT_DELIM, self.pos + 2):
+        if has_right_trim(s, self.pos) and s.startswith(RIGHT_DELIM, self.pos + 2):
             return True, True
         if s.startswith(RIGHT_DELIM, self.pos):
             return True, False
@@ -232,7 +138,7 @@ class Lexer:
             if x > self.pos:
                 self.pos = x
                 trim = 0
-                if _has_left_trim(s, x + len(LEFT_DELIM)):
+                if has_left_trim(s, x + len(LEFT_DELIM)):
                     chunk = s[self.start : self.pos]
                     trim = len(chunk) - len(chunk.rstrip(SPACE_CHARS))
                 self.pos -= trim
@@ -247,14 +153,13 @@ class Lexer:
         self.pos = len(s)
         if self.pos > self.start:
             self.line += s.count("\n", self.start, self.pos)
-            self._emit(Kind.TEXT)
-            return None
+            return self._emit(Kind.TEXT)
         self._emit(Kind.EOF)
         return None
 
     def _lex_left_delim(self) -> StateFn | None:
         self.pos += len(LEFT_DELIM)
-        trim = _has_left_trim(self.input, self.pos)
+        trim = has_left_trim(self.input, self.pos)
         after = 2 if trim else 0
         if self.input.startswith(LEFT_COMMENT, self.pos + after):
             self.pos += after
@@ -272,13 +177,11 @@ class Lexer:
         self.pos += len(LEFT_COMMENT)
         x = self.input.find(RIGHT_COMMENT, self.pos)
         if x < 0:
-            self._errorf("unclosed comment")
-            return None
+            return self._errorf("unclosed comment")
         self.pos = x + len(RIGHT_COMMENT)
         delim, trim = self._at_right_delim()
         if not delim:
-            self._errorf("comment ends before closing delimiter")
-            return None
+            return self._errorf("comment ends before closing delimiter")
         self.line += self.input.count("\n", self.start, self.pos)
         self._this_item(Kind.COMMENT)
         if trim:
@@ -310,27 +213,22 @@ class Lexer:
         if delim:
             if self.paren_depth == 0:
                 return self._lex_right_delim
-            self._errorf("unclosed left paren")
-            return None
+            return self._errorf("unclosed left paren")
         ch = self._next()
         if ch == "":
-            self._errorf("unclosed action")
-            return None
+            return self._errorf("unclosed action")
         if is_space(ch):
             self._backup()
             return self._lex_space
         if ch == "=":
-            self._emit(Kind.ASSIGN)
-            return None
+            return self._emit(Kind.ASSIGN)
         if ch == ":":
             if self._next() != "=":
-                self._errorf("expected :=")
-                return None
+                return self._errorf("expected :=")
             self._emit(Kind.DECLARE)
             return None
         if ch == "|":
-            self._emit(Kind.PIPE)
-            return None
+            return self._emit(Kind.PIPE)
         if ch == '"':
             return self._lex_quote
         if ch == "`":
@@ -353,18 +251,15 @@ class Lexer:
             return self._lex_identifier
         if ch == "(":
             self.paren_depth += 1
-            self._emit(Kind.LEFT_PAREN)
-            return None
+            return self._emit(Kind.LEFT_PAREN)
         if ch == ")":
             self.paren_depth -= 1
             if self.paren_depth < 0:
-                self._errorf("unexpected right paren")
-                return None
+                return self._errorf("unexpected right paren")
             self._emit(Kind.RIGHT_PAREN)
             return None
         if ord(ch) <= 0x7F and ch.isprintable():
-            self._emit(Kind.CHAR)
-            return None
+            return self._emit(Kind.CHAR)
         self._errorf(f"unrecognized character in action: {quote_rune(ch)}")
         return None
 
@@ -373,14 +268,13 @@ class Lexer:
         while is_space(self._peek()):
             self._next()
             spaces += 1
-        if _has_right_trim(self.input, self.pos - 1) and self.input.startswith(
+        if has_right_trim(self.input, self.pos - 1) and self.input.startswith(
             RIGHT_DELIM, self.pos + 1
         ):
             self._backup()
             if spaces == 1:
                 return self._lex_right_delim
-        self._emit(Kind.SPACE)
-        return None
+        return self._emit(Kind.SPACE)
 
     def _lex_identifier(self) -> StateFn | None:
         while True:
@@ -390,40 +284,34 @@ class Lexer:
             self._backup()
             word = self.input[self.start : self.pos]
             if not self._at_terminator():
-                self._errorf(f"bad character {quote_rune(self._peek())}")
-                return None
+                return self._errorf(f"bad character {quote_rune(self._peek())}")
             kind = KEYWORDS.get(word)
             if kind is not None and kind > Kind.KEYWORD:
-                self._emit(kind)
-            elif word[0] == ".":
-                self._emit(Kind.FIELD)
-            elif word in ("true", "false"):
-                self._emit(Kind.BOOL)
-            else:
-                self._emit(Kind.IDENTIFIER)
-            return None
+                return self._emit(kind)
+            if word[0] == ".":
+                return self._emit(Kind.FIELD)
+            if word in ("true", "false"):
+                return self._emit(Kind.BOOL)
+            return self._emit(Kind.IDENTIFIER)
 
     def _lex_field(self) -> StateFn | None:
         return self._lex_field_or_variable(Kind.FIELD)
 
     def _lex_variable(self) -> StateFn | None:
         if self._at_terminator():
-            self._emit(Kind.VARIABLE)
-            return None
+            return self._emit(Kind.VARIABLE)
         return self._lex_field_or_variable(Kind.VARIABLE)
 
     def _lex_field_or_variable(self, kind: Kind) -> StateFn | None:
         if self._at_terminator():
-            self._emit(Kind.VARIABLE if kind is Kind.VARIABLE else Kind.DOT)
-            return None
+            return self._emit(Kind.VARIABLE if kind is Kind.VARIABLE else Kind.DOT)
         while True:
             ch = self._next()
             if not is_alphanumeric(ch):
                 self._backup()
                 break
         if not self._at_terminator():
-            self._errorf(f"bad character {quote_rune(self._peek())}")
-            return None
+            return self._errorf(f"bad character {quote_rune(self._peek())}")
         self._emit(kind)
         return None
 
@@ -434,28 +322,24 @@ class Lexer:
                 nxt = self._next()
                 if nxt not in ("", "\n"):
                     continue
-                self._errorf("unterminated character constant")
-                return None
+                return self._errorf("unterminated character constant")
             if ch in ("", "\n"):
-                self._errorf("unterminated character constant")
-                return None
+                return self._errorf("unterminated character constant")
             if ch == "'":
                 break
-        self._emit(Kind.CHAR_CONSTANT)
-        return None
+        return self._emit(Kind.CHAR_CONSTANT)
 
     def _lex_number(self) -> StateFn | None:
         if not self._scan_number():
-            self._errorf(f"bad number syntax: {quote_go(self.input[self.start : self.pos])}")
-            return None
+            return self._errorf(f"bad number syntax: {quote_go(self.input[self.start : self.pos])}")
         if self._peek() in ("+", "-") and self._peek() != "":
             if not self._scan_number() or self.input[self.pos - 1] != "i":
-                self._errorf(f"bad number syntax: {quote_go(self.input[self.start : self.pos])}")
-                return None
+                return self._errorf(
+                    f"bad number syntax: {quote_go(self.input[self.start : self.pos])}"
+                )
             self._emit(Kind.COMPLEX)
             return None
-        self._emit(Kind.NUMBER)
-        return None
+        return self._emit(Kind.NUMBER)
 
     def _scan_number(self) -> bool:
         self._accept("+-")
@@ -489,33 +373,18 @@ class Lexer:
                 nxt = self._next()
                 if nxt not in ("", "\n"):
                     continue
-                self._errorf("unterminated quoted string")
-                return None
+                return self._errorf("unterminated quoted string")
             if ch in ("", "\n"):
-                self._errorf("unterminated quoted string")
-                return None
+                return self._errorf("unterminated quoted string")
             if ch == '"':
                 break
-        self._emit(Kind.STRING)
-        return None
+        return self._emit(Kind.STRING)
 
     def _lex_raw_quote(self) -> StateFn | None:
         while True:
             ch = self._next()
             if ch == "":
-                self._errorf("unterminated raw quoted string")
-                return None
+                return self._errorf("unterminated raw quoted string")
             if ch == "`":
                 break
-        self._emit(Kind.RAW_STRING)
-        return None
-
-
-def byte_column(text: str, pos: int) -> tuple[int, int]:
-    """Go's line and byte column of a node at ``pos`` (ErrorContext's numbering)."""
-    before = text[:pos]
-    line = 1 + before.count("\n")
-    nl = before.rfind("\n")
-    if nl == -1:
-        return line, len(before.encode())
-    return line, len(before[nl + 1 :].encode())
+        return self._emit(Kind.RAW_STRING)
