@@ -75,9 +75,10 @@ class Lexer:
         self.start_line = self.line
         return item
 
-    def _emit(self, kind: Kind) -> None:
+    def _emit(self, kind: Kind) -> StateFn | None:
         """Hand the pending text over as one item; the state machine then pauses."""
         self.item = self._this_item(kind)
+        return None
 
     def _ignore(self) -> None:
         self.line += self.input.count("\n", self.start, self.pos)
@@ -98,11 +99,12 @@ class Lexer:
                 break
         self._backup()
 
-    def _errorf(self, message: str) -> None:
+    def _errorf(self, message: str) -> StateFn | None:
         self.item = Item(Kind.ERROR, self.start, message, self.start_line)
         self.start = 0
         self.pos = 0
         self.input = ""
+        return None
 
     def _at_right_delim(self) -> tuple[bool, bool]:
         s = self.input

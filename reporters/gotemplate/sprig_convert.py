@@ -11,6 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from reporters.gotemplate.gofmt import Spec, format_value
+from reporters.gotemplate.numbers import parse_float, parse_int
 from reporters.gotemplate.values import GoError, GoFunc, GoInt, go_kind
 
 ANY = "interface {}"
@@ -56,8 +57,6 @@ def _go_float_to_int(f: float) -> int:
 
 def to_int64(v: Any) -> int:
     """cast.ToInt64 (0 when it cannot convert)."""
-    from reporters.gotemplate.parser import _parse_int
-
     if v is None:
         return 0
     if isinstance(v, bool):
@@ -69,7 +68,7 @@ def to_int64(v: Any) -> int:
     if isinstance(v, str):
         if v != v.strip() or not v:
             return 0
-        parsed = _parse_int(_trim_zero_decimal(v))
+        parsed = parse_int(_trim_zero_decimal(v))
         if parsed is None or not -(1 << 63) <= parsed < (1 << 63):
             return 0
         return parsed
@@ -85,15 +84,10 @@ def to_float64(v: Any) -> float:
     if isinstance(v, int | float):
         return float(v)
     if isinstance(v, str):
-        from reporters.gotemplate.parser import _parse_float, _parse_int
-
         if v != v.strip() or not v:
             return 0.0
-        f = _parse_float(v)
+        f = parse_float(v)
         if f is None:
-            i = _parse_int(v) if not v.startswith(("0", "+0", "-0")) or v in ("0",) else None
-            if i is not None:
-                return float(i)
             lowered = v.lower().lstrip("+-")
             if lowered in ("inf", "infinity"):
                 return -math.inf if v.startswith("-") else math.inf

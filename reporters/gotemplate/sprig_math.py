@@ -153,15 +153,14 @@ def _decimal_op(op: str) -> Any:
 
 
 def _atoi(s: str) -> GoInt:
-    from reporters.gotemplate.parser import _parse_int
-
+    """strconv.Atoi, its error ignored: 0 for anything but a plain decimal integer."""
     body = s
     if body[:1] in "+-":
         body = body[1:]
     if not body.isdigit() or not body.isascii():
         return GoInt(0)
     n = int(s)
-    return GoInt(n if -(1 << 63) <= n < (1 << 63) else 0) if _parse_int is not None else GoInt(0)
+    return GoInt(n if -(1 << 63) <= n < (1 << 63) else 0)
 
 
 FUNCS: dict[str, GoFunc] = {
