@@ -24,18 +24,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote_plus
 
-from reporters.gotemplate.gotime import (
-    HOUR,
-    MINUTE,
-    MS,
-    NS,
-    SECOND,
-    US,
-    UTC,
-    Duration,
-    GoTime,
-    parse_time,
-)
+from reporters.gotemplate.godurations import HOUR, MINUTE, MS, NS, SECOND, US, Duration
+from reporters.gotemplate.gotime import UTC, GoTime
+from reporters.gotemplate.timelayout import parse_time
 from reporters.gotemplate.values import GoFunc, GoPanic
 
 S = "string"
