@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
-from reporters.gotemplate.gofmt import sprintf
+from reporters.gotemplate.goprintf import sprintf
 from reporters.gotemplate.gostrings import quote as go_quote
 from reporters.gotemplate.sprig_convert import ANY, gofunc, strval
 from reporters.gotemplate.values import GoError, GoFunc, StrList, StrMap
