@@ -6,11 +6,19 @@ for text outside ASCII; the byte rules are kept.
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from reporters.gotemplate.goprintf import sprintf
 from reporters.gotemplate.gostrings import quote as go_quote
+from reporters.gotemplate.sprig_case import (
+    go_space,
+    initials,
+    nospace,
+    pascal,
+    swapcase,
+    uncapitalize,
+    xstrings_case,
+)
 from reporters.gotemplate.sprig_convert import ANY, gofunc, strval
 from reporters.gotemplate.values import GoError, GoFunc, StrList, StrMap
 
@@ -26,15 +34,11 @@ def _s(b: bytes) -> str:
     return b.decode("utf-8", "replace")
 
 
-def _go_space(ch: str) -> bool:
-    return ch in "\t\n\v\f\r \x85\xa0" or (ch.isspace() and ord(ch) > 0xFF)
-
-
 def trim_space(s: str) -> str:
     start, end = 0, len(s)
-    while start < end and _go_space(s[start]):
+    while start < end and go_space(s[start]):
         start += 1
-    while end > start and _go_space(s[end - 1]):
+    while end > start and go_space(s[end - 1]):
         end -= 1
     return s[start:end]
 
@@ -56,7 +60,7 @@ def _is_separator(ch: str) -> bool:
         return not (ch.isalnum() or ch == "_")
     if ch.isalpha() or ch.isdigit():
         return False
-    return _go_space(ch)
+    return go_space(ch)
 
 
 def abbreviate_full(s: str, offset: int, width: int) -> str:
@@ -113,216 +117,6 @@ def wrap_custom(s: str, length: int, newline: str, long_words: bool) -> str:
                 offset = space + 1
     out += data[offset:]
     return _s(bytes(out))
-
-
-def _initials(s: str) -> str:
-    out = []
-    gap = True
-    for b in _b(s):
-        ch = chr(b)
-        if (_go_space(ch) and b < 0x80) or b in (0x85, 0xA0):
-            gap = True
-        elif gap:
-            out.append(ch)
-            gap = False
-    return "".join(out)
-
-
-def _uncapitalize(s: str) -> str:
-    out = []
-    nxt = True
-    for ch in s:
-        if _go_space(ch):
-            nxt = True
-        elif nxt:
-            out.append(ch.lower())
-            nxt = False
-            continue
-        out.append(ch)
-    return "".join(out)
-
-
-def _swapcase(s: str) -> str:
-    out = []
-    ws = True
-    for ch in s:
-        if ch.isupper() or ch.istitle():
-            out.append(ch.lower())
-            ws = False
-        elif ch.islower():
-            out.append(ch.title() if ws else ch.upper())
-            ws = False
-        else:
-            ws = _go_space(ch)
-            out.append(ch)
-    return "".join(out)
-
-
-def _nospace(s: str) -> str:
-    data = _b(s)
-    kept = bytes(b for b in data if not _go_space(chr(b)))
-    return s if len(kept) == len(data) else kept.decode("latin-1")
-
-
-def _connector(ch: str) -> bool:
-    return ch in "-_" or _go_space(ch)
-
-
-def _upper(ch: str) -> bool:
-    return ch.isupper()
-
-
-def _alpha(ch: str) -> bool:
-    return ch.isalpha()
-
-
-def _number(ch: str) -> bool:
-    return ch.isnumeric()
-
-
-def _punct(ch: str) -> bool:
-    import unicodedata
-
-    return unicodedata.category(ch).startswith("P")
-
-
-def _next_word(s: str) -> tuple[str, str, str]:
-    """xstrings' nextWord: the kind of the next word, the word, and what remains."""
-    if not s:
-        return "invalid", "", ""
-    r = s[0]
-    i = 1
-    n = len(s)
-    if _connector(r):
-        kind = "connector"
-        while i < n and _connector(s[i]):
-            i += 1
-    elif _punct(r):
-        kind = "punct"
-        while i < n and _punct(s[i]):
-            i += 1
-    elif _upper(r):
-        kind = "upper"
-        if i < n:
-            if _upper(s[i]):
-                i += 1
-                while i < n and _upper(s[i]):
-                    i += 1
-                if i < n and _alpha(s[i]):
-                    i -= 1
-            elif _alpha(s[i]):
-                i += 1
-                while i < n and _alpha(s[i]) and not _upper(s[i]):
-                    i += 1
-    elif _alpha(r):
-        kind = "alphabet"
-        while i < n and _alpha(s[i]) and not _upper(s[i]):
-            i += 1
-    elif _number(r):
-        kind = "number"
-        while i < n and _number(s[i]):
-            i += 1
-    else:
-        kind = "other"
-        while i < n and not (_connector(s[i]) or _alpha(s[i]) or _number(s[i]) or _punct(s[i])):
-            i += 1
-    return kind, s[:i], s[i:]
-
-
-def _lower_word(out: list[str], kind: str, word: str, sep: str) -> None:
-    if kind not in ("upper", "connector"):
-        out.append(word)
-        return
-    for ch in word:
-        out.append(sep if _connector(ch) else ch.lower() if ch.isupper() else ch)
-
-
-def _xstrings_case(s: str, sep: str) -> str:
-    """xstrings v1.5.0 camelCaseToLowerCase (ToSnakeCase, ToKebabCase)."""
-    if not s:
-        return ""
-    out: list[str] = []
-    wt, word, rest = _next_word(s)
-    while rest:
-        if wt != "connector":
-            _lower_word(out, wt, word, sep)
-        prev, last = wt, word
-        wt, word, rest = _next_word(rest)
-        if prev == "number":
-            while wt in ("alphabet", "number"):
-                _lower_word(out, wt, word, sep)
-                wt, word, rest = _next_word(rest)
-            if wt not in ("invalid", "punct", "connector"):
-                out.append(sep)
-        elif prev == "connector":
-            _lower_word(out, prev, last, sep)
-        elif prev == "punct":
-            pass
-        else:
-            if wt != "number":
-                if wt not in ("connector", "punct"):
-                    out.append(sep)
-                continue
-            if not rest:
-                continue
-            last = word
-            wt, word, rest = _next_word(rest)
-            if wt != "alphabet":
-                _lower_word(out, "number", last, sep)
-                if wt not in ("connector", "punct"):
-                    out.append(sep)
-                continue
-            out.append(sep)
-            _lower_word(out, "number", last, sep)
-            while wt in ("alphabet", "number"):
-                _lower_word(out, wt, word, sep)
-                wt, word, rest = _next_word(rest)
-            if wt not in ("invalid", "connector", "punct"):
-                out.append(sep)
-    _lower_word(out, wt, word, sep)
-    return "".join(out)
-
-
-def _pascal(s: str) -> str:
-    """xstrings v1.5.0 toCamelCase(s, isBig=true), which sprig's camelcase calls."""
-    if not s:
-        return ""
-    out: list[str] = []
-    i = 0
-    r0 = ""
-    first_upper = False
-    while i < len(s):
-        r0 = s[i]
-        i += 1
-        if not _connector(r0):
-            first_upper = r0.isupper()
-            r0 = r0.upper()
-            break
-        out.append(r0)
-    else:
-        return "".join(out)
-    if i >= len(s):
-        out.append(r0)
-        return "".join(out)
-    while i < len(s):
-        r1 = r0
-        r0 = s[i]
-        i += 1
-        if _connector(r0) and _connector(r1):
-            out.append(r1)
-            continue
-        if _connector(r1):
-            first_upper = r0.isupper()
-            r0 = r0.upper()
-        else:
-            if first_upper:
-                if r0.isupper():
-                    r0 = r0.lower()
-                else:
-                    first_upper = False
-            out.append(r1)
-    out.append(r0)
-    return "".join(out)
 
 
 @gofunc((ANY,), S, variadic=True)
@@ -431,7 +225,7 @@ FUNCS: dict[str, GoFunc] = {
     "upper": GoFunc(str.upper, (S,), returns=S),
     "lower": GoFunc(str.lower, (S,), returns=S),
     "title": GoFunc(go_title, (S,), returns=S),
-    "untitle": GoFunc(_uncapitalize, (S,), returns=S),
+    "untitle": GoFunc(uncapitalize, (S,), returns=S),
     "substr": GoFunc(_substr, (INT, INT, S), returns=S),
     "repeat": GoFunc(_repeat, (INT, S), returns=S),
     "trimall": GoFunc(lambda a, b: _go_trim(b, a), (S, S), returns=S),
@@ -440,12 +234,12 @@ FUNCS: dict[str, GoFunc] = {
         lambda a, b: b[: -len(a)] if a and b.endswith(a) else b, (S, S), returns=S
     ),
     "trimPrefix": GoFunc(lambda a, b: b[len(a) :] if b.startswith(a) else b, (S, S), returns=S),
-    "nospace": GoFunc(_nospace, (S,), returns=S),
-    "initials": GoFunc(_initials, (S,), returns=S),
-    "swapcase": GoFunc(_swapcase, (S,), returns=S),
-    "snakecase": GoFunc(lambda s: _xstrings_case(s, "_"), (S,), returns=S),
-    "kebabcase": GoFunc(lambda s: _xstrings_case(s, "-"), (S,), returns=S),
-    "camelcase": GoFunc(_pascal, (S,), returns=S),
+    "nospace": GoFunc(nospace, (S,), returns=S),
+    "initials": GoFunc(initials, (S,), returns=S),
+    "swapcase": GoFunc(swapcase, (S,), returns=S),
+    "snakecase": GoFunc(lambda s: xstrings_case(s, "_"), (S,), returns=S),
+    "kebabcase": GoFunc(lambda s: xstrings_case(s, "-"), (S,), returns=S),
+    "camelcase": GoFunc(pascal, (S,), returns=S),
     "wrap": GoFunc(lambda n, s: wrap_custom(s, n, "", False), (INT, S), returns=S),
     "wrapWith": GoFunc(lambda n, sep, s: wrap_custom(s, n, sep, True), (INT, S, S), returns=S),
     "contains": GoFunc(lambda sub, s: sub in s, (S, S), returns="bool"),
@@ -472,6 +266,3 @@ FUNCS: dict[str, GoFunc] = {
 def _replace_empty(src: str, new: str) -> str:
     """strings.Replace with an empty old string: insert ``new`` around every character."""
     return new + new.join(src) + new if src else new
-
-
-_ = re
