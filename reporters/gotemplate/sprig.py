@@ -2,8 +2,8 @@
 
 notifications-engine (pkg/templates/service.go, at the commit Argo CD v3.2.12 pins) starts
 from sprig v3.3.0's ``TxtFuncMap`` and deletes ``env`` and ``expandenv``. The families live
-in their own modules; the functions that cannot be reproduced here (random values, key
-and certificate generation, DNS lookups) are still *names* a template may use, so parsing
+in their own modules; the functions not reproduced here (password hashing, key and
+certificate generation, AES, DNS lookups) are still *names* a template may use, so parsing
 accepts them and calling one is an execution error that says so.
 """
 
@@ -20,6 +20,7 @@ from reporters.gotemplate import (
     sprig_lists,
     sprig_math,
     sprig_paths,
+    sprig_random,
     sprig_regex,
     sprig_semver,
     sprig_strings,
@@ -30,15 +31,6 @@ REMOVED = ("env", "expandenv")
 """Deleted from the map by notifications-engine: a template cannot read the environment."""
 
 UNSUPPORTED = (
-    "hello",
-    "randAlphaNum",
-    "randAlpha",
-    "randAscii",
-    "randNumeric",
-    "randInt",
-    "randBytes",
-    "shuffle",
-    "uuidv4",
     "bcrypt",
     "htpasswd",
     "genPrivateKey",
@@ -54,7 +46,8 @@ UNSUPPORTED = (
     "decryptAES",
     "getHostByName",
 )
-"""sprig names this package does not implement (randomness, cryptography, DNS)."""
+"""sprig names this package does not implement (password hashing, keys, certificates,
+AES, DNS): parsing accepts them, calling one fails with a clear message."""
 
 
 def _unsupported(name: str) -> GoFunc:
@@ -78,6 +71,7 @@ def sprig_funcs() -> Mapping[str, GoFunc]:
         sprig_semver,
         sprig_paths,
         sprig_defaults,
+        sprig_random,
     ):
         funcs.update(family.FUNCS)
     for name in UNSUPPORTED:

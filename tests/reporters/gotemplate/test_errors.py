@@ -76,8 +76,11 @@ def test_an_execution_error_names_the_node_and_its_position() -> None:
 
 
 def test_an_error_inside_a_defined_template_names_both() -> None:
-    error = exec_error('{{ define "row" }}\n{{ index . 5 }}{{ end }}{{ template "row" .l }}',
-                       {"l": [1]}, name="outer")  # fmt: skip
+    error = exec_error(
+        '{{ define "row" }}\n{{ index . 5 }}{{ end }}{{ template "row" .l }}',
+        {"l": [1]},
+        name="outer",
+    )
     assert str(error).startswith('template: outer:2:3: executing "row" at <index . 5>:')
 
 

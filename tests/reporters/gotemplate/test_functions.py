@@ -7,6 +7,7 @@ their properties, the injectable clock, and the helpers a caller supplies
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import re
 from typing import Any
@@ -48,7 +49,7 @@ def test_ago_is_a_rounded_duration_since_the_time() -> None:
     assert re.fullmatch(r"\d+h\d+m\d+s", render("{{ ago .t }}", {"t": 1709587833}))
 
 
-@pytest.mark.parametrize("name", ["randAlphaNum", "uuidv4", "genPrivateKey", "getHostByName"])
+@pytest.mark.parametrize("name", ["bcrypt", "genPrivateKey", "encryptAES", "getHostByName"])
 def test_unsupported_sprig_functions_parse_but_refuse_to_run(name: str) -> None:
     assert name in UNSUPPORTED
     template = parse(f"{{{{ {name} 5 }}}}", name="t")
@@ -118,3 +119,33 @@ def test_slack_like_catalog_template_renders_for_each_service() -> None:
     app = {"metadata": {"name": "guestbook"}}
     assert render(text, {"app": app, "serviceType": "slack"}) == ":white_check_mark: guestbook"
     assert render(text, {"app": app, "serviceType": "email"}) == " guestbook"
+
+
+@pytest.mark.parametrize(
+    ("fn", "alphabet"),
+    [
+        ("randAlphaNum", r"[A-Za-z0-9]"),
+        ("randAlpha", r"[A-Za-z]"),
+        ("randNumeric", r"[0-9]"),
+        ("randAscii", r"[ -~]"),
+    ],
+)
+def test_random_strings_have_the_length_and_alphabet_asked_for(fn: str, alphabet: str) -> None:
+    outputs = {render(f"{{{{ {fn} 24 }}}}") for _ in range(5)}
+    assert all(re.fullmatch(f"{alphabet}{{24}}", out) for out in outputs)
+    assert len(outputs) > 1
+    assert render(f"{{{{ {fn} 0 }}}}") == ""
+
+
+def test_random_numbers_bytes_uuids_and_shuffles() -> None:
+    numbers = {int(render("{{ randInt 3 7 }}")) for _ in range(60)}
+    assert numbers <= {3, 4, 5, 6} and len(numbers) > 1
+    with pytest.raises(TemplateExecError, match="invalid argument to Intn"):
+        render("{{ randInt 5 5 }}")
+    assert len(base64.b64decode(render("{{ randBytes 12 }}"))) == 12
+    assert re.fullmatch(
+        r"[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}",
+        render("{{ uuidv4 }}"),
+    )
+    shuffled = render('{{ shuffle "abcdefghij" }}')
+    assert sorted(shuffled) == list("abcdefghij")
