@@ -1,6 +1,7 @@
 """The inputs of the Go template vectors: hand-picked and generated templates over fixed data.
 
-``python tests/vectors/gotemplate/inputs.py | (cd tests/vectors/gotemplate && TZ=UTC go run .)``
+``python tests/vectors/gotemplate/inputs.py | (cd tests/vectors/gotemplate &&``
+``GOTOOLCHAIN=go1.25.5 TZ=UTC go run .)``
 ``> tests/vectors/gotemplate/vectors.jsonl`` regenerates the committed vectors with Go's
 text/template and sprig at the versions Argo CD v3.2.12 builds with. Three fixtures come
 first (the data every generated case starts from, the live Application, and nothing

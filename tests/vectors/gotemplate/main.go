@@ -6,7 +6,11 @@
 // "time", "strings" and "repo" helper maps, and from notifications-engine's api.Send
 // "serviceType" and "recipient").
 //
-//	python inputs.py | TZ=UTC go run . > vectors.jsonl   (one JSON object per line)
+//	python inputs.py | GOTOOLCHAIN=go1.25.5 TZ=UTC go run . > vectors.jsonl
+//
+// (Go 1.25.5 is the release Argo CD v3.2.12 builds with; text/template's messages differ
+// between releases, e.g. Go 1.26 refuses {{slice .l 2 1}} itself where 1.25 lets reflect
+// panic. One JSON object per line.)
 //
 // An input line is either a fixture, {"fixture": NAME, "value": JSON}, echoed unchanged and
 // remembered, or a case: {"name", "text", "data", "base": a fixture whose keys the data
