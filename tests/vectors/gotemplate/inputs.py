@@ -3,12 +3,13 @@
 ``python tests/vectors/gotemplate/inputs.py | (cd tests/vectors/gotemplate &&``
 ``GOTOOLCHAIN=go1.25.5 TZ=UTC go run .)``
 ``> tests/vectors/gotemplate/vectors.jsonl`` regenerates the committed vectors with Go's
-text/template and sprig at the versions Argo CD v3.2.12 builds with. Three fixtures come
-first (the data every generated case starts from, the live Application, and nothing
-else); then the cases: the template language, fmt's printing, the builtins, sprig family
-by family, errors, and every template of the notifications catalog and of the operator
-manual's example ConfigMap rendered for the live Application. Functions that read the clock
-or random numbers are left out (their tests check properties instead).
+text/template and sprig at the versions Argo CD v3.2.12 builds with. Two fixtures come first
+(the data every generated case starts from, and the live Application); then the cases:
+the template language, fmt's printing, the builtins, sprig family by family, errors,
+seeded random pipelines, and every template of the notifications catalog and of the
+operator manual's example ConfigMap rendered for the live Application. Functions that read the clock
+or random numbers, and ``keys``/``values`` over maps of more than one key (Go's map order is
+random), are left out; their tests check properties instead.
 """
 
 from __future__ import annotations
@@ -650,6 +651,149 @@ def value_prints() -> Iterator[str]:
         yield "{{ " + number + " }}"
         yield '{{ printf "%v %g %e %f" ' + " ".join([number] * 4) + " }}"
         yield "{{ toJson " + number + " }}"
+
+
+RANDOM_FUNCS = {
+    "upper": 1,
+    "lower": 1,
+    "title": 1,
+    "trim": 1,
+    "quote": 1,
+    "squote": 1,
+    "len": 1,
+    "toString": 1,
+    "toJson": 1,
+    "default": 2,
+    "empty": 1,
+    "coalesce": 2,
+    "ternary": 3,
+    "eq": 2,
+    "ne": 2,
+    "lt": 2,
+    "ge": 2,
+    "and": 2,
+    "or": 2,
+    "not": 1,
+    "index": 2,
+    "print": 2,
+    "printf": 2,
+    "add": 2,
+    "sub": 2,
+    "mul": 2,
+    "max": 2,
+    "int": 1,
+    "int64": 1,
+    "float64": 1,
+    "first": 1,
+    "last": 1,
+    "rest": 1,
+    "list": 2,
+    "dict": 2,
+    "hasKey": 2,
+    "get": 2,
+    "contains": 2,
+    "hasPrefix": 2,
+    "replace": 3,
+    "trunc": 2,
+    "repeat": 2,
+    "join": 2,
+    "splitList": 2,
+    "has": 2,
+    "kindOf": 1,
+    "typeOf": 1,
+    "html": 1,
+    "js": 1,
+    "urlquery": 1,
+    "b64enc": 1,
+    "cat": 2,
+    "indent": 2,
+    "nospace": 1,
+    "sortAlpha": 1,
+    "uniq": 1,
+    "slice": 2,
+    "toStrings": 1,
+    "atoi": 1,
+    "until": 1,
+    "seq": 1,
+    "abbrev": 2,
+    "plural": 3,
+}
+RANDOM_ATOMS = [
+    ".s",
+    ".e",
+    ".n",
+    ".z",
+    ".neg",
+    ".f",
+    ".fi",
+    ".t",
+    ".fl",
+    ".nil",
+    ".missing",
+    ".list",
+    ".slist",
+    ".mixed",
+    ".el",
+    ".map",
+    ".em",
+    ".nested",
+    ".num",
+    ".csv",
+    "$",
+    ".",
+    "1",
+    "0",
+    "-2",
+    "2.5",
+    '"a"',
+    '""',
+    '"x,y"',
+    "true",
+    "false",
+    "nil",
+    "'c'",
+    ".map.a",
+    ".map.c",
+    ".nested.a.b",
+    ".uni",
+    ".conds",
+    "$.s",
+]
+
+
+def random_expression(rng: random.Random, depth: int) -> str:
+    if depth <= 0 or rng.random() < 0.35:
+        return rng.choice(RANDOM_ATOMS)
+    name = rng.choice(sorted(RANDOM_FUNCS))
+    arity = RANDOM_FUNCS[name] + rng.choice([0, 0, 0, 0, 1, -1])
+    args = [random_expression(rng, depth - 1) for _ in range(max(arity, 0))]
+    if name == "printf" and args:
+        args[0] = rng.choice(['"%v"', '"%d|%s"', '"%q"', '"%5.1f"', '"%x"', '"%t"'])
+    inner = " ".join([name, *args])
+    return f"({inner})"
+
+
+def random_templates(count: int) -> Iterator[str]:
+    """Seeded random pipelines, conditions and loops over the base data."""
+    rng = random.Random(20260315)
+    for _ in range(count):
+        expr = random_expression(rng, 3)[1:-1] if rng.random() < 0.8 else rng.choice(RANDOM_ATOMS)
+        shape = rng.random()
+        if shape < 0.5:
+            yield f"{{{{ {expr} }}}}"
+        elif shape < 0.65:
+            yield f"{{{{ if {expr} }}}}T{{{{ else }}}}F{{{{ end }}}}"
+        elif shape < 0.75:
+            yield f"{{{{ with {expr} }}}}[{{{{ . }}}}]{{{{ else }}}}none{{{{ end }}}}"
+        elif shape < 0.85:
+            yield f"{{{{ range $i, $e := {expr} }}}}{{{{ $i }}}}={{{{ $e }}}};{{{{ end }}}}"
+        else:
+            other = random_expression(rng, 2)[1:-1]
+            yield (
+                f"{{{{ {expr} | {other} }}}}"
+                if rng.random() < 0.5
+                else (f"{{{{ $v := {expr} }}}}{{{{ $v }}}}/{{{{ {other} }}}}")
+            )
 
 
 # -- sprig ---------------------------------------------------------------------------------
@@ -1507,6 +1651,7 @@ def main() -> None:
         *sprig_semver(),
         *sprig_dates(),
         *sprig_paths_urls(),
+        *random_templates(2500),
     ]:
         generated.append(case(text))
     for text in [*ARGOCD, *APP]:
