@@ -154,10 +154,6 @@ def _concat(*lists: Any) -> list[Any]:
     return res
 
 
-def _must(fn: Any) -> Any:
-    return fn
-
-
 def _pair(
     name: str, fn: Any, params: tuple[str, ...], returns: str, *, variadic: bool = False
 ) -> dict[str, GoFunc]:

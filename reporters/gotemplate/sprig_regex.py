@@ -116,7 +116,7 @@ def _translate(expr: str) -> str:
             i += len(m.group(0))
             continue
         if c == "$" and not multiline:
-            out.append("(?!\\n)\\Z" if False else "\\Z")
+            out.append("\\Z")
             i += 1
             continue
         out.append(c)
@@ -247,13 +247,9 @@ def _group(m: re.Match[str], name: str) -> str:
             value = m.group(idx) if idx <= (m.re.groups) else None
         else:
             value = m.group(name)
-    except (IndexError, error_types()):
+    except IndexError:
         return ""
     return value or ""
-
-
-def error_types() -> type[Exception]:
-    return IndexError
 
 
 def replace_all(rx: re.Pattern[str], s: str, repl: Callable[[re.Match[str]], str]) -> str:
