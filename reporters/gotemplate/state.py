@@ -92,6 +92,7 @@ class ExecState:
         self.node = node
 
     def errorf(self, message: str, *, hint: str = "") -> NoReturn:
+        hint = hint or exec_hint(message)
         if self.node is None:
             text = f"template: {self.tmpl_name}: {message}"
             raise ExecFailure(TemplateExecError(text, hint=hint))
@@ -159,3 +160,30 @@ def as_gofunc(name: str, fn: Callable[..., Any]) -> GoFunc:
     if isinstance(fn, GoFunc):
         return fn
     return GoFunc(fn, (ANY,), variadic=True, returns=ANY, name=name)
+
+
+_EXEC_HINTS = (
+    ("nil pointer evaluating", "a value on the path is null; guard it with {{ with ... }}"),
+    ("expected int; got int64", "numbers from the Application are int64: convert with int"),
+    ("expected string; got", "convert the value first with toString"),
+    (
+        "incompatible types for comparison",
+        "compare values of one type: int64 fields with "
+        "int64 (a number from the data), strings with strings; convert with int64 or toString",
+    ),
+    ("wrong number of args", "check how many arguments the function takes"),
+    ("can't evaluate field", "the value has no such field; print it to see its shape"),
+    (
+        "is not a defined function",
+        "functions of the data are called with call: "
+        "{{ call .repo.RepoURLToHTTPS .app.spec.source.repoURL }}",
+    ),
+    ("index out of range", "check the length first: {{ if gt (len .items) 2 }}"),
+    ("range can't iterate over", "range takes a list, a map or a number"),
+    ("error calling", "the function refused its arguments; see the message after it"),
+)
+
+
+def exec_hint(message: str) -> str:
+    """What to write instead, for the execution errors people meet most."""
+    return next((hint for key, hint in _EXEC_HINTS if key in message), "")

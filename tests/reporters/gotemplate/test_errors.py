@@ -73,6 +73,7 @@ def test_an_execution_error_names_the_node_and_its_position() -> None:
         'template: t:2:9: executing "t" at <.app.spec.x.y>: nil pointer evaluating interface {}.y'
     )
     assert (error.line, error.column) == (2, 10)
+    assert "{{ with" in error.hint
 
 
 def test_an_error_inside_a_defined_template_names_both() -> None:
@@ -87,6 +88,7 @@ def test_an_error_inside_a_defined_template_names_both() -> None:
 def test_wrong_argument_types_are_refused_as_go_refuses_them() -> None:
     error = exec_error('{{ repeat .n "x" }}', {"n": 3})
     assert str(error).endswith("wrong type for value; expected int; got int64")
+    assert "convert with int" in error.hint
 
 
 @pytest.mark.parametrize(
