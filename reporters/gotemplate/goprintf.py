@@ -1,0 +1,134 @@
+"""fmt.Sprintf as templates call it through ``printf``: verbs, flags, widths, indexes.
+
+The format string is read as fmt's doPrintf reads it (``%[2]d``, ``%*d``, ``%-08.3f``),
+with its error forms (``%!d(MISSING)``, ``%!(EXTRA string=x)``, ``%!v(BADINDEX)``,
+``%!(NOVERB)``); each operand is then formatted by :mod:`reporters.gotemplate.gofmt`.
+"""
+
+from typing import Any
+
+from reporters.gotemplate.gofmt import Spec, format_value
+from reporters.gotemplate.values import go_type
+
+TOO_LARGE = 1_000_000
+"""fmt refuses widths and precisions beyond a million (its tooLarge)."""
+
+
+def _parse_num(fmt: str, i: int) -> tuple[int | None, int]:
+    start = i
+    while i < len(fmt) and fmt[i].isdigit() and fmt[i] in "0123456789":
+        i += 1
+    if i == start:
+        return None, i
+    value = int(fmt[start:i])
+    return (None if value > TOO_LARGE else value), i
+
+
+def sprintf(fmt: str, *args: Any) -> str:
+    """fmt.Sprintf with Go's verbs, flags, ``*`` widths and error forms."""
+    out: list[str] = []
+    argnum = 0
+    i = 0
+    n = len(fmt)
+    reordered = False
+    while i < n:
+        j = fmt.find("%", i)
+        if j < 0:
+            out.append(fmt[i:])
+            break
+        out.append(fmt[i:j])
+        i = j + 1
+        spec = Spec()
+        while i < n and fmt[i] in "+-# 0":
+            c = fmt[i]
+            if c == "+":
+                spec.plus = True
+            elif c == "-":
+                spec.minus = True
+                spec.zero = False
+            elif c == "#":
+                spec.sharp = True
+            elif c == " ":
+                spec.space = True
+            elif c == "0":
+                spec.zero = not spec.minus
+            i += 1
+        bad_index = False
+        if i < n and fmt[i] == "[":
+            end = fmt.find("]", i)
+            idx = fmt[i + 1 : end] if end > 0 else ""
+            reordered = True
+            if end < 0 or not idx.isdigit() or not 1 <= int(idx) <= len(args):
+                bad_index = True
+                i = end + 1 if end > 0 else i + 1
+            else:
+                argnum = int(idx) - 1
+                i = end + 1
+        if i < n and fmt[i] == "*":
+            i += 1
+            if (
+                argnum < len(args)
+                and isinstance(args[argnum], int)
+                and not isinstance(args[argnum], bool)
+            ):
+                w = int(args[argnum])
+                if abs(w) > TOO_LARGE:
+                    w = 0
+                    out.append("%!(BADWIDTH)")
+                if w < 0:
+                    spec.minus, spec.zero, w = True, False, -w
+                spec.width = w
+            else:
+                out.append("%!(BADWIDTH)")
+            argnum += 1
+        else:
+            spec.width, i = _parse_num(fmt, i)
+        if i < n and fmt[i] == ".":
+            i += 1
+            if i < n and fmt[i] == "*":
+                i += 1
+                if (
+                    argnum < len(args)
+                    and isinstance(args[argnum], int)
+                    and not isinstance(args[argnum], bool)
+                ):
+                    p = int(args[argnum])
+                    if abs(p) > TOO_LARGE:
+                        p = -1
+                        out.append("%!(BADPREC)")
+                    spec.prec = p if p >= 0 else None
+                else:
+                    out.append("%!(BADPREC)")
+                argnum += 1
+            else:
+                prec, i = _parse_num(fmt, i)
+                spec.prec = prec if prec is not None else 0
+        if i >= n:
+            out.append("%!(NOVERB)")
+            break
+        verb = fmt[i]
+        i += 1
+        spec.verb = verb
+        if verb == "%":
+            out.append("%")
+            continue
+        if bad_index:
+            out.append(f"%!{verb}(BADINDEX)")
+            continue
+        if argnum >= len(args):
+            out.append(f"%!{verb}(MISSING)")
+            continue
+        arg = args[argnum]
+        argnum += 1
+        if verb == "w":
+            spec.verb = "v"
+            out.append(format_value(arg, spec))
+            continue
+        out.append(format_value(arg, spec))
+    if not reordered and argnum < len(args):
+        extra = ", ".join(
+            "<nil>" if a is None else f"{go_type(a)}={format_value(a, Spec())}"
+            for a in args[argnum:]
+        )
+        out.append(f"%!(EXTRA {extra})")
+    return "".join(out)
