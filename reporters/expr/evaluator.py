@@ -1,0 +1,651 @@
+"""expr's virtual machine, as a walk over the optimized tree.
+
+expr compiles to bytecode; this module evaluates the same tree in the order the bytecode
+would (call arguments before the callee, a slice's end before its start, ``and``/``or`` that
+check only their left side is a bool) and reports a failure where Go does: at the node whose
+instruction panicked. ``?.`` ends its chain with nil, a missing map key is nil, and a budget
+of steps and of collection sizes bounds every run (expr's own memory budget included).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from reporters.expr import nodes as n
+from reporters.expr.builtins import FAST, GROWING, PLAIN, Unsupported, b_now, go_sort
+from reporters.expr.errors import (
+    BudgetExceeded,
+    ExprRuntimeError,
+    ExprUnsupported,
+    Location,
+)
+from reporters.expr.fold import StringSet
+from reporters.expr.gotime import Duration, Time
+from reporters.expr.methods import ZERO_TIME, method
+from reporters.expr.operators import (
+    GoPanic,
+    SliceUnsupported,
+    add,
+    as_bool,
+    as_string,
+    compare,
+    contains_in,
+    conversion_panic,
+    divide,
+    equal,
+    exponent,
+    fetch,
+    go_len,
+    go_slice,
+    modulo,
+    multiply,
+    negate,
+    subtract,
+    to_int,
+)
+from reporters.expr.regex import PatternUnsupported, matches
+from reporters.expr.values import GoFunc, GroupMap, TypedList, Uint8, go_type
+
+MEMORY_BUDGET = 1_000_000
+"""``conf.DefaultMemoryBudget``: elements of arrays, maps and ranges a run may build."""
+
+
+@dataclass(frozen=True)
+class Limits:
+    """How much one run may do: ``steps`` nodes evaluated (loop iterations included) and
+    ``memory`` collection elements built, expr's budget."""
+
+    steps: int = 1_000_000
+    memory: int = MEMORY_BUDGET
+
+
+class _ChainNil(Exception):
+    """A ``?.`` met nil: the enclosing chain is nil."""
+
+
+@dataclass
+class _Scope:
+    collection: Any
+    length: int
+    index: int = 0
+    count: int = 0
+    acc: Any = None
+
+
+_ZERO = {"string": "", "int": 0, "int64": 0, "float64": 0.0, "bool": False,
+         "time.Time": ZERO_TIME, "time.Duration": Duration(0)}  # fmt: skip
+
+
+def _reflect_kind(value: Any) -> str:
+    if value is None:
+        return "zero"
+    if isinstance(value, Time):
+        return "struct"
+    if isinstance(value, GoFunc) or callable(value):
+        return "func"
+    name = go_type(value)
+    return {"time.Duration": "int64", "time.Month": "int", "time.Weekday": "int"}.get(name, name)
+
+
+class Evaluator:
+    def __init__(
+        self, source: str, env: Mapping[str, Any], limits: Limits, clock: Callable[[], Time]
+    ) -> None:
+        self.source = source
+        self.env = env
+        self.limits = limits
+        self.clock = clock
+        self.steps = 0
+        self.memory = 0
+        self.variables: list[tuple[str, Any]] = []
+        self.scopes: list[_Scope] = []
+
+    # -- plumbing ------------------------------------------------------------------------------
+
+    @contextmanager
+    def at(self, node: n.Node) -> Iterator[None]:
+        """Turn a Go panic, or a refusal, into an error at ``node``."""
+        try:
+            yield
+        except GoPanic as exc:
+            raise ExprRuntimeError(str(exc), self.source, node.loc) from None
+        except Unsupported as exc:
+            raise ExprUnsupported(str(exc), self.source, node.loc, exc.hint) from None
+        except PatternUnsupported as exc:
+            raise ExprUnsupported(str(exc), self.source, node.loc, exc.hint) from None
+        except SliceUnsupported:
+            raise ExprUnsupported(
+                "slicing a string inside a multi-byte character",
+                self.source,
+                node.loc,
+                "slice at character boundaries, or compare with startsWith",
+            ) from None
+
+    def grow(self, size: int) -> None:
+        self.memory += size
+        if self.memory >= self.limits.memory:
+            raise GoPanic("memory budget exceeded")
+
+    def step(self, node: n.Node) -> None:
+        self.steps += 1
+        if self.steps > self.limits.steps:
+            raise BudgetExceeded(
+                f"evaluation stopped after {self.limits.steps} steps",
+                self.source,
+                node.loc,
+                "a condition should look at a few fields; loop over smaller collections",
+            )
+
+    def run(self, node: n.Node) -> Any:
+        try:
+            return self.eval(node)
+        except RecursionError:
+            raise BudgetExceeded(
+                "evaluation nested too deeply", self.source, node.loc, "simplify the condition"
+            ) from None
+
+    def eval(self, node: n.Node) -> Any:
+        self.step(node)
+        handler: Callable[[Any], Any] = getattr(self, "eval_" + type(node).__name__.lower())
+        return handler(node)
+
+    # -- literals and names --------------------------------------------------------------------
+
+    def eval_nil(self, node: n.Nil) -> Any:
+        return None
+
+    def eval_integer(self, node: n.Integer) -> Any:
+        return node.value
+
+    def eval_float(self, node: n.Float) -> Any:
+        return node.value
+
+    def eval_bool(self, node: n.Bool) -> Any:
+        return node.value
+
+    def eval_string(self, node: n.String) -> Any:
+        return node.value
+
+    def eval_constant(self, node: n.Constant) -> Any:
+        return list(node.value)
+
+    def eval_identifier(self, node: n.Identifier) -> Any:
+        for name, value in reversed(self.variables):
+            if name == node.name:
+                return value
+        if node.name == "$env":
+            return self.env
+        return self.env.get(node.name)
+
+    # -- operators -----------------------------------------------------------------------------
+
+    def eval_unary(self, node: n.Unary) -> Any:
+        value = self.eval(node.node)
+        with self.at(node):
+            if node.op in ("!", "not"):
+                return not as_bool(value)
+            if node.op == "-":
+                return negate(value)
+            return value
+
+    def eval_binary(self, node: n.Binary) -> Any:
+        op = node.op
+        if op in ("and", "&&", "or", "||"):
+            left = self.eval(node.left)
+            with self.at(node):
+                truth = as_bool(left)
+            if truth is (op in ("or", "||")):
+                return left
+            return self.eval(node.right)
+        if op == "??":
+            left = self.eval(node.left)
+            return left if left is not None else self.eval(node.right)
+        if op == "in" and isinstance(node.right, StringSet):
+            needle = self.eval(node.left)
+            with self.at(node):
+                if needle is None:
+                    return "" in node.right.values
+                if type(needle) is not str:
+                    raise GoPanic(
+                        f"reflect.Value.MapIndex: value of type {go_type(needle)} is not "
+                        "assignable to type string"
+                    )
+                return needle in node.right.values
+        if op == "matches" and isinstance(node.right, n.String):
+            subject = self.eval(node.left)
+            with self.at(node):
+                if subject is None:
+                    return False
+                if type(subject) is not str:
+                    raise conversion_panic(subject, "[]uint8")
+                return matches(node.right.value, subject)
+        left = self.eval(node.left)
+        right = self.eval(node.right)
+        with self.at(node):
+            return self.binary(op, left, right)
+
+    def binary(self, op: str, left: Any, right: Any) -> Any:
+        if op == "==":
+            return equal(left, right)
+        if op == "!=":
+            return not equal(left, right)
+        if op in ("<", ">", "<=", ">="):
+            return compare(op, left, right)
+        if op == "+":
+            return add(left, right)
+        if op == "-":
+            return subtract(left, right)
+        if op == "*":
+            return multiply(left, right)
+        if op == "/":
+            return divide(left, right)
+        if op == "%":
+            return modulo(left, right)
+        if op in ("**", "^"):
+            return exponent(left, right)
+        if op == "in":
+            return contains_in(left, right)
+        if op == "matches":
+            if left is None or right is None:
+                return False
+            pattern = as_string(right)
+            if type(left) is not str:
+                raise conversion_panic(left, "[]uint8")
+            return matches(pattern, left)
+        if op in ("contains", "startsWith", "endsWith"):
+            if left is None or right is None:
+                return False
+            text, part = as_string(left), as_string(right)
+            if op == "contains":
+                return part in text
+            return text.startswith(part) if op == "startsWith" else text.endswith(part)
+        if op == "..":
+            low, high = to_int(left), to_int(right)
+            size = max(high - low + 1, 0)
+            self.grow(size)
+            return TypedList(range(low, high + 1), "int")
+        raise GoPanic(f"unknown operator ({op})")
+
+    # -- access --------------------------------------------------------------------------------
+
+    def eval_chain(self, node: n.Chain) -> Any:
+        try:
+            return self.eval(node.node)
+        except _ChainNil:
+            return None
+
+    def eval_member(self, node: n.Member) -> Any:
+        base = self.eval(node.node)
+        if node.optional and base is None:
+            raise _ChainNil
+        prop = self.eval(node.prop)
+        with self.at(node):
+            return fetch(base, prop, method)
+
+    def eval_slice(self, node: n.Slice) -> Any:
+        base = self.eval(node.node)
+        if node.stop is not None:
+            stop = self.eval(node.stop)
+        else:
+            with self.at(node):
+                stop = go_len(base)
+        start = self.eval(node.start) if node.start is not None else 0
+        with self.at(node):
+            return go_slice(base, start, stop)
+
+    def eval_call(self, node: n.Call) -> Any:
+        args = [self.eval(arg) for arg in node.args]
+        callee = self.eval(node.callee)
+        with self.at(node):
+            return self.call(callee, args)
+
+    def call(self, fn: Any, args: list[Any]) -> Any:
+        if fn is None:
+            raise GoPanic("invalid operation: cannot call nil")
+        if isinstance(fn, GoFunc):
+            return self.call_go(fn, args)
+        if callable(fn) and not isinstance(fn, type):
+            return fn(*args)
+        raise GoPanic(f"invalid operation: cannot call non-function of type {go_type(fn)}")
+
+    def call_go(self, fn: GoFunc, args: list[Any]) -> Any:
+        """reflect.Value.Call: nil becomes the parameter's zero value, other arguments must be
+        of the parameter's type exactly (an interface parameter takes anything)."""
+        params = list(fn.params)
+        if fn.variadic:
+            fixed = params[:-1]
+            if len(args) < len(fixed):
+                raise GoPanic("reflect: Call with too few input arguments")
+            params = fixed + [params[-1]] * (len(args) - len(fixed))
+        elif len(args) < len(params):
+            raise GoPanic("reflect: Call with too few input arguments")
+        elif len(args) > len(params):
+            raise GoPanic("reflect: Call with too many input arguments")
+        values = []
+        for arg, param in zip(args, params, strict=True):
+            if arg is None:
+                if param not in _ZERO and param != "interface {}":
+                    raise Unsupported(f"calling {fn.name} with nil for a {param}", "")
+                values.append(_ZERO.get(param))
+            elif param == "interface {}" or go_type(arg) == param:
+                values.append(arg)
+            else:
+                raise GoPanic(f"reflect: Call using {go_type(arg)} as type {param}")
+        return fn.fn(*values)
+
+    # -- builtins ------------------------------------------------------------------------------
+
+    def eval_builtin(self, node: n.Builtin) -> Any:
+        loop = getattr(self, "loop_" + node.name, None)
+        if loop is not None:
+            return loop(node)
+        args = [self.eval(arg) for arg in node.args]
+        with self.at(node):
+            return self.builtin(node.name, args)
+
+    def builtin(self, name: str, args: list[Any]) -> Any:
+        if name in FAST:
+            return PLAIN[name](args[0])
+        if name in GROWING:
+            if name in ("repeat", "reverse", "flatten"):
+                return GROWING[name](*args, self.grow)
+            return GROWING[name](*args, grow=self.grow)
+        if name == "now":
+            return b_now(*args, clock=self.clock)
+        fn = PLAIN.get(name)
+        if fn is None:
+            raise Unsupported(f"the builtin {name}()", "")
+        if name in ("indexOf", "lastIndexOf", "hasPrefix", "hasSuffix", "duration",
+                    "toBase64", "fromBase64", "fromJSON", "toJSON", "get", "take",
+                    "timezone") and len(args) != _ARITY.get(name, len(args)):  # fmt: skip
+            raise GoPanic("reflect: Call with too few input arguments")
+        return fn(*args)
+
+    def begin(self, node: n.Builtin) -> _Scope:
+        collection = self.eval(node.args[0])
+        with self.at(node):
+            if isinstance(collection, list | dict):
+                length = len(collection)
+            elif isinstance(collection, str):
+                length = len(collection.encode())
+            else:
+                raise GoPanic(
+                    f"reflect: call of reflect.Value.Len on {_reflect_kind(collection)} Value"
+                )
+        scope = _Scope(collection, length)
+        self.scopes.append(scope)
+        return scope
+
+    def element(self, scope: _Scope) -> Any:
+        collection = scope.collection
+        if isinstance(collection, dict):
+            raise GoPanic("reflect: call of reflect.Value.Index on map Value")
+        if isinstance(collection, str):
+            data = collection.encode()
+            if not 0 <= scope.index < len(data):
+                raise GoPanic("reflect: string index out of range")
+            return Uint8(data[scope.index])
+        if not 0 <= scope.index < len(collection):
+            raise GoPanic("reflect: slice index out of range")
+        return collection[scope.index]
+
+    def iterate(self, node: n.Builtin, scope: _Scope, backwards: bool = False) -> Iterator[int]:
+        indexes = range(scope.length - 1, -1, -1) if backwards else range(scope.length)
+        for index in indexes:
+            scope.index = index
+            self.step(node)
+            yield index
+
+    def truth(self, node: n.Builtin, value: Any) -> bool:
+        with self.at(node):
+            return as_bool(value)
+
+    def loop_all(self, node: n.Builtin) -> Any:
+        return self._quantifier(node, stop_on=False, result=True)
+
+    def loop_any(self, node: n.Builtin) -> Any:
+        return self._quantifier(node, stop_on=True, result=False)
+
+    def loop_none(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            for _ in self.iterate(node, scope):
+                if self.truth(node, self.eval(node.args[1])):
+                    return False
+            return True
+        finally:
+            self.scopes.pop()
+
+    def _quantifier(self, node: n.Builtin, stop_on: bool, result: bool) -> Any:
+        scope = self.begin(node)
+        try:
+            for _ in self.iterate(node, scope):
+                if self.truth(node, self.eval(node.args[1])) is stop_on:
+                    return stop_on
+            return result
+        finally:
+            self.scopes.pop()
+
+    def loop_one(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            for _ in self.iterate(node, scope):
+                if self.truth(node, self.eval(node.args[1])):
+                    scope.count += 1
+            return scope.count == 1
+        finally:
+            self.scopes.pop()
+
+    def _pointer(self, node: n.Node, scope: _Scope) -> Any:
+        with self.at(node):
+            return self.element(scope)
+
+    def loop_filter(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            out = []
+            for _ in self.iterate(node, scope):
+                if self.truth(node, self.eval(node.args[1])):
+                    scope.count += 1
+                    if node.map is not None:
+                        out.append(self.eval(node.map))
+                    else:
+                        out.append(self._pointer(node, scope))
+            with self.at(node):
+                self.grow(len(out))
+            return out
+        finally:
+            self.scopes.pop()
+
+    def loop_map(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            out = [self.eval(node.args[1]) for _ in self.iterate(node, scope)]
+            with self.at(node):
+                self.grow(len(out))
+            return out
+        finally:
+            self.scopes.pop()
+
+    def loop_count(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            for _ in self.iterate(node, scope):
+                if len(node.args) == 2:
+                    value = self.eval(node.args[1])
+                else:
+                    value = self._pointer(node, scope)
+                if self.truth(node, value):
+                    scope.count += 1
+            return scope.count
+        finally:
+            self.scopes.pop()
+
+    def loop_sum(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            scope.acc = 0
+            for _ in self.iterate(node, scope):
+                if len(node.args) == 2:
+                    value = self.eval(node.args[1])
+                else:
+                    value = self._pointer(node, scope)
+                with self.at(node):
+                    scope.acc = add(value, scope.acc)
+            return scope.acc
+        finally:
+            self.scopes.pop()
+
+    def _find(self, node: n.Builtin, backwards: bool, index: bool) -> Any:
+        scope = self.begin(node)
+        try:
+            for position in self.iterate(node, scope, backwards):
+                if self.truth(node, self.eval(node.args[1])):
+                    if index:
+                        return position
+                    if node.map is not None:
+                        return self.eval(node.map)
+                    return self._pointer(node, scope)
+            if node.throws:
+                with self.at(node):
+                    raise GoPanic("reflect: slice index out of range")
+            return None
+        finally:
+            self.scopes.pop()
+
+    def loop_find(self, node: n.Builtin) -> Any:
+        return self._find(node, False, False)
+
+    def loop_findIndex(self, node: n.Builtin) -> Any:  # noqa: N802
+        return self._find(node, False, True)
+
+    def loop_findLast(self, node: n.Builtin) -> Any:  # noqa: N802
+        return self._find(node, True, False)
+
+    def loop_findLastIndex(self, node: n.Builtin) -> Any:  # noqa: N802
+        return self._find(node, True, True)
+
+    def loop_groupBy(self, node: n.Builtin) -> Any:  # noqa: N802
+        scope = self.begin(node)
+        try:
+            groups = GroupMap()
+            kinds: set[str] = set()
+            for _ in self.iterate(node, scope):
+                key = self.eval(node.args[1])
+                with self.at(node):
+                    if isinstance(key, list | dict):
+                        raise GoPanic(
+                            f"runtime error: hash of unhashable type {go_type(key)}"
+                        )
+                    kinds.add(go_type(key))
+                    if len(kinds) > 1:
+                        raise Unsupported("groupBy keys of different types", "")
+                    groups.setdefault(key, []).append(self.element(scope))
+            return groups
+        finally:
+            self.scopes.pop()
+
+    def loop_sortBy(self, node: n.Builtin) -> Any:  # noqa: N802
+        scope = self.begin(node)
+        try:
+            order = self.eval(node.args[2]) if len(node.args) == 3 else "asc"
+            with self.at(node):
+                text = as_string(order)
+                if text not in ("asc", "desc"):
+                    raise GoPanic("unknown order, use asc or desc")
+            pairs = []
+            for _ in self.iterate(node, scope):
+                value = self.eval(node.args[1])
+                with self.at(node):
+                    pairs.append((value, self.element(scope)))
+            with self.at(node):
+                if text == "desc":
+                    ordered = go_sort(pairs, lambda a, b: compare("<", b[0], a[0]))
+                else:
+                    ordered = go_sort(pairs, lambda a, b: compare("<", a[0], b[0]))
+                self.grow(scope.length)
+            return [item for _, item in ordered]
+        finally:
+            self.scopes.pop()
+
+    def loop_reduce(self, node: n.Builtin) -> Any:
+        scope = self.begin(node)
+        try:
+            start = 0
+            if len(node.args) == 3:
+                scope.acc = self.eval(node.args[2])
+            else:
+                with self.at(node):
+                    scope.acc = self.element(scope)
+                start = 1
+            for position in self.iterate(node, scope):
+                if position < start:
+                    continue
+                scope.acc = self.eval(node.args[1])
+            return scope.acc
+        finally:
+            self.scopes.pop()
+
+    def eval_predicate(self, node: n.Predicate) -> Any:
+        return self.eval(node.node)
+
+    def eval_pointer(self, node: n.Pointer) -> Any:
+        scope = self.scopes[-1]
+        if node.name == "index":
+            return scope.index
+        if node.name == "acc":
+            return scope.acc
+        return self._pointer(node, scope)
+
+    # -- structure -----------------------------------------------------------------------------
+
+    def eval_conditional(self, node: n.Conditional) -> Any:
+        cond = self.eval(node.cond)
+        with self.at(node):
+            truth = as_bool(cond)
+        return self.eval(node.then if truth else node.other)
+
+    def eval_let(self, node: n.Let) -> Any:
+        value = self.eval(node.value)
+        self.variables.append((node.name, value))
+        try:
+            return self.eval(node.body)
+        finally:
+            self.variables.pop()
+
+    def eval_sequence(self, node: n.Sequence) -> Any:
+        value = None
+        for item in node.nodes:
+            value = self.eval(item)
+        return value
+
+    def eval_array(self, node: n.Array) -> Any:
+        items = [self.eval(item) for item in node.nodes]
+        with self.at(node):
+            self.grow(len(items))
+        return items
+
+    def eval_map(self, node: n.Map) -> Any:
+        pairs = [(self.eval(p.key), self.eval(p.value)) for p in node.pairs]
+        with self.at(node):
+            self.grow(len(pairs))
+            out: dict[str, Any] = {}
+            for key, value in reversed(pairs):
+                out[as_string_key(key)] = value
+        return dict(sorted(out.items(), key=lambda kv: [k for k, _ in pairs].index(kv[0])))
+
+
+def as_string_key(key: Any) -> str:
+    if type(key) is not str:
+        raise conversion_panic(key, "string")
+    return key
+
+
+_ARITY = {"indexOf": 2, "lastIndexOf": 2, "hasPrefix": 2, "hasSuffix": 2, "duration": 1,
+          "toBase64": 1, "fromBase64": 1, "fromJSON": 1, "toJSON": 1, "get": 2, "take": 2,
+          "timezone": 1}  # fmt: skip
+
+__all__ = ["Evaluator", "Limits", "Location"]

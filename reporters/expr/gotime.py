@@ -1,0 +1,349 @@
+"""Go's ``time.Time`` and ``time.Duration`` as Argo CD's trigger functions hand them to expr.
+
+``time.Parse`` (RFC 3339 only, as Argo CD registers it) and ``time.Now`` give a ``Time``;
+its methods (``Sub``, ``Add``, ``Before``...) and a ``Duration``'s (``Minutes``...) are what
+conditions such as the catalog's ``on-deployed`` call. Written by hand because Python's
+``datetime`` has neither Go's nanoseconds nor its fixed-zone naming, its printing
+(``2024-03-05 07:33:03 +0000 UTC``, ``1h30m0s``) nor its error wording; the vectors prove it.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import UTC, datetime, timedelta
+
+NANO = 1
+MICRO = 1000 * NANO
+MILLI = 1000 * MICRO
+SECOND = 1000 * MILLI
+MINUTE = 60 * SECOND
+HOUR = 60 * MINUTE
+MIN_DURATION = -(2**63)
+MAX_DURATION = 2**63 - 1
+
+MONTHS = ["January", "February", "March", "April", "May", "June", "July", "August",
+          "September", "October", "November", "December"]  # fmt: skip
+DAYS = ["Sunday", "Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday"]
+
+LAYOUTS = {
+    "Layout": "01/02 03:04:05PM '06 -0700",
+    "ANSIC": "Mon Jan _2 15:04:05 2006",
+    "UnixDate": "Mon Jan _2 15:04:05 MST 2006",
+    "RubyDate": "Mon Jan 02 15:04:05 -0700 2006",
+    "RFC822": "02 Jan 06 15:04 MST",
+    "RFC822Z": "02 Jan 06 15:04 -0700",
+    "RFC850": "Monday, 02-Jan-06 15:04:05 MST",
+    "RFC1123": "Mon, 02 Jan 2006 15:04:05 MST",
+    "RFC1123Z": "Mon, 02 Jan 2006 15:04:05 -0700",
+    "RFC3339": "2006-01-02T15:04:05Z07:00",
+    "RFC3339Nano": "2006-01-02T15:04:05.999999999Z07:00",
+    "Kitchen": "3:04PM",
+    "Stamp": "Jan _2 15:04:05",
+    "StampMilli": "Jan _2 15:04:05.000",
+    "StampMicro": "Jan _2 15:04:05.000000",
+    "StampNano": "Jan _2 15:04:05.000000000",
+}
+RFC3339 = LAYOUTS["RFC3339"]
+
+
+def wrap64(value: int) -> int:
+    """Two's complement int64 arithmetic, as Go's overflowing ``+ - *`` give it."""
+    return (value + 2**63) % 2**64 - 2**63
+
+
+class Duration(int):
+    """``time.Duration``: nanoseconds in an int64."""
+
+    def __new__(cls, value: int) -> Duration:
+        return super().__new__(cls, wrap64(value))
+
+    def go_string(self) -> str:
+        """``Duration.String``: ``72h3m0.5s``, ``1.5µs``, ``0s``."""
+        value = int(self)
+        if value == 0:
+            return "0s"
+        negative, u = value < 0, abs(value)
+        if u < SECOND:
+            if u < MICRO:
+                text = f"{u}ns"
+            elif u < MILLI:
+                text = _frac(u, 3) + "µs"
+            else:
+                text = _frac(u, 6) + "ms"
+        else:
+            text = _frac(u % MINUTE, 9) + "s"
+            minutes = u // MINUTE
+            if minutes:
+                text = f"{minutes % 60}m" + text
+                if minutes // 60:
+                    text = f"{minutes // 60}h" + text
+        return ("-" if negative else "") + text
+
+
+def _frac(value: int, digits: int) -> str:
+    """``value / 10**digits`` printed without trailing zeros (Go's ``fmtFrac``+``fmtInt``)."""
+    whole, frac = divmod(value, 10**digits)
+    text = str(whole)
+    if frac:
+        text += "." + f"{frac:0{digits}d}".rstrip("0")
+    return text
+
+
+class Month(int):
+    """``time.Month``: an int that prints as its English name."""
+
+
+class Weekday(int):
+    """``time.Weekday``."""
+
+
+@dataclass(frozen=True)
+class Zone:
+    """A fixed zone: its name (``UTC``, or ``""`` for an offset parsed from text) and offset."""
+
+    name: str
+    offset: int
+
+
+UTC_ZONE = Zone("UTC", 0)
+
+
+@dataclass(frozen=True)
+class Time:
+    """``time.Time`` reduced to what conditions see: an instant in Unix seconds and
+    nanoseconds, and the fixed zone it is shown in."""
+
+    seconds: int
+    nanos: int
+    zone: Zone = UTC_ZONE
+
+    def local(self) -> datetime:
+        """The wall clock in the time's own zone (datetime handles the calendar)."""
+        return datetime(1970, 1, 1) + timedelta(seconds=self.seconds + self.zone.offset)
+
+    def unix_nano(self) -> int:
+        return self.seconds * SECOND + self.nanos
+
+    def add(self, duration: int) -> Time:
+        total = self.unix_nano() + int(duration)
+        seconds, nanos = divmod(total, SECOND)
+        return Time(seconds, nanos, self.zone)
+
+    def sub(self, other: Time) -> Duration:
+        """``Time.Sub``: clamped to the Duration range, as Go clamps it."""
+        diff = self.unix_nano() - other.unix_nano()
+        return Duration(max(MIN_DURATION, min(MAX_DURATION, diff)))
+
+    def in_zone(self, zone: Zone) -> Time:
+        return Time(self.seconds, self.nanos, zone)
+
+    def format(self, layout: str) -> str:
+        return format_time(self, layout)
+
+    def go_string(self) -> str:
+        """``Time.String``: ``2006-01-02 15:04:05.999999999 -0700 MST``."""
+        return format_time(self, "2006-01-02 15:04:05.999999999 -0700 MST")
+
+
+_RFC3339 = re.compile(
+    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+)
+
+
+class TimeParseError(ValueError):
+    """``time.Parse`` refused the text; the message is Go's."""
+
+
+def parse_rfc3339(text: str) -> Time:
+    """``time.Parse(time.RFC3339, text)`` for well-formed text; anything else raises
+    :class:`TimeParseError` (with Go's wording for the common failures)."""
+    match = _RFC3339.fullmatch(text)
+    if not match:
+        raise TimeParseError(_rfc3339_error(text))
+    year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
+    fraction = match.group(7) or ""
+    if month < 1 or month > 12:
+        raise TimeParseError(f'parsing time {_q(text)}: month out of range')
+    try:
+        moment = datetime(year, month, day, tzinfo=UTC)
+    except ValueError:
+        raise TimeParseError(f"parsing time {_q(text)}: day out of range") from None
+    if hour > 23:
+        raise TimeParseError(f"parsing time {_q(text)}: hour out of range")
+    if minute > 59:
+        raise TimeParseError(f"parsing time {_q(text)}: minute out of range")
+    if second > 59:
+        raise TimeParseError(f"parsing time {_q(text)}: second out of range")
+    nanos = int((fraction[1:] + "000000000")[:9]) if fraction else 0
+    offset = 0
+    zone = UTC_ZONE
+    if match.group(9):
+        offset = (int(match.group(10)) * 60 + int(match.group(11))) * 60
+        if match.group(9) == "-":
+            offset = -offset
+        if offset != 0:
+            zone = Zone("", offset)
+    epoch = int(moment.timestamp()) + hour * 3600 + minute * 60 + second - offset
+    return Time(epoch, nanos, zone)
+
+
+def _q(text: str) -> str:
+    from reporters.expr.gotext import quote
+
+    return quote(text)
+
+
+def _rfc3339_error(text: str) -> str:
+    """Go's message for the usual failure: the text does not start with the layout's
+    elements (it quotes the rest of the text at the element that failed)."""
+    layout_parts = ["2006", "-", "01", "-", "02", "T", "15", ":", "04", ":", "05", "Z07:00"]
+    sizes = {"2006": 4, "01": 2, "02": 2, "15": 2, "04": 2, "05": 2}
+    rest = text
+    for part in layout_parts:
+        if part in sizes:
+            size = sizes[part]
+            chunk = rest[:size]
+            if len(chunk) < size or not chunk.isdigit() or not chunk.isascii():
+                return (f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
+                        f"as {_q(part)}")
+            rest = rest[size:]
+            if part == "05" and rest[:1] in (".", ","):
+                frac = 1
+                while frac < len(rest) and rest[frac].isdigit():
+                    frac += 1
+                rest = rest[frac:]
+        elif part == "Z07:00":
+            if rest[:1] in ("Z", "z") and len(rest) >= 1:
+                rest = rest[1:]
+            elif re.match(r"[+-]\d{2}:\d{2}", rest):
+                rest = rest[6:]
+            else:
+                return (f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
+                        f"as {_q(part)}")
+        else:
+            if not rest.startswith(part) and not (part == "T" and rest[:1] == "t"):
+                return (f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
+                        f"as {_q(part)}")
+            rest = rest[len(part) :]
+    if rest:
+        return f"parsing time {_q(text)}: extra text: {_q(rest)}"
+    return f"parsing time {_q(text)}: invalid syntax"
+
+
+_CHUNKS = ["January", "Jan", "Monday", "Mon", "MST", "2006", "002", "01", "02", "03", "04",
+           "05", "06", "_2", "15", "1", "2", "3", "4", "5", "PM", "pm", "-07:00:00", "-0700",
+           "-07:00", "-07", "Z07:00:00", "Z0700", "Z07:00", "Z07"]  # fmt: skip
+
+
+def format_time(value: Time, layout: str) -> str:
+    """``Time.Format`` for the layout elements Go documents."""
+    wall = value.local()
+    offset = value.zone.offset
+    out: list[str] = []
+    i = 0
+    while i < len(layout):
+        if layout[i] in ".," and i + 1 < len(layout) and layout[i + 1] in "09":
+            digit = layout[i + 1]
+            j = i + 1
+            while j < len(layout) and layout[j] == digit:
+                j += 1
+            if not (j < len(layout) and layout[j].isdigit()):
+                width = j - i - 1
+                frac = f"{value.nanos:09d}"[:width]
+                if digit == "9":
+                    frac = frac.rstrip("0")
+                    out.append(layout[i] + frac if frac else "")
+                else:
+                    out.append(layout[i] + frac)
+                i = j
+                continue
+        chunk = next((c for c in _CHUNKS if layout.startswith(c, i)), None)
+        if chunk is None or (chunk in ("Jan", "Mon") and _lower_follows(layout, i + 3)):
+            out.append(layout[i])
+            i += 1
+            continue
+        out.append(_element(chunk, wall, offset, value.zone, value.nanos))
+        i += len(chunk)
+    return "".join(out)
+
+
+def _lower_follows(layout: str, index: int) -> bool:
+    return index < len(layout) and layout[index].islower()
+
+
+def _element(chunk: str, wall: datetime, offset: int, zone: Zone, nanos: int) -> str:
+    hour12 = wall.hour % 12 or 12
+    values = {
+        "January": MONTHS[wall.month - 1], "Jan": MONTHS[wall.month - 1][:3],
+        "Monday": DAYS[(wall.weekday() + 1) % 7], "Mon": DAYS[(wall.weekday() + 1) % 7][:3],
+        "2006": f"{wall.year:04d}", "06": f"{wall.year % 100:02d}", "01": f"{wall.month:02d}",
+        "1": str(wall.month), "02": f"{wall.day:02d}", "2": str(wall.day),
+        "_2": f"{wall.day:2d}", "002": f"{wall.timetuple().tm_yday:03d}",
+        "15": f"{wall.hour:02d}", "03": f"{hour12:02d}", "3": str(hour12),
+        "04": f"{wall.minute:02d}", "4": str(wall.minute), "05": f"{wall.second:02d}",
+        "5": str(wall.second), "PM": "PM" if wall.hour >= 12 else "AM",
+        "pm": "pm" if wall.hour >= 12 else "am",
+    }  # fmt: skip
+    if chunk in values:
+        return values[chunk]
+    if chunk == "MST":
+        if zone.name:
+            return zone.name
+        return _offset(offset, "-0700")
+    if chunk.startswith("Z") and offset == 0:
+        return "Z"
+    return _offset(offset, chunk.lstrip("Z") if chunk.startswith("Z") else chunk)
+
+
+def _offset(offset: int, form: str) -> str:
+    sign = "-" if offset < 0 else "+"
+    hours, rest = divmod(abs(offset), 3600)
+    minutes, seconds = divmod(rest, 60)
+    if form == "07" or form == "-07":
+        return f"{sign}{hours:02d}"
+    if form in ("0700", "-0700"):
+        return f"{sign}{hours:02d}{minutes:02d}"
+    if form in ("07:00", "-07:00"):
+        return f"{sign}{hours:02d}:{minutes:02d}"
+    return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}"
+
+
+_UNITS = {"ns": NANO, "us": MICRO, "µs": MICRO, "μs": MICRO, "ms": MILLI, "s": SECOND,
+          "m": MINUTE, "h": HOUR}  # fmt: skip
+_DURATION_PART = re.compile(r"(\d*)(\.\d*)?(ns|us|µs|μs|ms|s|m|h)")
+
+
+def parse_duration(text: str) -> Duration:
+    """``time.ParseDuration``; ValueError with Go's message."""
+    original = text
+    if text in ("0", "+0", "-0"):
+        return Duration(0)
+    negative = text[:1] == "-"
+    if text[:1] in "+-" and text:
+        text = text[1:]
+    if not text:
+        raise ValueError(f"time: invalid duration {_q(original)}")
+    total = 0
+    while text:
+        match = _DURATION_PART.match(text)
+        if not match or (not match.group(1) and match.group(2) in (None, ".")):
+            if re.match(r"\d*(\.\d*)?$", text) or re.match(r"[\d.]+", text) and not re.match(
+                r"[\d.]+[a-zµμ]", text
+            ):
+                raise ValueError(f"time: missing unit in duration {_q(original)}")
+            unit = re.match(r"[\d.]*([^\d.]*)", text)
+            if unit and unit.group(1) and re.match(r"[\d.]+", text):
+                raise ValueError(f"time: unknown unit {_q(unit.group(1))} in duration {_q(original)}")
+            raise ValueError(f"time: invalid duration {_q(original)}")
+        whole = int(match.group(1) or "0")
+        frac = match.group(2) or ""
+        unit = _UNITS[match.group(3)]
+        value = whole * unit
+        if len(frac) > 1:
+            value += int(frac[1:]) * unit // 10 ** (len(frac) - 1)
+        total += value
+        if total > 2**63 - (0 if negative else 1):
+            raise ValueError(f"time: invalid duration {_q(original)}")
+        text = text[match.end() :]
+    return Duration(-total if negative else total)

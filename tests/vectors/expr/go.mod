@@ -1,0 +1,5 @@
+module promoflow.dev/tests/vectors/expr
+
+go 1.22
+
+require github.com/expr-lang/expr v1.17.7
