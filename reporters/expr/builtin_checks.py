@@ -29,6 +29,8 @@ if TYPE_CHECKING:
 
 _COLLECTION_BOOL = ("all", "none", "any", "one")
 _PREDICATE_OUT_BOOL = ("filter", "find", "findLast", "findIndex", "findLastIndex", "count")
+_LOOPS = frozenset({*_COLLECTION_BOOL, "filter", "map", "count", "sum", "find", "findIndex",
+                    "findLast", "findLastIndex", "groupBy", "sortBy", "reduce"})  # fmt: skip
 NUMBER_KINDS = {"int", "int8", "int16", "int32", "int64", "uint", "uint8", "uint16", "uint32",
                 "uint64", "float32", "float64"}  # fmt: skip
 
@@ -38,7 +40,7 @@ def _arg_type(nature: Nature) -> str:
     if nature.unknown:
         return "interface {}"
     if nature.nil:
-        return "<nil>"
+        return "%!s(<nil>)"  # a nil reflect.Type printed with %s
     return nature.go or "interface {}"
 
 
@@ -49,7 +51,7 @@ def _kind(go: str) -> str:
         return "map"
     if go in ("interface {}",):
         return "interface"
-    if go == "<nil>":
+    if go == "%!s(<nil>)":
         return "invalid"
     if go == DURATION:
         return "int64"
@@ -69,8 +71,7 @@ def _predicate(checker: Checker, node: n.Builtin, collection: Nature, *names: st
 
 def check_builtin(checker: Checker, node: n.Builtin) -> Nature:
     name, args = node.name, node.args
-    if name in _COLLECTION_BOOL + ("filter", "map", "count", "sum", "find", "findIndex",
-                                   "findLast", "findLastIndex", "groupBy", "sortBy", "reduce"):
+    if name in _LOOPS:
         collection = checker.visit(args[0])
         if not collection.array and not collection.unknown:
             return checker.error(

@@ -24,7 +24,6 @@ from reporters.expr.operators import (
     GoPanic,
     as_string,
     compare,
-    conversion_panic,
     equal,
     fetch,
     is_int,
@@ -32,14 +31,15 @@ from reporters.expr.operators import (
     to_int,
 )
 from reporters.expr.values import (
+    AnyMap,
     GoFunc,
     Int64,
+    NilSlice,
     StringMap,
     TypedList,
     Uint8,
-    go_format,
-    NilSlice,
     Unmarshalable,
+    go_format,
     go_type,
     marshal,
 )
@@ -98,7 +98,7 @@ def b_abs(value: Any) -> Any:
 def _rounding(name: str, fn: Callable[[float], float]) -> Callable[[Any], Any]:
     def apply(value: Any) -> Any:
         if type(value) is float:
-            return fn(value)
+            return float(fn(value))
         if is_int(value):
             return float(value)
         raise GoPanic(f"invalid argument for {name} (type {go_type(value)})")
@@ -122,6 +122,8 @@ _FLOAT = re.compile(
 def b_int(value: Any) -> int:
     if is_number(value):
         return to_int(value)
+    if value is None:
+        raise GoPanic("reflect: call of reflect.Value.Type on zero Value")
     if isinstance(value, str):
         if not _ATOI.fullmatch(value) or abs(int(value)) > 2**63:
             raise GoPanic(f"invalid operation: int({value})")
@@ -264,7 +266,8 @@ def b_join(*args: Any) -> str:
         return glue.join(items)
     if type(items) is list:
         return glue.join(as_string(item) for item in items)
-    raise GoPanic(f"invalid argument for join (type {go_type(items)})")
+    shown = "%!s(<nil>)" if items is None else go_type(items)
+    raise GoPanic(f"invalid argument for join (type {shown})")
 
 
 def _byte_index(text: str, index: int) -> int:
@@ -522,7 +525,7 @@ def b_take(items: Any, count: Any) -> Any:
         raise GoPanic(f"cannot take {_kind(count)} elements")
     size = min(int(count), len(items))
     if size < 0:
-        raise GoPanic(f"reflect: slice index out of range")
+        raise GoPanic("reflect: slice index out of range")
     return TypedList(items[:size], items.elem) if isinstance(items, TypedList) else items[:size]
 
 
@@ -560,22 +563,20 @@ def b_to_pairs(value: Any) -> TypedList:
     return TypedList([[k, v] for k, v in value.items()], "[2]interface {}")
 
 
-def b_from_pairs(value: Any) -> dict[str, Any]:
+def b_from_pairs(value: Any) -> AnyMap:
     if not isinstance(value, list):
         raise GoPanic(f"cannot transform {go_format(value)} from pairs")
-    out: dict[str, Any] = {}
+    out = AnyMap()
     for pair in value:
         if not isinstance(pair, list):
             raise GoPanic(f"invalid pair {go_format(pair)}")
         if len(pair) != 2:
             raise GoPanic(f"invalid pair length {go_format(pair)}")
         key = pair[0]
-        if type(key) is not str:
-            raise GoPanic(
-                "reflect.Value.SetMapIndex: value of type "
-                f"{go_type(key) if key is not None else 'interface {}'} is not assignable to "
-                "type string"
-            )
+        if isinstance(key, list | dict):
+            raise GoPanic(f"runtime error: hash of unhashable type {go_type(key)}")
+        if any(k == key and go_type(k) != go_type(key) for k in out):
+            raise Unsupported("fromPairs keys that are equal numbers of different types", "")
         out[key] = pair[1]
     return out
 

@@ -101,7 +101,10 @@ def _maybe(left: Nature, right: Nature, *checks: str) -> bool:
     """``MaybeCompatible``: both unknown, or one unknown and the other of a listed kind."""
 
     def fits(nature: Nature) -> bool:
-        return any(getattr(nature, check) or nature.go == _SPECIAL.get(check) for check in checks)
+        return any(
+            nature.go == _SPECIAL[check] if check in _SPECIAL else getattr(nature, check)
+            for check in checks
+        )
 
     return (
         (left.unknown and right.unknown)
@@ -134,6 +137,13 @@ def _assignable(left: Nature, right: Nature) -> bool:
         return False
     return left.go == right.go or right.go == "interface {}"
 
+
+_TIME_ARITHMETIC: dict[str, dict[tuple[str | None, str | None], str]] = {
+    "-": {(TIME, TIME): DURATION, (TIME, DURATION): TIME, (DURATION, DURATION): DURATION},
+    "+": {(TIME, DURATION): TIME, (DURATION, TIME): TIME, (DURATION, DURATION): DURATION},
+    "*": {(DURATION, DURATION): DURATION},
+}
+"""What the checker accepts between times and durations, and what they give."""
 
 # Methods of the values Argo CD's functions and expr's date builtins return:
 # receiver.Name -> (parameter types, result type).
@@ -258,6 +268,10 @@ class Checker:
         from reporters.expr.parser import BUILTINS
 
         if node.name in BUILTINS:
+            overloads = OVERLOADS.get(node.name)
+            if overloads:
+                params, result = overloads[0]
+                return Nature(f"func({', '.join(params)}) {result}")
             return Nature("func(...interface {}) (interface {}, error)")
         return UNKNOWN
 
@@ -296,13 +310,9 @@ class Checker:
         if op in ("-", "+", "*"):
             if l.number and r.number:
                 return UNKNOWN if l.unknown or r.unknown else FLOAT if l.float or r.float else INT
-            pairs = {
-                "-": {(TIME, TIME): DURATION, (TIME, DURATION): TIME, (DURATION, DURATION): DURATION},
-                "+": {(TIME, DURATION): TIME, (DURATION, TIME): TIME, (DURATION, DURATION): DURATION},
-                "*": {(DURATION, DURATION): DURATION},
-            }[op]
+            pairs = _TIME_ARITHMETIC[op]
             if (l.go, r.go) in pairs:
-                return of(pairs[(l.go, r.go)])  # type: ignore[index]
+                return of(pairs[(l.go, r.go)])
             if op == "*" and ((l.number and r.go == DURATION) or (l.go == DURATION and r.number)):
                 return of(DURATION)
             if op == "+" and l.string and r.string:
@@ -407,9 +417,7 @@ class Checker:
     def visit_call(self, node: n.Call) -> Nature:
         callee = self.visit(node.callee)
         if callee.unknown:
-            for arg in node.args:
-                self.visit(arg)
-            return UNKNOWN
+            return UNKNOWN  # Go checks no argument of a callee it knows nothing about
         name = "function"
         if isinstance(node.callee, n.Identifier):
             name = node.callee.name

@@ -27,6 +27,7 @@ from reporters.expr.gotime import Duration, Time
 from reporters.expr.methods import ZERO_TIME, method
 from reporters.expr.operators import (
     GoPanic,
+    PowUnsupported,
     SliceUnsupported,
     add,
     as_bool,
@@ -116,6 +117,10 @@ class Evaluator:
             raise ExprUnsupported(str(exc), self.source, node.loc, exc.hint) from None
         except PatternUnsupported as exc:
             raise ExprUnsupported(str(exc), self.source, node.loc, exc.hint) from None
+        except PowUnsupported as exc:
+            raise ExprUnsupported(
+                "a power with a fractional exponent", self.source, node.loc, exc.hint
+            ) from None
         except SliceUnsupported:
             raise ExprUnsupported(
                 "slicing a string inside a multi-byte character",
@@ -519,16 +524,16 @@ class Evaluator:
     def loop_find(self, node: n.Builtin) -> Any:
         return self._find(node, False, False)
 
-    def loop_findIndex(self, node: n.Builtin) -> Any:  # noqa: N802
+    def loop_findIndex(self, node: n.Builtin) -> Any:
         return self._find(node, False, True)
 
-    def loop_findLast(self, node: n.Builtin) -> Any:  # noqa: N802
+    def loop_findLast(self, node: n.Builtin) -> Any:
         return self._find(node, True, False)
 
-    def loop_findLastIndex(self, node: n.Builtin) -> Any:  # noqa: N802
+    def loop_findLastIndex(self, node: n.Builtin) -> Any:
         return self._find(node, True, True)
 
-    def loop_groupBy(self, node: n.Builtin) -> Any:  # noqa: N802
+    def loop_groupBy(self, node: n.Builtin) -> Any:
         scope = self.begin(node)
         try:
             groups = GroupMap()
@@ -548,7 +553,7 @@ class Evaluator:
         finally:
             self.scopes.pop()
 
-    def loop_sortBy(self, node: n.Builtin) -> Any:  # noqa: N802
+    def loop_sortBy(self, node: n.Builtin) -> Any:
         scope = self.begin(node)
         try:
             order = self.eval(node.args[2]) if len(node.args) == 3 else "asc"

@@ -14,9 +14,9 @@ import math
 from collections.abc import Callable
 
 from reporters.expr import nodes as n
-from reporters.expr.errors import ExprSyntaxError
+from reporters.expr.errors import ExprSyntaxError, ExprUnsupported
 from reporters.expr.gotime import wrap64
-from reporters.expr.operators import float_divide, go_pow
+from reporters.expr.operators import PowUnsupported, float_divide, go_pow
 
 
 class StringSet(n.Node):
@@ -147,7 +147,12 @@ class _Fold:
             remainder = abs(left.value) % abs(right.value)
             return self.patch(node, n.Integer(-remainder if left.value < 0 else remainder))
         if op in ("**", "^") and numbers:
-            value = go_pow(float(left.value), float(right.value))  # type: ignore[attr-defined]
+            try:
+                value = go_pow(float(left.value), float(right.value))  # type: ignore[attr-defined]
+            except PowUnsupported as exc:
+                raise ExprUnsupported(
+                    "a power with a fractional exponent", self.source, node.loc, exc.hint
+                ) from None
             return self.patch(node, n.Float(value))
         if op in ("and", "&&", "or", "||"):
             a = left.value if isinstance(left, n.Bool) else None

@@ -309,41 +309,59 @@ def _offset(offset: int, form: str) -> str:
     return f"{sign}{hours:02d}:{minutes:02d}:{seconds:02d}"
 
 
-_UNITS = {"ns": NANO, "us": MICRO, "µs": MICRO, "μs": MICRO, "ms": MILLI, "s": SECOND,
+_UNITS = {"ns": NANO, "us": MICRO, "\u00b5s": MICRO, "\u03bcs": MICRO, "ms": MILLI, "s": SECOND,
           "m": MINUTE, "h": HOUR}  # fmt: skip
-_DURATION_PART = re.compile(r"(\d*)(\.\d*)?(ns|us|µs|μs|ms|s|m|h)")
 
 
 def parse_duration(text: str) -> Duration:
-    """``time.ParseDuration``; ValueError with Go's message."""
-    original = text
-    if text in ("0", "+0", "-0"):
+    """``time.ParseDuration``, step for step; ValueError with Go's message."""
+    original, rest, negative, total = text, text, False, 0
+    invalid = ValueError(f"time: invalid duration {_q(original)}")
+    if rest[:1] in ("-", "+") and rest:
+        negative, rest = rest[0] == "-", rest[1:]
+    if rest == "0":
         return Duration(0)
-    negative = text[:1] == "-"
-    if text[:1] in "+-" and text:
-        text = text[1:]
-    if not text:
-        raise ValueError(f"time: invalid duration {_q(original)}")
-    total = 0
-    while text:
-        match = _DURATION_PART.match(text)
-        if not match or (not match.group(1) and match.group(2) in (None, ".")):
-            if re.match(r"\d*(\.\d*)?$", text) or re.match(r"[\d.]+", text) and not re.match(
-                r"[\d.]+[a-zµμ]", text
-            ):
-                raise ValueError(f"time: missing unit in duration {_q(original)}")
-            unit = re.match(r"[\d.]*([^\d.]*)", text)
-            if unit and unit.group(1) and re.match(r"[\d.]+", text):
-                raise ValueError(f"time: unknown unit {_q(unit.group(1))} in duration {_q(original)}")
-            raise ValueError(f"time: invalid duration {_q(original)}")
-        whole = int(match.group(1) or "0")
-        frac = match.group(2) or ""
-        unit = _UNITS[match.group(3)]
+    if not rest:
+        raise invalid
+    while rest:
+        if not (rest[0] == "." or rest[0].isascii() and rest[0].isdigit()):
+            raise invalid
+        digits = re.match(r"[0-9]*", rest).group(0)  # type: ignore[union-attr]
+        rest = rest[len(digits) :]
+        whole = int(digits) if digits else 0
+        if whole > 2**63:
+            raise invalid
+        fraction, scale, post = 0, 1.0, False
+        if rest[:1] == ".":
+            rest = rest[1:]
+            decimals = re.match(r"[0-9]*", rest).group(0)  # type: ignore[union-attr]
+            rest = rest[len(decimals) :]
+            post = bool(decimals)
+            for digit in decimals:
+                if fraction > (2**63 - 1) // 10:
+                    continue  # Go stops accumulating once it would overflow
+                fraction, scale = fraction * 10 + int(digit), scale * 10
+        if not digits and not post:
+            raise invalid
+        unit_text = re.match(r"[^0-9.]*", rest).group(0)  # type: ignore[union-attr]
+        if not unit_text:
+            raise ValueError(f"time: missing unit in duration {_q(original)}")
+        rest = rest[len(unit_text) :]
+        unit = _UNITS.get(unit_text)
+        if unit is None:
+            raise ValueError(f"time: unknown unit {_q(unit_text)} in duration {_q(original)}")
+        if whole > 2**63 // unit:
+            raise invalid
         value = whole * unit
-        if len(frac) > 1:
-            value += int(frac[1:]) * unit // 10 ** (len(frac) - 1)
+        if fraction > 0:
+            value += int(float(fraction) * (float(unit) / scale))
+            if value > 2**63:
+                raise invalid
         total += value
-        if total > 2**63 - (0 if negative else 1):
-            raise ValueError(f"time: invalid duration {_q(original)}")
-        text = text[match.end() :]
-    return Duration(-total if negative else total)
+        if total > 2**63:
+            raise invalid
+    if negative:
+        return Duration(-total)
+    if total > 2**63 - 1:
+        raise invalid
+    return Duration(total)

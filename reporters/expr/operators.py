@@ -206,17 +206,93 @@ def modulo(a: Any, b: Any) -> int:
 
 
 def go_pow(x: float, y: float) -> float:
-    """``math.Pow`` with Go's special cases where Python raises."""
-    try:
-        return math.pow(x, y)
-    except OverflowError:
-        negative = x < 0 and y == int(y) and int(y) % 2 == 1
-        return -math.inf if negative else math.inf
-    except ValueError:
-        if x == 0 and y < 0:
-            odd = y == int(y) and int(y) % 2 == 1
-            return math.copysign(math.inf, x) if odd else math.inf
+    """``math.Pow`` as Go computes it (not C's pow: the last bits differ), special cases
+    first, then ``x**yf`` through exp/log and ``x**yi`` by repeated squaring."""
+    if y == 0 or x == 1:
+        return 1.0
+    if y == 1:
+        return x
+    if math.isnan(x) or math.isnan(y):
         return math.nan
+    if x == 0:
+        odd = _odd_int(y)
+        if y < 0:
+            if math.copysign(1.0, x) < 0 and odd:
+                return -math.inf
+            return math.inf
+        if math.copysign(1.0, x) < 0 and odd:
+            return x
+        return 0.0
+    if math.isinf(y):
+        if x == -1:
+            return 1.0
+        if (abs(x) < 1) == (y > 0):
+            return 0.0
+        return math.inf
+    if math.isinf(x):
+        if x < 0:
+            return go_pow(1 / x, -y)
+        return 0.0 if y < 0 else math.inf
+    if y == 0.5:
+        return math.sqrt(x) if x >= 0 else math.nan
+    if y == -0.5:
+        return 1 / math.sqrt(x) if x >= 0 else math.nan
+    yf, yi = math.modf(abs(y))
+    if yf != 0 and x < 0:
+        return math.nan
+    if yi >= 2**63:
+        if x == -1:
+            return 1.0
+        if (abs(x) < 1) == (y > 0):
+            return 0.0
+        return math.inf
+    a1, ae = 1.0, 0
+    if yf != 0:
+        raise PowUnsupported
+        if yf > 0.5:
+            yf -= 1
+            yi += 1
+        a1 = math.exp(yf * math.log(x))
+    x1, xe = math.frexp(x)
+    i = int(yi)
+    while i != 0:
+        if xe < -(1 << 12) or (1 << 12) < xe:
+            ae += xe
+            break
+        if i & 1 == 1:
+            a1 *= x1
+            ae += xe
+        x1 *= x1
+        xe <<= 1
+        if x1 < 0.5:
+            x1 += x1
+            xe -= 1
+        i >>= 1
+    if y < 0:
+        a1 = 1 / a1
+        ae = -ae
+    return _ldexp(a1, ae)
+
+
+class PowUnsupported(Exception):
+    """A power with a fractional exponent: Go's own exp and log (assembly on amd64) round
+    differently from the C library's in the last bits, so the result is not reproduced."""
+
+    hint = "use an integer exponent, or ** 0.5 for a square root"
+
+
+def _odd_int(value: float) -> bool:
+    if abs(value) >= 2**53:
+        return False
+    whole, frac = math.modf(value)
+    return frac == 0 and int(whole) % 2 == 1
+
+
+def _ldexp(frac: float, exp: int) -> float:
+    try:
+        return math.ldexp(frac, exp)
+    except OverflowError:
+        return math.copysign(math.inf, frac)
 
 
 def to_float(value: Any) -> float:

@@ -109,7 +109,7 @@ class Parser:
     def __init__(self, source: str) -> None:
         self.source = source
         self.tokens, self.lex_error = tokenize(source)
-        self.index = 0
+        self.position = 0
         self.current = Token(Kind.EOF, "", 0, 0)
         self.stashed: Token | None = None
         self.err: ExprSyntaxError | None = None
@@ -129,9 +129,9 @@ class Parser:
         if self.stashed is not None:
             self.current, self.stashed = self.stashed, None
             return
-        if self.index < len(self.tokens):
-            self.current = self.tokens[self.index]
-            self.index += 1
+        if self.position < len(self.tokens):
+            self.current = self.tokens[self.position]
+            self.position += 1
         elif self.lex_error is not None:
             self.err = self.lex_error  # lexer errors replace an earlier parse error, as in Go
         else:

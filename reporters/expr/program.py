@@ -14,13 +14,13 @@ from dataclasses import dataclass
 from typing import Any
 
 from reporters.expr import nodes as n
+from reporters.expr.builtins import system_clock
 from reporters.expr.checker import check
 from reporters.expr.errors import ExprSyntaxError, ExprUnsupported, Location, bind
 from reporters.expr.evaluator import Evaluator, Limits
 from reporters.expr.fold import optimize
 from reporters.expr.gotime import Time
 from reporters.expr.parser import BUILTINS, parse
-from reporters.expr.builtins import system_clock
 
 
 @dataclass(frozen=True)
@@ -63,7 +63,7 @@ class Program:
         yield from _names(self.source, self.syntax, set())
 
 
-def compile(text: str) -> Program:  # noqa: A001 - the name expr gives it
+def compile(text: str) -> Program:
     """``expr.Compile(text)`` as notifications-engine calls it (an empty ``when`` is
     ``false``); :class:`ExprSyntaxError` with expr's message and position when it fails."""
     source = text if text else "false"

@@ -195,9 +195,9 @@ class _Translator:
             if self.peek() == "-" and self.pattern[self.i + 1 : self.i + 2] not in ("]", ""):
                 self.i += 1
                 high = self.class_char()
-                if len(low) != 1 and not low.startswith("\\") or low.startswith("\\") and len(
+                if (len(low) != 1 and not low.startswith("\\")) or (low.startswith("\\") and len(
                     low
-                ) > 2:
+                ) > 2):
                     raise self.refuse("a range from a class escape")
                 if _value(low) > _value(high):
                     raise self.refuse("a backwards range")

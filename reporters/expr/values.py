@@ -47,6 +47,10 @@ class StringMap(dict[str, str]):
     """``map[string]string``, such as Argo CD's ``context``: a missing key gives ``""``."""
 
 
+class AnyMap(dict[Any, Any]):
+    """``map[interface {}]interface {}``, what ``fromPairs`` builds."""
+
+
 class GroupMap(dict[Any, list[Any]]):
     """What ``groupBy`` builds: ``map[interface {}][]interface {}``."""
 
@@ -96,6 +100,8 @@ def go_type(value: Any) -> str:
             return "map[string]string"
         case GroupMap():
             return "map[interface {}][]interface {}"
+        case AnyMap():
+            return "map[interface {}]interface {}"
         case dict():
             return "map[string]interface {}"
         case GoFunc():
@@ -106,7 +112,7 @@ def go_type(value: Any) -> str:
 def _digits(value: float) -> tuple[str, int]:
     """The shortest decimal digits of ``abs(value)`` that read back as it, and the place of
     the decimal point (``0.d1d2... * 10**dp``), as strconv's shortest formatting finds them."""
-    sign, digits, exponent = Decimal(repr(abs(value))).as_tuple()
+    _, digits, exponent = Decimal(repr(abs(value))).as_tuple()
     text = "".join(map(str, digits)).rstrip("0") or "0"
     assert isinstance(exponent, int)
     return text, len(digits) + exponent
@@ -217,8 +223,8 @@ def to_json(value: Any) -> Any:
             return None
         case list():
             return [to_json(item) for item in value]
-        case GroupMap():
-            raise Unmarshalable("json: unsupported type: map[interface {}][]interface {}")
+        case GroupMap() | AnyMap():
+            raise Unmarshalable(f"json: unsupported type: {go_type(value)}")
         case dict():
             return {str(k): to_json(v) for k, v in value.items()}
     raise Unmarshalable(f"json: unsupported type: {go_type(value)}")

@@ -13,7 +13,7 @@ from typing import Any
 from reporters.expr import ExprRuntimeError, ExprSyntaxError, ExprUnsupported, compile
 from reporters.expr.argocd import trigger_env
 from reporters.expr.gotime import parse_rfc3339
-from reporters.expr.values import Unmarshalable, go_format, go_type, to_json
+from reporters.expr.values import Unmarshalable, go_format, go_type, marshal
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "expr"
 NOW = parse_rfc3339("2024-03-05T12:00:00Z")
@@ -65,7 +65,7 @@ def answer(text: str, app: str) -> dict[str, Any] | None:
     except ExprRuntimeError as exc:
         return {**out, "run": exc.expr_text()}
     try:
-        encoded = to_json(value)
+        encoded = json.loads(marshal(value))  # Go's text, read back as the vectors are
     except Unmarshalable:
         encoded = None
     out.update(type=go_type(value), json=encoded, text=go_format(value))
