@@ -73,7 +73,7 @@ def check_builtin(checker: Checker, node: n.Builtin) -> Nature:
     name, args = node.name, node.args
     if name in _LOOPS:
         collection = checker.visit(args[0])
-        if not collection.array and not collection.unknown:
+        if not collection.is_array and not collection.unknown:
             return checker.error(
                 args[0], f"builtin {name} takes only array (got {collection.text()})"
             )
@@ -86,10 +86,8 @@ def check_builtin(checker: Checker, node: n.Builtin) -> Nature:
         if name in ("sortBy", "reduce") and len(args) == 3:
             checker.visit(args[2])
         out = predicate.elem or UNKNOWN
-        if name in _COLLECTION_BOOL + _PREDICATE_OUT_BOOL and not out.bool and not out.unknown:
-            return checker.error(
-                args[1], f"predicate should return boolean (got {out.text()})"
-            )
+        if name in _COLLECTION_BOOL + _PREDICATE_OUT_BOOL and not out.is_bool and not out.unknown:
+            return checker.error(args[1], f"predicate should return boolean (got {out.text()})")
         if name in _COLLECTION_BOOL:
             return BOOL
         if name in ("count", "findIndex", "findLastIndex"):
@@ -182,13 +180,22 @@ def _validate(name: str, types: list[str]) -> str:
         if kinds[1] not in ("interface", "int", "int8", "int16", "int32", "int64"):
             raise ValueError(f"cannot take {types[1]} elements")
         return types[0]
-    words = {"keys": "cannot get keys from", "values": "cannot get values from",
-             "toPairs": "cannot transform", "fromPairs": "cannot transform",
-             "reverse": "cannot reverse", "uniq": "cannot uniq", "flatten": "cannot flatten"}
+    words = {
+        "keys": "cannot get keys from",
+        "values": "cannot get values from",
+        "toPairs": "cannot transform",
+        "fromPairs": "cannot transform",
+        "reverse": "cannot reverse",
+        "uniq": "cannot uniq",
+        "flatten": "cannot flatten",
+    }
     if name in words:
         _count(1, types)
-        allowed = ("interface", "map") if name in ("keys", "values", "toPairs") else (
-            "interface", "slice")
+        allowed = (
+            ("interface", "map")
+            if name in ("keys", "values", "toPairs")
+            else ("interface", "slice")
+        )
         if kinds[0] in allowed:
             return ANY_MAP if name == "fromPairs" else ANY_ARRAY
         suffix = " to pairs" if name == "toPairs" else " from pairs" if name == "fromPairs" else ""
@@ -212,12 +219,12 @@ def _get(checker: Checker, node: n.Builtin) -> Nature:
     prop = checker.visit(node.args[1])
     if base.unknown:
         return UNKNOWN
-    if base.array:
-        if not prop.integer and not prop.unknown:
+    if base.is_array:
+        if not prop.is_integer and not prop.unknown:
             return checker.error(node.args[1], f"non-integer slice index {prop.text()}")
         return base.element()
-    if base.map:
-        if not prop.string and not prop.unknown and not prop.nil:
+    if base.is_map:
+        if not prop.is_string and not prop.unknown and not prop.nil:
             return checker.error(
                 node.args[1], f"cannot use {prop.text()} to get an element from {base.text()}"
             )

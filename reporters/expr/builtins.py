@@ -680,9 +680,7 @@ def _bit_int(value: Any, name: str) -> int:
 def _bits(name: str, fn: Callable[[int, int], int]) -> Callable[..., int]:
     def apply(*args: Any) -> int:
         if len(args) != 2:
-            raise GoPanic(
-                f"invalid number of arguments for {name} (expected 2, got {len(args)})"
-            )
+            raise GoPanic(f"invalid number of arguments for {name} (expected 2, got {len(args)})")
         x, y = _bit_int(args[0], name), _bit_int(args[1], name)
         return fn(x, y)
 
@@ -747,8 +745,13 @@ PLAIN: dict[str, Callable[..., Any]] = {
 }  # fmt: skip
 """Builtins called with their evaluated arguments."""
 
-GROWING = {"repeat": b_repeat, "reverse": b_reverse, "concat": b_concat, "flatten": b_flatten,
-           "sort": b_sort}  # fmt: skip
+GROWING: dict[str, Callable[..., Any]] = {
+    "repeat": b_repeat,
+    "reverse": b_reverse,
+    "concat": b_concat,
+    "flatten": b_flatten,
+    "sort": b_sort,
+}
 """Builtins that count against the memory budget (``Safe`` in expr)."""
 
 FAST = frozenset({"len", "type", "abs", "ceil", "floor", "round", "int", "float", "string",

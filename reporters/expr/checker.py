@@ -37,35 +37,35 @@ class Nature:
         return (self.go is None and not self.nil) or self.go == "interface {}"
 
     @property
-    def integer(self) -> bool:
+    def is_integer(self) -> bool:
         return self.go in INTEGERS
 
     @property
-    def float(self) -> bool:
+    def is_float(self) -> bool:
         return self.go in ("float64", "float32")
 
     @property
-    def number(self) -> bool:
-        return self.integer or self.float
+    def is_number(self) -> bool:
+        return self.is_integer or self.is_float
 
     @property
-    def string(self) -> bool:
+    def is_string(self) -> bool:
         return self.go == "string"
 
     @property
-    def bool(self) -> bool:
+    def is_bool(self) -> bool:
         return self.go == "bool"
 
     @property
-    def array(self) -> bool:
+    def is_array(self) -> bool:
         return self.go is not None and self.go.startswith("[]")
 
     @property
-    def map(self) -> bool:
+    def is_map(self) -> bool:
         return self.go is not None and self.go.startswith("map[")
 
     @property
-    def func(self) -> bool:
+    def is_func(self) -> bool:
         return self.go is not None and self.go.startswith("func")
 
     def text(self) -> str:
@@ -102,7 +102,7 @@ def _maybe(left: Nature, right: Nature, *checks: str) -> bool:
 
     def fits(nature: Nature) -> bool:
         return any(
-            nature.go == _SPECIAL[check] if check in _SPECIAL else getattr(nature, check)
+            nature.go == _SPECIAL[check] if check in _SPECIAL else getattr(nature, "is_" + check)
             for check in checks
         )
 
@@ -122,17 +122,17 @@ def _comparable(left: Nature, right: Nature) -> bool:
         or right.unknown
         or left.nil
         or right.nil
-        or (left.number and right.number)
+        or (left.is_number and right.is_number)
         or (left.go == right.go == DURATION)
         or (left.go == right.go == TIME)
-        or (left.array and right.array)
+        or (left.is_array and right.is_array)
         or _assignable(left, right)
     )
 
 
 def _assignable(left: Nature, right: Nature) -> bool:
     if left.nil:
-        return right.array or right.map or right.func or right.unknown
+        return right.is_array or right.is_map or right.is_func or right.unknown
     if left.go is None or right.go is None:
         return False
     return left.go == right.go or right.go == "interface {}"
@@ -278,9 +278,9 @@ class Checker:
     def visit_unary(self, node: n.Unary) -> Nature:
         nature = self.visit(node.node)
         if node.op in ("!", "not"):
-            if nature.bool or nature.unknown:
+            if nature.is_bool or nature.unknown:
                 return BOOL
-        elif nature.number:
+        elif nature.is_number:
             return nature
         elif nature.unknown:
             return UNKNOWN
@@ -301,45 +301,47 @@ class Checker:
         if op in ("==", "!="):
             return BOOL if _comparable(l, r) else None
         if op in ("or", "||", "and", "&&"):
-            return BOOL if (l.bool and r.bool) or _maybe(l, r, "bool") else None
+            return BOOL if (l.is_bool and r.is_bool) or _maybe(l, r, "bool") else None
         if op in ("<", ">", "<=", ">="):
-            same = (l.number and r.number) or (l.string and r.string)
+            same = (l.is_number and r.is_number) or (l.is_string and r.is_string)
             same = same or (l.go == r.go == TIME) or (l.go == r.go == DURATION)
             ok = same or _maybe(l, r, "number", "string", "time", "duration")
             return BOOL if ok else None
         if op in ("-", "+", "*"):
-            if l.number and r.number:
-                return UNKNOWN if l.unknown or r.unknown else FLOAT if l.float or r.float else INT
+            if l.is_number and r.is_number:
+                if l.unknown or r.unknown:
+                    return UNKNOWN
+                return FLOAT if l.is_float or r.is_float else INT
             pairs = _TIME_ARITHMETIC[op]
             if (l.go, r.go) in pairs:
                 return of(pairs[(l.go, r.go)])
-            if op == "*" and ((l.number and r.go == DURATION) or (l.go == DURATION and r.number)):
+            if op == "*" and (
+                (l.is_number and r.go == DURATION) or (l.go == DURATION and r.is_number)
+            ):
                 return of(DURATION)
-            if op == "+" and l.string and r.string:
+            if op == "+" and l.is_string and r.is_string:
                 return STRING
             checks = {"-": ("number", "time", "duration"), "+": ("number", "string", "time",
                       "duration"), "*": ("number", "duration")}[op]  # fmt: skip
             return UNKNOWN if _maybe(l, r, *checks) else None
         if op in ("/", "**", "^"):
-            return FLOAT if (l.number and r.number) or _maybe(l, r, "number") else None
+            return FLOAT if (l.is_number and r.is_number) or _maybe(l, r, "number") else None
         if op == "%":
-            return INT if (l.integer and r.integer) or _maybe(l, r, "integer") else None
+            return INT if (l.is_integer and r.is_integer) or _maybe(l, r, "integer") else None
         if op == "in":
-            if (l.string or l.unknown) and r.go == TIME:
+            if (l.is_string or l.unknown) and r.go == TIME:
                 return BOOL
-            if r.map:
+            if r.is_map:
                 key = r.go[4 : r.go.index("]")] if r.go else ""
                 if not l.unknown and not _assignable(l, of(key)):
                     return self.error(node, f"cannot use {l.text()} as type {key} in map key")
                 return BOOL
-            if r.array:
+            if r.is_array:
                 elem = r.element()
                 if not _comparable(l, elem):
-                    return self.error(
-                        node, f"cannot use {l.text()} as type {elem.text()} in array"
-                    )
+                    return self.error(node, f"cannot use {l.text()} as type {elem.text()} in array")
                 return BOOL
-            if l.unknown and (r.string or r.array or r.map):
+            if l.unknown and (r.is_string or r.is_array or r.is_map):
                 return BOOL
             return BOOL if r.unknown else None
         if op == "matches":
@@ -350,12 +352,12 @@ class Checker:
                     return self.error(node, str(exc))
                 except PatternUnsupported as exc:
                     return self.refuse(node, str(exc), exc.hint)
-            ok = (l.string or l.go == "[]uint8") and r.string
+            ok = (l.is_string or l.go == "[]uint8") and r.is_string
             return BOOL if ok or _maybe(l, r, "string") else None
         if op in ("contains", "startsWith", "endsWith"):
-            return BOOL if (l.string and r.string) or _maybe(l, r, "string") else None
+            return BOOL if (l.is_string and r.is_string) or _maybe(l, r, "string") else None
         if op == "..":
-            ok = (l.integer and r.integer) or _maybe(l, r, "integer")
+            ok = (l.is_integer and r.is_integer) or _maybe(l, r, "integer")
             return array_of(INT) if ok else None
         if op == "??":
             if l.nil and not r.nil:
@@ -381,19 +383,18 @@ class Checker:
                 return self.error(node, f"type nil has no field {name}")
             if base.go is not None and f"{base.go}.{name}" in METHODS:
                 return Nature("func", method=f"{base.go}.{name}")
-        if base.map:
+        if base.is_map:
             key = of(base.go[4 : base.go.index("]")]) if base.go else UNKNOWN
             if not _assignable(prop, key) and not prop.unknown:
                 return self.error(
                     node.prop, f"cannot use {prop.text()} to get an element from {base.text()}"
                 )
             return base.element()
-        if base.array:
-            if not prop.integer and not prop.unknown:
+        if base.is_array:
+            if not prop.is_integer and not prop.unknown:
                 return self.error(
                     node.prop,
-                    "array elements can only be selected using an integer "
-                    f"(got {prop.text()})",
+                    f"array elements can only be selected using an integer (got {prop.text()})",
                 )
             return base.element()
         if name is not None:
@@ -405,12 +406,12 @@ class Checker:
         nature = self.visit(node.node)
         if nature.unknown:
             return UNKNOWN
-        if not (nature.string or nature.array):
+        if not (nature.is_string or nature.is_array):
             return self.error(node, f"cannot slice {nature.text()}")
         for bound in (node.start, node.stop):
             if bound is not None:
                 value = self.visit(bound)
-                if not value.integer and not value.unknown:
+                if not value.is_integer and not value.unknown:
                     return self.error(bound, f"non-integer slice index {value.text()}")
         return nature
 
@@ -433,7 +434,7 @@ class Checker:
                     self.err = err
                 return UNKNOWN
             return of(result)
-        if callee.func:
+        if callee.is_func:
             return UNKNOWN
         return self.error(node, f"{callee.text()} is not callable")
 
@@ -459,9 +460,9 @@ class Checker:
             nature = self.visit(arg)
             wanted = params[min(i, count - 1)].removeprefix("...")
             want = of(wanted)
-            if want.float and nature.integer:
+            if want.is_float and nature.is_integer:
                 continue
-            if want.integer and nature.integer:
+            if want.is_integer and nature.is_integer:
                 continue
             if nature.nil:
                 if wanted.startswith("*") or wanted == "interface {}":
@@ -490,7 +491,7 @@ class Checker:
         if node.name == "":
             if collection.unknown:
                 return UNKNOWN
-            if collection.array:
+            if collection.is_array:
                 return collection.element()
             return self.error(node, f"cannot use {collection.text()} as array")
         if node.name in variables:
@@ -520,7 +521,7 @@ class Checker:
 
     def visit_conditional(self, node: n.Conditional) -> Nature:
         cond = self.visit(node.cond)
-        if not cond.bool and not cond.unknown:
+        if not cond.is_bool and not cond.unknown:
             return self.error(
                 node.cond, f"non-bool expression (type {cond.text()}) used as condition"
             )
@@ -532,7 +533,7 @@ class Checker:
         if then.nil and other.nil:
             return NIL
         if _assignable(then, other):
-            if then.array and other.array and then.element().go != other.element().go:
+            if then.is_array and other.is_array and then.element().go != other.element().go:
                 return of(ANY_ARRAY)
             return then
         return UNKNOWN

@@ -99,9 +99,10 @@ class _Fold:
             return self.unary(node)
         if isinstance(node, n.Binary):
             return self.binary(node)
-        if isinstance(node, n.Array) and node.nodes:
-            if all(isinstance(x, n.Integer | n.Float | n.String | n.Bool) for x in node.nodes):
-                values = [x.value for x in node.nodes]  # type: ignore[attr-defined]
+        literals = n.Integer | n.Float | n.String | n.Bool
+        if isinstance(node, n.Array) and all(isinstance(x, literals) for x in node.nodes):
+            values = [x.value for x in node.nodes]  # type: ignore[attr-defined]
+            if values:
                 return self.patch(node, n.Constant(values))
         if isinstance(node, n.Builtin) and node.name == "filter" and len(node.args) == 2:
             base = node.args[0]
@@ -167,7 +168,8 @@ class _Fold:
         if op == "==":
             for kind in (n.Integer, n.String, n.Bool):
                 if isinstance(left, kind) and isinstance(right, kind):
-                    return self.patch(node, n.Bool(left.value == right.value))  # type: ignore[attr-defined]
+                    same = left.value == right.value
+                    return self.patch(node, n.Bool(same))
         return node
 
 
@@ -175,9 +177,13 @@ def _rewrites(node: n.Node) -> n.Node:
     """``filterFirst`` (``filter(..)[0]`` and ``first(filter(..))``) and ``sumArray``."""
     if isinstance(node, n.Member) and not node.optional and isinstance(node.prop, n.Integer):
         base = node.node
-        if node.prop.value == 0 and isinstance(base, n.Builtin) and base.name == "filter":
-            if len(base.args) == 2:
-                return _patch(node, n.Builtin("find", base.args, throws=True, map=base.map))
+        if (
+            node.prop.value == 0
+            and isinstance(base, n.Builtin)
+            and base.name == "filter"
+            and len(base.args) == 2
+        ):
+            return _patch(node, n.Builtin("find", base.args, throws=True, map=base.map))
     if isinstance(node, n.Builtin) and node.name == "first" and len(node.args) == 1:
         base = node.args[0]
         if isinstance(base, n.Builtin) and base.name == "filter" and len(base.args) == 2:

@@ -164,7 +164,7 @@ def parse_rfc3339(text: str) -> Time:
     year, month, day, hour, minute, second = (int(match.group(i)) for i in range(1, 7))
     fraction = match.group(7) or ""
     if month < 1 or month > 12:
-        raise TimeParseError(f'parsing time {_q(text)}: month out of range')
+        raise TimeParseError(f"parsing time {_q(text)}: month out of range")
     try:
         moment = datetime(year, month, day, tzinfo=UTC)
     except ValueError:
@@ -205,8 +205,10 @@ def _rfc3339_error(text: str) -> str:
             size = sizes[part]
             chunk = rest[:size]
             if len(chunk) < size or not chunk.isdigit() or not chunk.isascii():
-                return (f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
-                        f"as {_q(part)}")
+                return (
+                    f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
+                    f"as {_q(part)}"
+                )
             rest = rest[size:]
             if part == "05" and rest[:1] in (".", ","):
                 frac = 1
@@ -219,12 +221,16 @@ def _rfc3339_error(text: str) -> str:
             elif re.match(r"[+-]\d{2}:\d{2}", rest):
                 rest = rest[6:]
             else:
-                return (f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
-                        f"as {_q(part)}")
+                return (
+                    f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
+                    f"as {_q(part)}"
+                )
         else:
             if not rest.startswith(part) and not (part == "T" and rest[:1] == "t"):
-                return (f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
-                        f"as {_q(part)}")
+                return (
+                    f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
+                    f"as {_q(part)}"
+                )
             rest = rest[len(part) :]
     if rest:
         return f"parsing time {_q(text)}: extra text: {_q(rest)}"
@@ -324,7 +330,7 @@ def parse_duration(text: str) -> Duration:
     if not rest:
         raise invalid
     while rest:
-        if not (rest[0] == "." or rest[0].isascii() and rest[0].isdigit()):
+        if not (rest[0] == "." or (rest[0].isascii() and rest[0].isdigit())):
             raise invalid
         digits = re.match(r"[0-9]*", rest).group(0)  # type: ignore[union-attr]
         rest = rest[len(digits) :]

@@ -63,7 +63,7 @@ def deep_equal(a: Any, b: Any) -> bool:
     if isinstance(a, dict):
         return a.keys() == b.keys() and all(deep_equal(a[k], b[k]) for k in a)
     if isinstance(a, float):
-        return a == b
+        return bool(a == b)
     if isinstance(a, GoFunc):
         return False
     return bool(a == b)
@@ -74,7 +74,7 @@ def equal(a: Any, b: Any) -> bool:
         if type(a) is float or type(b) is float:
             return float(a) == float(b)
         return int(a) == int(b)
-    if type(a) is list and isinstance(b, list) and (type(b) is list or b.elem in _SIMPLE):
+    if type(a) is list and (type(b) is list or (isinstance(b, TypedList) and b.elem in _SIMPLE)):
         return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, TypedList) and a.elem in _SIMPLE and isinstance(b, list):
         if type(b) is list:
@@ -99,6 +99,8 @@ _SIMPLE = frozenset({"string", "int", "int8", "int16", "int32", "int64", "uint",
 
 
 def _ordered(a: Any, b: Any, op: str) -> bool:
+    x: Any
+    y: Any
     if is_number(a) and is_number(b):
         x, y = (float(a), float(b)) if float in (type(a), type(b)) else (int(a), int(b))
     elif type(a) is str and type(b) is str:
@@ -256,7 +258,7 @@ def go_pow(x: float, y: float) -> float:
     x1, xe = math.frexp(x)
     i = int(yi)
     while i != 0:
-        if xe < -(1 << 12) or (1 << 12) < xe:
+        if xe < -(1 << 12) or xe > (1 << 12):
             ae += xe
             break
         if i & 1 == 1:

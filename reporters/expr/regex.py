@@ -84,9 +84,7 @@ class _Translator:
         while self.peek() == "|":
             self.i += 1
             branches.append(self.sequence(depth))
-        return _Piece(
-            "|".join(b.text for b in branches), any(b.unbounded for b in branches), True
-        )
+        return _Piece("|".join(b.text for b in branches), any(b.unbounded for b in branches), True)
 
     def sequence(self, depth: int) -> _Piece:
         parts: list[_Piece] = []
@@ -195,9 +193,9 @@ class _Translator:
             if self.peek() == "-" and self.pattern[self.i + 1 : self.i + 2] not in ("]", ""):
                 self.i += 1
                 high = self.class_char()
-                if (len(low) != 1 and not low.startswith("\\")) or (low.startswith("\\") and len(
-                    low
-                ) > 2):
+                if (len(low) != 1 and not low.startswith("\\")) or (
+                    low.startswith("\\") and len(low) > 2
+                ):
                     raise self.refuse("a range from a class escape")
                 if _value(low) > _value(high):
                     raise self.refuse("a backwards range")

@@ -23,9 +23,9 @@ def test_a_syntax_error_has_its_line_column_and_caret() -> None:
     with pytest.raises(ExprSyntaxError) as caught:
         compile("app.status.sync.status ==\n  'Synced' &&")
     error = caught.value
-    assert (error.line, error.column + 1) == (2, 14)
+    assert (error.line, error.column + 1) == (2, 13)  # expr points at the last character
     assert error.message == "unexpected token EOF"
-    assert error.expr_text().endswith("\n |   'Synced' &&\n | .............^")
+    assert error.expr_text().endswith("\n |   'Synced' &&\n | ............^")
 
 
 def test_a_lexing_error_is_placed_on_the_character() -> None:

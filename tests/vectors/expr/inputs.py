@@ -312,8 +312,9 @@ EDGES = [
     "true and 'a'", "app.nope and true", "true and app.nope", "app.nope || false", "nil and true",
     "nil or false", "true || nil.x.y", "!app.nope", "not app.metadata.name",
     "app.metadata.name == nil ?? true", "nil ?? 1 == 1", "1 ?? 2 ?? 3", "nil ?? nil",
-    "(1 ?? 2) + 1", "1 + 2 ?? 3", "nil ?? 1 ? 2 : 3", "'\\t' == '\t'", "\t1\n+\r\n1", "1 + 1",
-    "1 + é", "é", "$x", "_x", "x1", "1x", "'😀'", "len('😀')", "'a' + 1.5", "'10' > '9'", "10 > 9.5",
+    "(1 ?? 2) + 1", "1 + 2 ?? 3", "nil ?? 1 ? 2 : 3", "'\\t' == '\t'", "\t1\n+\r\n1",
+    "1\u00a0+ 1", "1 + é", "é", "$x", "_x", "x1", "1x", "'😀'", "len('😀')", "'a' + 1.5",
+    "'10' > '9'", "10 > 9.5",
     "app.metadata.generation > '1'",
 ]  # fmt: skip
 
