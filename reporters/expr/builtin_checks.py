@@ -85,7 +85,14 @@ def check_builtin(checker: Checker, node: n.Builtin) -> Nature:
         predicate = _predicate(checker, node, collection, *extra)
         if name in ("sortBy", "reduce") and len(args) == 3:
             checker.visit(args[2])
-        out = predicate.elem or UNKNOWN
+        body = predicate.elem or UNKNOWN
+        if body.nil:
+            inputs = "two" if name == "reduce" else "one"
+            return checker.error(
+                args[1], f"predicate should has {inputs} input and one output param"
+            )
+        # The predicate's Go type returns interface {} for a body of unknown type.
+        out = of("interface {}") if body.unknown else body
         if name in _COLLECTION_BOOL + _PREDICATE_OUT_BOOL and not out.is_bool and not out.unknown:
             return checker.error(args[1], f"predicate should return boolean (got {out.text()})")
         if name in _COLLECTION_BOOL:
@@ -95,14 +102,14 @@ def check_builtin(checker: Checker, node: n.Builtin) -> Nature:
         if name == "filter":
             return of(ANY_ARRAY) if collection.unknown else array_of(collection.element())
         if name == "map":
-            return array_of(out)
+            return array_of(body)
         if name in ("find", "findLast"):
             return UNKNOWN if collection.unknown else collection.element()
         if name == "groupBy":
             return of("map[interface {}][]interface {}")
         if name == "sortBy":
             return collection
-        return out  # sum with a predicate, reduce
+        return out if name == "sum" else body  # reduce gives the body's own nature
     if name == "get":
         return _get(checker, node)
     if name in OVERLOADS:
@@ -113,7 +120,7 @@ def check_builtin(checker: Checker, node: n.Builtin) -> Nature:
         result = _validate(name, types)
     except ValueError as exc:
         return checker.error(node, str(exc))
-    return of(result) if result != "interface {}" else UNKNOWN
+    return of(result)
 
 
 def _count(expected: int, types: list[str]) -> None:
@@ -237,7 +244,7 @@ def _overloads(checker: Checker, node: n.Builtin) -> Nature:
     for params, result in OVERLOADS[node.name]:
         err = checker.arguments(node.name, params, node.args, node)
         if err is None:
-            return of(result) if result != "interface {}" else UNKNOWN
+            return of(result)
         last = err
     if last is not None and checker.err is None:
         checker.err = last

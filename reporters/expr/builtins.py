@@ -574,7 +574,7 @@ def b_from_pairs(value: Any) -> AnyMap:
             raise GoPanic(f"invalid pair length {go_format(pair)}")
         key = pair[0]
         if isinstance(key, list | dict):
-            raise GoPanic(f"runtime error: hash of unhashable type {go_type(key)}")
+            raise GoPanic(f"hash of unhashable type: {go_type(key)}")
         if any(k == key and go_type(k) != go_type(key) for k in out):
             raise Unsupported("fromPairs keys that are equal numbers of different types", "")
         out[key] = pair[1]

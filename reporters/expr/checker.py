@@ -87,7 +87,8 @@ NIL = Nature(nil=True)
 
 
 def of(go: str) -> Nature:
-    return UNKNOWN if go == "interface {}" else Nature(go)
+    """The nature of a Go type; ``interface {}`` is unknown too, but prints as itself."""
+    return Nature(go)
 
 
 BOOL, INT, FLOAT, STRING = of("bool"), of("int"), of("float64"), of("string")

@@ -542,7 +542,7 @@ class Evaluator:
                 key = self.eval(node.args[1])
                 with self.at(node):
                     if isinstance(key, list | dict):
-                        raise GoPanic(f"runtime error: hash of unhashable type {go_type(key)}")
+                        raise GoPanic(f"hash of unhashable type: {go_type(key)}")
                     kinds.add(go_type(key))
                     if len(kinds) > 1:
                         raise Unsupported("groupBy keys of different types", "")

@@ -147,7 +147,7 @@ class Time:
 
 
 _RFC3339 = re.compile(
-    r"(\d{4})-(\d{2})-(\d{2})[Tt](\d{2}):(\d{2}):(\d{2})(\.\d+)?(?:([Zz])|([+-])(\d{2}):(\d{2}))"
+    r"(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})([.,]\d+)?(?:(Z)|([+-])(\d{2}):(\d{2}))"
 )
 
 
@@ -210,13 +210,13 @@ def _rfc3339_error(text: str) -> str:
                     f"as {_q(part)}"
                 )
             rest = rest[size:]
-            if part == "05" and rest[:1] in (".", ","):
+            if part == "05" and rest[:1] in (".", ",") and rest[1:2].isdigit():
                 frac = 1
                 while frac < len(rest) and rest[frac].isdigit():
                     frac += 1
                 rest = rest[frac:]
         elif part == "Z07:00":
-            if rest[:1] in ("Z", "z") and len(rest) >= 1:
+            if rest[:1] == "Z":
                 rest = rest[1:]
             elif re.match(r"[+-]\d{2}:\d{2}", rest):
                 rest = rest[6:]
@@ -226,7 +226,7 @@ def _rfc3339_error(text: str) -> str:
                     f"as {_q(part)}"
                 )
         else:
-            if not rest.startswith(part) and not (part == "T" and rest[:1] == "t"):
+            if not rest.startswith(part):
                 return (
                     f"parsing time {_q(text)} as {_q(RFC3339)}: cannot parse {_q(rest)} "
                     f"as {_q(part)}"

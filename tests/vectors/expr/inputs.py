@@ -350,6 +350,93 @@ def path_cases(rng: random.Random) -> list[str]:
     return out
 
 
+TIME_CASES = [
+    "time.Now().Sub(time.Parse(app.status.operationState.startedAt)).Minutes() > 10",
+    "time.Now().Sub(time.Parse(app.status.operationState.finishedAt)).Hours()",
+    "time.Parse(app.status.health.lastTransitionTime).After(time.Now().Add(-12 * time.Hour))",
+    "time.Parse(app.status.health.lastTransitionTime).Sub(time.Parse(app.status.reconciledAt))",
+    "time.Parse(app.metadata.creationTimestamp).Year()",
+    "time.Parse(app.metadata.deletionTimestamp ?? app.metadata.creationTimestamp).Unix()",
+    "app.metadata.deletionTimestamp != nil && "
+    "time.Now().Sub(time.Parse(app.metadata.deletionTimestamp)) > time.Hour",
+    "time.Parse(app.status.operationState?.finishedAt ?? '2024-01-01T00:00:00Z').Month()",
+    "time.Parse(app.status.operationState?.finishedAt ?? '2024-01-01T00:00:00Z').Weekday()",
+    "time.Now().Format(time.RFC1123)", "time.Now().Format(time.Kitchen)",
+    "time.Now().Format('Mon Jan _2 2006 15:04:05.000 MST')",
+    "time.Parse(app.status.operationState.startedAt).Format(time.RFC3339Nano)",
+    "time.Parse('2024-03-05T07:33:03.123456789+05:30').Format(time.RFC3339Nano)",
+    "time.Parse('2024-03-05T07:33:03.123456789+05:30')",
+    "time.Parse('2024-03-05T07:33:03-08:00').UTC()", "time.Now().Truncate(time.Hour)",
+    "(time.Now() - time.Parse(app.status.reconciledAt)).Round(time.Minute)",
+    "(time.Now() - time.Parse(app.status.reconciledAt)).Truncate(time.Hour).String()",
+    "duration('-1.5h').Abs()", "duration('1h') * 2", "duration('1h') * 1.5", "2 * duration('1m')",
+    "duration('90m') / duration('1h')", "duration('1h') == duration('60m')",
+    "duration('1h') - duration('61m')", "time.Hour.Minutes()", "-time.Hour", "time.Hour * -1",
+    "time.Minute.Milliseconds()", "duration('1.5us').Nanoseconds()", "duration('1µs')",
+    "duration('3h2m0.5s').String()", "duration('')", "duration('1h1')", "duration('.h')",
+    "date('2024-02-30')", "date('2024-03-05 25:00:00')", "date('1:02:03')",
+    "date('2024-03-05T07:33:03Z') - time.Parse('2024-03-05T07:33:03Z')",
+    "time.Parse('2024-03-05T07:33:03Z').Equal(date('2024-03-05T07:33:03Z'))",
+    "time.Parse('2024-02-30T00:00:00Z')", "time.Parse('2024-03-05T24:00:00Z')",
+    "time.Parse('2024-03-05 07:33:03Z')", "time.Parse('2024-03-05T07:33:03.Z')",
+    "time.Parse('2024-03-05T07:33:03+0100')", "time.Parse('2024-03-05t07:33:03z')",
+    "time.Now().Sub(nil)", "time.Now().Add(nil)", "time.Now().Add(1)", "time.Now().Before()",
+    "time.Now().After(app.metadata.name)", "time.Parse(app.metadata.generation)",
+]  # fmt: skip
+
+_LEAVES = [
+    "0", "1", "2", "-1", "7", "0.5", "2.5", "'a'", "'Synced'", "'Healthy'", "''", "true",
+    "false", "nil", "[1, 2]", "['Synced', 'Unknown']", "{'k': 1}", "app.status.sync.status",
+    "app.status.health.status", "app.metadata.generation", "app.status.operationState?.phase",
+    "app.status.nope", "app.metadata.labels", "app.status.summary?.ratio",
+    "app.status.history[0].id", "len(app.status.resources)", "context.argocdUrl",
+    "app.metadata.labels?.foo", "app.spec.source.repoURL", "app.status.resources",
+]  # fmt: skip
+_UNARY = ["!", "not ", "-", "+"]
+_OPERATORS = ["+", "-", "*", "/", "%", "==", "!=", "<", ">=", "and", "or", "&&", "||", "in",
+              "not in", "contains", "startsWith", "endsWith", "??", ".."]  # fmt: skip
+_CALLS = ["len", "string", "int", "float", "upper", "lower", "trim", "abs", "type", "first",
+          "last", "sum", "max", "min", "reverse", "uniq", "toJSON"]  # fmt: skip
+_PREDICATES = ["all", "any", "none", "one", "filter", "map", "count", "find", "findIndex",
+               "sum", "groupBy"]  # fmt: skip
+_BODIES = ["# > 1", "#", ".status == 'Synced'", ".kind", "# != nil", "#index", "len(#) > 1",
+           "# ?? 0", "string(#)"]  # fmt: skip
+
+
+def random_expression(rng: random.Random, depth: int) -> str:
+    """A random expression of the language, mostly well formed, over the app's fields."""
+    pick = rng.random()
+    if depth <= 0 or pick < 0.25:
+        return rng.choice(_LEAVES)
+    if pick < 0.55:
+        left, right = random_expression(rng, depth - 1), random_expression(rng, depth - 1)
+        return f"{left} {rng.choice(_OPERATORS)} {right}"
+    if pick < 0.62:
+        return f"{rng.choice(_UNARY)}{random_expression(rng, depth - 1)}"
+    if pick < 0.7:
+        return f"({random_expression(rng, depth - 1)})"
+    if pick < 0.78:
+        return f"{rng.choice(_CALLS)}({random_expression(rng, depth - 1)})"
+    if pick < 0.85:
+        collection = rng.choice(
+            [
+                "app.status.resources",
+                "[1, 2, 3]",
+                "app.status.history",
+                "app.metadata.finalizers",
+                "[]",
+                "nil",
+                "['a', 'bb']",
+            ]
+        )
+        return f"{rng.choice(_PREDICATES)}({collection}, {rng.choice(_BODIES)})"
+    if pick < 0.92:
+        cond, then, other = (random_expression(rng, depth - 1) for _ in range(3))
+        return f"{cond} ? {then} : {other}"
+    base = random_expression(rng, depth - 1)
+    return f"{base}{rng.choice(['.status', '?.status', '[0]', '?.[0]', '[1:]', '.x?.y'])}"
+
+
 def mutations(rng: random.Random, texts: list[str], count: int) -> list[str]:
     """One character off a valid condition: mostly syntax errors, with their positions."""
     alphabet = [*"abc01279.,()[]{}'\"`!=<>&|+-*/%^?:#;_ \t\n", "é", " in ", " not ", "?."]
@@ -381,6 +468,11 @@ def cases() -> list[tuple[str, str]]:
         out.append((text, "live"))
     for text in mutations(rng, [*conditions, *EDGES], 500):
         out.append((text, rng.choice(variants)))
+    for text in TIME_CASES:
+        out += [(text, name) for name in variants]
+    grammar = random.Random(20261128)
+    for _ in range(2500):
+        out.append((random_expression(grammar, grammar.randint(1, 3)), grammar.choice(variants)))
     return list(dict.fromkeys(out))
 
 
