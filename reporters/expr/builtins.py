@@ -17,7 +17,15 @@ from typing import Any
 
 from reporters.expr.errors import ExprUnsupported
 from reporters.expr.gotext import is_space
-from reporters.expr.gotime import SECOND, Duration, Time, TimeParseError, parse_duration
+from reporters.expr.gotime import (
+    SECOND,
+    Duration,
+    Time,
+    TimeParseError,
+    days_from_civil,
+    days_in,
+    parse_duration,
+)
 from reporters.expr.gotime import parse_rfc3339 as _rfc3339
 from reporters.expr.methods import method
 from reporters.expr.operators import (
@@ -371,12 +379,20 @@ def b_from_json(text: Any) -> Any:
         raise GoPanic("unexpected end of JSON input")
     if stripped[0] not in '{["-0123456789tfn':
         raise GoPanic(f"invalid character {_go_char(stripped[0])} looking for beginning of value")
+    decoder = json.JSONDecoder(parse_int=float, parse_constant=_no_constant)
     try:
-        data = json.loads(value, parse_int=float, parse_constant=_no_constant)
-    except (ValueError, RecursionError):
+        data, end = decoder.raw_decode(value, len(value) - len(stripped))
+    except json.JSONDecodeError as exc:
+        if exc.pos >= len(value):
+            raise GoPanic("unexpected end of JSON input") from None
         raise Unsupported(
             "this invalid JSON (its exact error is not reproduced)", "pass valid JSON"
         ) from None
+    except (ValueError, RecursionError):
+        raise Unsupported("this JSON", "pass valid JSON") from None
+    rest = value[end:].lstrip(" \t\r\n")
+    if rest:
+        raise GoPanic(f"invalid character {_go_char(rest[0])} after top-level value")
     return data
 
 
@@ -407,8 +423,11 @@ def b_from_base64(text: Any) -> str:
     for index, char in enumerate(value):
         if char not in _B64 and char not in "=\r\n":
             raise GoPanic(f"illegal base64 data at input byte {index}")
+    if "=" not in value and "\r" not in value and "\n" not in value and len(value) % 4:
+        # Go reads whole quanta, and fails at the start of the incomplete last one.
+        raise GoPanic(f"illegal base64 data at input byte {len(value) - len(value) % 4}")
     try:
-        data = base64.b64decode(value, validate=False)
+        data = base64.b64decode(value, validate=True)
     except binascii.Error:
         raise Unsupported("this malformed base64 (its exact error is not reproduced)", "") from None
     try:
@@ -424,41 +443,56 @@ def b_duration(text: Any) -> Duration:
         raise GoPanic(str(exc)) from None
 
 
-_DATE_LAYOUTS = [
-    (re.compile(r"(\d{4})-(\d{2})-(\d{2})"), "2006-01-02"),
-    (re.compile(r"(\d{2}):(\d{2}):(\d{2})"), "15:04:05"),
-    (re.compile(r"(\d{4})-(\d{2})-(\d{2}) (\d{2}):(\d{2}):(\d{2})"), "2006-01-02 15:04:05"),
-]
+_DATE_FORMS = {
+    "2006-01-02": re.compile(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"),
+    "15:04:05": re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?P<f>[.,]\d+)?"),
+    "2006-01-02 15:04:05": re.compile(
+        r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2}) "
+        r"(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?P<f>[.,]\d+)?"
+    ),
+}
+"""How Go's time.Parse reads these layouts: ``15`` takes one or two digits, the others
+exactly their width, and a fraction may follow the seconds."""
+_WORDY = re.compile(
+    r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
+)
+
+
+def _date_in(layout: str, text: str) -> Time | None:
+    """``time.Parse(layout, text)`` in UTC for the plain layouts, or None where Go fails."""
+    match = _DATE_FORMS[layout].fullmatch(text)
+    if not match:
+        return None
+    parts = match.groupdict()
+    year = int(parts.get("y") or 0)
+    month = int(parts.get("mo") or 1)
+    day = int(parts.get("d") or 1)
+    hour, minute, second = (int(parts.get(k) or 0) for k in ("h", "mi", "s"))
+    if not 1 <= month <= 12 or not 1 <= day <= days_in(year, month):
+        return None
+    if hour > 23 or minute > 59 or second > 59:
+        return None
+    fraction = parts.get("f") or ""
+    nanos = int((fraction[1:] + "000000000")[:9]) if fraction else 0
+    days = days_from_civil(year, month, day)
+    return Time(days * 86400 + hour * 3600 + minute * 60 + second, nanos)
 
 
 def _date_default(text: str) -> Time:
-    for pattern, layout in _DATE_LAYOUTS:
-        match = pattern.fullmatch(text)
-        if not match:
-            continue
-        numbers = [int(g) for g in match.groups()]
-        if layout == "15:04:05":
-            numbers = [0, 1, 1, *numbers]
-        if len(numbers) == 3:
-            numbers += [0, 0, 0]
-        year, month, day, hour, minute, second = numbers
-        try:
-            moment = datetime(max(year, 1), month, day, hour, minute, second, tzinfo=UTC)
-        except ValueError:
-            continue
-        if year == 0:
-            continue
-        epoch = int((moment - datetime(1970, 1, 1, tzinfo=UTC)).total_seconds())
-        return Time(epoch, 0)
+    for layout in _DATE_FORMS:
+        parsed = _date_in(layout, text)
+        if parsed is not None:
+            return parsed
     try:
         return _rfc3339(text)
     except TimeParseError:
         pass
-    raise Unsupported(
-        f"date({text!r}): only the layouts 2006-01-02, 15:04:05, 2006-01-02 15:04:05 and "
-        "RFC 3339 are read here",
-        "write the date as 2024-03-05T10:00:00Z",
-    )
+    if _WORDY.search(text):
+        raise Unsupported(
+            f"date({text!r}) in an RFC 822, 850 or 1123 layout",
+            "write the date as 2024-03-05T10:00:00Z",
+        )
+    raise GoPanic(f"invalid date {text}")
 
 
 def b_date(*args: Any) -> Time:
@@ -467,11 +501,11 @@ def b_date(*args: Any) -> Time:
     text, layout = as_string(args[0]), as_string(args[1])
     if len(args) == 3 and as_string(args[2]) != "UTC":
         raise Unsupported("date() in a time zone other than UTC", "convert to UTC first")
-    if layout in ("2006-01-02", "15:04:05", "2006-01-02 15:04:05"):
-        pattern = dict((lay, pat) for pat, lay in _DATE_LAYOUTS)[layout]
-        if pattern.fullmatch(text):
-            return _date_default(text)
-    if layout == "2006-01-02T15:04:05Z07:00":
+    if layout in _DATE_FORMS:
+        parsed = _date_in(layout, text)
+        if parsed is not None:
+            return parsed
+    elif layout == "2006-01-02T15:04:05Z07:00":
         try:
             return _rfc3339(text)
         except TimeParseError as exc:

@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from datetime import UTC, datetime, timedelta
 
 NANO = 1
 MICRO = 1000 * NANO
@@ -98,6 +97,53 @@ class Weekday(int):
     """``time.Weekday``."""
 
 
+def days_from_civil(year: int, month: int, day: int) -> int:
+    """Days since 1970-01-01 of a proleptic Gregorian date (year 0 included, as in Go)."""
+    year -= month <= 2
+    era = year // 400  # floor division: no adjustment for negative years
+    yoe = year - era * 400
+    doy = (153 * (month + (-3 if month > 2 else 9)) + 2) // 5 + day - 1
+    doe = yoe * 365 + yoe // 4 - yoe // 100 + doy
+    return era * 146097 + doe - 719468
+
+
+def days_in(year: int, month: int) -> int:
+    if month == 2:
+        leap = year % 4 == 0 and (year % 100 != 0 or year % 400 == 0)
+        return 29 if leap else 28
+    return 30 if month in (4, 6, 9, 11) else 31
+
+
+@dataclass(frozen=True)
+class Wall:
+    """A wall clock reading: what Go's Date and Clock give."""
+
+    year: int
+    month: int
+    day: int
+    hour: int
+    minute: int
+    second: int
+    weekday: int
+    """Sunday is 0, as time.Weekday counts."""
+    yday: int
+
+
+def wall_clock(seconds: int) -> Wall:
+    days, rest = divmod(seconds, 86400)
+    z = days + 719468
+    era = z // 146097
+    doe = z - era * 146097
+    yoe = (doe - doe // 1460 + doe // 36524 - doe // 146096) // 365
+    doy = doe - (365 * yoe + yoe // 4 - yoe // 100)
+    mp = (5 * doy + 2) // 153
+    day = doy - (153 * mp + 2) // 5 + 1
+    month = mp + (3 if mp < 10 else -9)
+    year = yoe + era * 400 + (month <= 2)
+    yday = days - days_from_civil(year, 1, 1) + 1
+    return Wall(year, month, day, rest // 3600, rest // 60 % 60, rest % 60, (days + 4) % 7, yday)
+
+
 @dataclass(frozen=True)
 class Zone:
     """A fixed zone: its name (``UTC``, or ``""`` for an offset parsed from text) and offset."""
@@ -118,9 +164,9 @@ class Time:
     nanos: int
     zone: Zone = UTC_ZONE
 
-    def local(self) -> datetime:
-        """The wall clock in the time's own zone (datetime handles the calendar)."""
-        return datetime(1970, 1, 1) + timedelta(seconds=self.seconds + self.zone.offset)
+    def local(self) -> Wall:
+        """The wall clock in the time's own zone."""
+        return wall_clock(self.seconds + self.zone.offset)
 
     def unix_nano(self) -> int:
         return self.seconds * SECOND + self.nanos
@@ -165,10 +211,6 @@ def parse_rfc3339(text: str) -> Time:
     fraction = match.group(7) or ""
     if month < 1 or month > 12:
         raise TimeParseError(f"parsing time {_q(text)}: month out of range")
-    try:
-        moment = datetime(year, month, day, tzinfo=UTC)
-    except ValueError:
-        raise TimeParseError(f"parsing time {_q(text)}: day out of range") from None
     if hour > 23:
         raise TimeParseError(f"parsing time {_q(text)}: hour out of range")
     if minute > 59:
@@ -184,7 +226,9 @@ def parse_rfc3339(text: str) -> Time:
             offset = -offset
         if offset != 0:
             zone = Zone("", offset)
-    epoch = int(moment.timestamp()) + hour * 3600 + minute * 60 + second - offset
+    if day < 1 or day > days_in(year, month):
+        raise TimeParseError(f"parsing time {_q(text)}: day out of range")
+    epoch = days_from_civil(year, month, day) * 86400 + hour * 3600 + minute * 60 + second - offset
     return Time(epoch, nanos, zone)
 
 
@@ -278,14 +322,14 @@ def _lower_follows(layout: str, index: int) -> bool:
     return index < len(layout) and layout[index].islower()
 
 
-def _element(chunk: str, wall: datetime, offset: int, zone: Zone, nanos: int) -> str:
+def _element(chunk: str, wall: Wall, offset: int, zone: Zone, nanos: int) -> str:
     hour12 = wall.hour % 12 or 12
     values = {
         "January": MONTHS[wall.month - 1], "Jan": MONTHS[wall.month - 1][:3],
-        "Monday": DAYS[(wall.weekday() + 1) % 7], "Mon": DAYS[(wall.weekday() + 1) % 7][:3],
+        "Monday": DAYS[wall.weekday], "Mon": DAYS[wall.weekday][:3],
         "2006": f"{wall.year:04d}", "06": f"{wall.year % 100:02d}", "01": f"{wall.month:02d}",
         "1": str(wall.month), "02": f"{wall.day:02d}", "2": str(wall.day),
-        "_2": f"{wall.day:2d}", "002": f"{wall.timetuple().tm_yday:03d}",
+        "_2": f"{wall.day:2d}", "002": f"{wall.yday:03d}",
         "15": f"{wall.hour:02d}", "03": f"{hour12:02d}", "3": str(hour12),
         "04": f"{wall.minute:02d}", "4": str(wall.minute), "05": f"{wall.second:02d}",
         "5": str(wall.second), "PM": "PM" if wall.hour >= 12 else "AM",
