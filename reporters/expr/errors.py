@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from reporters.expr.hints import hint_for
+
 
 @dataclass(frozen=True)
 class Location:
@@ -46,7 +48,7 @@ class ExprError(ValueError):
         self.source = source
         self.location = location
         self.line, self.column, self.snippet = bind(source, location.start)
-        self.hint = hint
+        self.hint = hint or hint_for(message, source)
         super().__init__(self.expr_text())
 
     def expr_text(self) -> str:

@@ -131,3 +131,27 @@ def test_names_leave_out_let_variables_and_predicate_pointers() -> None:
 )  # fmt: skip
 def test_argo_cd_s_functions(text: str, expected: Any) -> None:
     assert compile(text).run(env("live")) == expected
+
+
+@pytest.mark.parametrize(
+    ("text", "hint"),
+    [
+        ("app.status.sync.status = 'Synced'", "=="),
+        ("app.status.sync.status === 'Synced'", "=="),
+        ("app.metadata.name =~ '^prod'", "matches"),
+        ("{{ app.status.sync.status }} == 'Synced'", "without {{ }}"),
+        ("app.healthy & app.synced", "&&"),
+        ("'unterminated", "close the string"),
+    ],
+)
+def test_syntax_errors_say_what_to_write_instead(text: str, hint: str) -> None:
+    with pytest.raises(ExprSyntaxError) as caught:
+        compile(text)
+    assert hint in caught.value.hint
+    assert hint in str(caught.value)  # the hint is shown with the error
+
+
+def test_a_missing_field_error_suggests_optional_chaining() -> None:
+    with pytest.raises(ExprRuntimeError) as caught:
+        compile("app.status.operationState.phase == 'Running'").run({"app": {"status": {}}})
+    assert "?." in caught.value.hint and "??" in caught.value.hint
