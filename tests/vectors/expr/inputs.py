@@ -437,6 +437,56 @@ def random_expression(rng: random.Random, depth: int) -> str:
     return f"{base}{rng.choice(['.status', '?.status', '[0]', '?.[0]', '[1:]', '.x?.y'])}"
 
 
+_STRING_FIELDS = [
+    "app.status.sync.status", "app.status.health.status", "app.status.operationState.phase",
+    "app.status.operationState?.phase", "app.metadata.name", "app.spec.project",
+    "app.metadata.labels.foo", "app.metadata.labels?.preview", "app.spec.source.targetRevision",
+    "app.status.operationState?.syncResult?.revision", "app.status.sync.revision",
+    "app.spec.destination.namespace", "app.metadata.annotations?.['x']",
+    "app.status.health?.message", "context.notificationType",
+]  # fmt: skip
+_STRING_VALUES = ["'Synced'", "'OutOfSync'", "'Unknown'", "'Healthy'", "'Degraded'",
+                  "'Progressing'", "'Succeeded'", "'Running'", "'Failed'", "'velero-test'",
+                  "'sre'", "'bar'", "'true'", "''", "'slack'"]  # fmt: skip
+_NUMBER_FIELDS = ["app.metadata.generation", "app.status.history[0].id",
+                  "app.status.operationState?.operation?.retry?.limit",
+                  "len(app.status.resources)", "app.status.summary?.count",
+                  "app.metadata.deletionGracePeriodSeconds"]  # fmt: skip
+
+
+def condition(rng: random.Random, depth: int) -> str:
+    """A random well-typed ``when`` over the app's fields, as users write them."""
+    pick = rng.random()
+    if depth > 0 and pick < 0.3:
+        op = rng.choice([" and ", " or ", " && ", " || "])
+        return condition(rng, depth - 1) + op + condition(rng, depth - 1)
+    if depth > 0 and pick < 0.38:
+        return rng.choice(["!", "not "]) + "(" + condition(rng, depth - 1) + ")"
+    field = rng.choice(_STRING_FIELDS)
+    if pick < 0.6:
+        return f"{field} {rng.choice(['==', '!='])} {rng.choice(_STRING_VALUES)}"
+    if pick < 0.7:
+        values = ", ".join(rng.sample(_STRING_VALUES, rng.randint(1, 3)))
+        return f"{field} {rng.choice(['in', 'not in'])} [{values}]"
+    if pick < 0.78:
+        number, op = rng.choice(_NUMBER_FIELDS), rng.choice([">", "<=", "==", "!="])
+        return f"{number} {op} {rng.choice(['0', '10', '263', '2.5'])}"
+    if pick < 0.86:
+        word = rng.choice(["matches '^S'", "contains 'e'", "startsWith 'v'", "endsWith 'd'"])
+        return f"{field} {word}"
+    if pick < 0.93:
+        return f"({field} ?? {rng.choice(_STRING_VALUES)}) == {rng.choice(_STRING_VALUES)}"
+    return rng.choice(
+        [
+            "app.metadata.deletionTimestamp != nil",
+            "app.status.operationState == nil",
+            "app.status.operationState?.finishedAt != nil",
+            "any(app.status.resources, .status != 'Synced')",
+            "all(app.status.resources, .health?.status == 'Healthy')",
+        ]
+    )
+
+
 def mutations(rng: random.Random, texts: list[str], count: int) -> list[str]:
     """One character off a valid condition: mostly syntax errors, with their positions."""
     alphabet = [*"abc01279.,()[]{}'\"`!=<>&|+-*/%^?:#;_ \t\n", "é", " in ", " not ", "?."]
@@ -470,6 +520,10 @@ def cases() -> list[tuple[str, str]]:
         out.append((text, rng.choice(variants)))
     for text in TIME_CASES:
         out += [(text, name) for name in variants]
+    conditions_rng = random.Random(20261129)
+    for _ in range(1500):
+        text = condition(conditions_rng, conditions_rng.randint(0, 2))
+        out.append((text, conditions_rng.choice(variants)))
     grammar = random.Random(20261128)
     for _ in range(2500):
         out.append((random_expression(grammar, grammar.randint(1, 3)), grammar.choice(variants)))
