@@ -56,10 +56,12 @@ MEMORY_BUDGET = 1_000_000
 
 @dataclass(frozen=True)
 class Limits:
-    """How much one run may do: ``steps`` nodes evaluated (loop iterations included) and
-    ``memory`` collection elements built, expr's budget."""
+    """How much one run may do: ``steps`` nodes evaluated (loop iterations included), about
+    a quarter of a second by default, and ``memory`` collection elements built, expr's own
+    budget. Go has no step limit; a trigger condition reads a few fields, so one that loops
+    this long is a mistake to report, not a result to wait for."""
 
-    steps: int = 1_000_000
+    steps: int = 250_000
     memory: int = MEMORY_BUDGET
 
 

@@ -16,11 +16,18 @@ from typing import Any
 from reporters.expr import nodes as n
 from reporters.expr.builtins import system_clock
 from reporters.expr.checker import check
-from reporters.expr.errors import ExprSyntaxError, ExprUnsupported, Location, bind
+from reporters.expr.errors import (
+    ExprRuntimeError,
+    ExprSyntaxError,
+    ExprUnsupported,
+    Location,
+    bind,
+)
 from reporters.expr.evaluator import Evaluator, Limits
 from reporters.expr.fold import optimize
 from reporters.expr.gotime import Time
 from reporters.expr.parser import BUILTINS, parse
+from reporters.expr.values import go_format
 
 
 @dataclass(frozen=True)
@@ -58,6 +65,14 @@ class Program:
     def triggered(self, env: Mapping[str, Any], limits: Limits = Limits()) -> bool:
         """notifications-engine's reading of a ``when``: true only for a bool true."""
         return self.run(env, limits) is True
+
+    def once_per(self, env: Mapping[str, Any], limits: Limits = Limits()) -> str:
+        """An ``oncePer`` key: ``fmt.Sprintf("%v", value)`` of the result, as notifications-engine
+        keys it (``""`` when the expression fails, which it only logs)."""
+        try:
+            return go_format(self.run(env, limits))
+        except ExprRuntimeError:
+            return ""
 
     def names(self) -> Iterator[Name]:
         yield from _names(self.source, self.syntax, set())

@@ -155,3 +155,23 @@ def test_a_missing_field_error_suggests_optional_chaining() -> None:
     with pytest.raises(ExprRuntimeError) as caught:
         compile("app.status.operationState.phase == 'Running'").run({"app": {"status": {}}})
     assert "?." in caught.value.hint and "??" in caught.value.hint
+
+
+def test_an_expression_nested_beyond_what_python_can_walk_is_refused() -> None:
+    with pytest.raises(ExprUnsupported, match="nested too deeply"):
+        compile("(" * 400 + "1" + ")" * 400)
+    assert compile("(" * 50 + "1" + ")" * 50).run({}) == 1
+
+
+def test_once_per_is_the_value_printed_as_go_prints_it() -> None:
+    program = compile("app.status.operationState?.syncResult?.revision")
+    app = {"status": {"operationState": {"syncResult": {"revision": "ea87"}}}}
+    assert program.once_per({"app": app}) == "ea87"
+    assert program.once_per({"app": {"status": {}}}) == "<nil>"
+    assert (
+        compile("app.metadata.generation * 1.0").once_per(
+            {"app": decode_object({"metadata": {"generation": 1000000}})}
+        )
+        == "1e+06"
+    )
+    assert compile("app.a.b").once_per({"app": {}}) == ""  # failed: logged, key empty
