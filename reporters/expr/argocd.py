@@ -32,7 +32,7 @@ _LOWER = GoFunc("ToLower", ("string",), "string", lambda s: _case(s, False))
 
 
 def _case(text: str, upper: bool) -> str:
-    from reporters.expr.builtins import b_lower, b_upper
+    from reporters.expr.builtin_text import b_lower, b_upper
 
     return b_upper(text) if upper else b_lower(text)
 
