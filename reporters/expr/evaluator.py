@@ -15,7 +15,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from reporters.expr import nodes as n
-from reporters.expr.builtins import FAST, GROWING, PLAIN, Unsupported, b_now, go_sort
+from reporters.expr.builtins import FAST, GROWING, PLAIN, Unsupported, b_now
+from reporters.expr.calls import call
 from reporters.expr.errors import (
     BudgetExceeded,
     ExprRuntimeError,
@@ -23,8 +24,9 @@ from reporters.expr.errors import (
     Location,
 )
 from reporters.expr.fold import StringSet
-from reporters.expr.gotime import Duration, Time
-from reporters.expr.methods import ZERO_TIME, method
+from reporters.expr.gotime import Time
+from reporters.expr.loops import LOOPS, Scope, pointer
+from reporters.expr.methods import method
 from reporters.expr.operators import (
     GoPanic,
     PowUnsupported,
@@ -48,7 +50,7 @@ from reporters.expr.operators import (
     to_int,
 )
 from reporters.expr.regex import PatternUnsupported, matches
-from reporters.expr.values import GoFunc, GroupMap, TypedList, Uint8, go_type
+from reporters.expr.values import TypedList, go_type
 
 MEMORY_BUDGET = 1_000_000
 """``conf.DefaultMemoryBudget``: elements of arrays, maps and ranges a run may build."""
@@ -69,30 +71,6 @@ class _ChainNil(Exception):
     """A ``?.`` met nil: the enclosing chain is nil."""
 
 
-@dataclass
-class _Scope:
-    collection: Any
-    length: int
-    index: int = 0
-    count: int = 0
-    acc: Any = None
-
-
-_ZERO = {"string": "", "int": 0, "int64": 0, "float64": 0.0, "bool": False,
-         "time.Time": ZERO_TIME, "time.Duration": Duration(0)}  # fmt: skip
-
-
-def _reflect_kind(value: Any) -> str:
-    if value is None:
-        return "zero"
-    if isinstance(value, Time):
-        return "struct"
-    if isinstance(value, GoFunc) or callable(value):
-        return "func"
-    name = go_type(value)
-    return {"time.Duration": "int64", "time.Month": "int", "time.Weekday": "int"}.get(name, name)
-
-
 class Evaluator:
     def __init__(
         self, source: str, env: Mapping[str, Any], limits: Limits, clock: Callable[[], Time]
@@ -104,7 +82,7 @@ class Evaluator:
         self.steps = 0
         self.memory = 0
         self.variables: list[tuple[str, Any]] = []
-        self.scopes: list[_Scope] = []
+        self.scopes: list[Scope] = []
 
     # -- plumbing ------------------------------------------------------------------------------
 
@@ -307,48 +285,12 @@ class Evaluator:
         args = [self.eval(arg) for arg in node.args]
         callee = self.eval(node.callee)
         with self.at(node):
-            return self.call(callee, args)
-
-    def call(self, fn: Any, args: list[Any]) -> Any:
-        if fn is None:
-            raise GoPanic("invalid operation: cannot call nil")
-        if isinstance(fn, GoFunc):
-            return self.call_go(fn, args)
-        if callable(fn) and not isinstance(fn, type):
-            return fn(*args)
-        raise GoPanic(f"invalid operation: cannot call non-function of type {go_type(fn)}")
-
-    def call_go(self, fn: GoFunc, args: list[Any]) -> Any:
-        """reflect.Value.Call: nil becomes the parameter's zero value, other arguments must be
-        of the parameter's type exactly (an interface parameter takes anything)."""
-        params = list(fn.params)
-        if fn.variadic:
-            fixed = params[:-1]
-            if len(args) < len(fixed):
-                raise GoPanic("reflect: Call with too few input arguments")
-            params = fixed + [params[-1]] * (len(args) - len(fixed))
-        elif len(args) < len(params):
-            raise GoPanic("reflect: Call with too few input arguments")
-        elif len(args) > len(params):
-            raise GoPanic("reflect: Call with too many input arguments")
-        values = []
-        for arg, param in zip(args, params, strict=True):
-            if arg is None:
-                if param not in _ZERO and param != "interface {}":
-                    raise Unsupported(f"calling {fn.name} with nil for a {param}", "")
-                values.append(_ZERO.get(param))
-            elif param == "interface {}" or go_type(arg) == param:
-                values.append(arg)
-            else:
-                raise GoPanic(f"reflect: Call using {go_type(arg)} as type {param}")
-        return fn.fn(*values)
-
-    # -- builtins ------------------------------------------------------------------------------
+            return call(callee, args)
 
     def eval_builtin(self, node: n.Builtin) -> Any:
-        loop = getattr(self, "loop_" + node.name, None)
+        loop = LOOPS.get(node.name)
         if loop is not None:
-            return loop(node)
+            return loop(self, node)
         args = [self.eval(arg) for arg in node.args]
         with self.at(node):
             return self.builtin(node.name, args)
@@ -371,229 +313,6 @@ class Evaluator:
             raise GoPanic("reflect: Call with too few input arguments")
         return fn(*args)
 
-    def begin(self, node: n.Builtin) -> _Scope:
-        collection = self.eval(node.args[0])
-        with self.at(node):
-            if isinstance(collection, list | dict):
-                length = len(collection)
-            elif isinstance(collection, str):
-                length = len(collection.encode())
-            else:
-                raise GoPanic(
-                    f"reflect: call of reflect.Value.Len on {_reflect_kind(collection)} Value"
-                )
-        scope = _Scope(collection, length)
-        self.scopes.append(scope)
-        return scope
-
-    def element(self, scope: _Scope) -> Any:
-        collection = scope.collection
-        if isinstance(collection, dict):
-            raise GoPanic("reflect: call of reflect.Value.Index on map Value")
-        if isinstance(collection, str):
-            data = collection.encode()
-            if not 0 <= scope.index < len(data):
-                raise GoPanic("reflect: string index out of range")
-            return Uint8(data[scope.index])
-        if not 0 <= scope.index < len(collection):
-            raise GoPanic("reflect: slice index out of range")
-        return collection[scope.index]
-
-    def iterate(self, node: n.Builtin, scope: _Scope, backwards: bool = False) -> Iterator[int]:
-        indexes = range(scope.length - 1, -1, -1) if backwards else range(scope.length)
-        for index in indexes:
-            scope.index = index
-            self.step(node)
-            yield index
-
-    def truth(self, node: n.Builtin, value: Any) -> bool:
-        with self.at(node):
-            return as_bool(value)
-
-    def loop_all(self, node: n.Builtin) -> Any:
-        return self._quantifier(node, stop_on=False, result=True)
-
-    def loop_any(self, node: n.Builtin) -> Any:
-        return self._quantifier(node, stop_on=True, result=False)
-
-    def loop_none(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            for _ in self.iterate(node, scope):
-                if self.truth(node, self.eval(node.args[1])):
-                    return False
-            return True
-        finally:
-            self.scopes.pop()
-
-    def _quantifier(self, node: n.Builtin, stop_on: bool, result: bool) -> Any:
-        scope = self.begin(node)
-        try:
-            for _ in self.iterate(node, scope):
-                if self.truth(node, self.eval(node.args[1])) is stop_on:
-                    return stop_on
-            return result
-        finally:
-            self.scopes.pop()
-
-    def loop_one(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            for _ in self.iterate(node, scope):
-                if self.truth(node, self.eval(node.args[1])):
-                    scope.count += 1
-            return scope.count == 1
-        finally:
-            self.scopes.pop()
-
-    def _pointer(self, node: n.Node, scope: _Scope) -> Any:
-        with self.at(node):
-            return self.element(scope)
-
-    def loop_filter(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            out = []
-            for _ in self.iterate(node, scope):
-                if self.truth(node, self.eval(node.args[1])):
-                    scope.count += 1
-                    if node.map is not None:
-                        out.append(self.eval(node.map))
-                    else:
-                        out.append(self._pointer(node, scope))
-            with self.at(node):
-                self.grow(len(out))
-            return out
-        finally:
-            self.scopes.pop()
-
-    def loop_map(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            out = [self.eval(node.args[1]) for _ in self.iterate(node, scope)]
-            with self.at(node):
-                self.grow(len(out))
-            return out
-        finally:
-            self.scopes.pop()
-
-    def loop_count(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            for _ in self.iterate(node, scope):
-                if len(node.args) == 2:
-                    value = self.eval(node.args[1])
-                else:
-                    value = self._pointer(node, scope)
-                if self.truth(node, value):
-                    scope.count += 1
-            return scope.count
-        finally:
-            self.scopes.pop()
-
-    def loop_sum(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            scope.acc = 0
-            for _ in self.iterate(node, scope):
-                if len(node.args) == 2:
-                    value = self.eval(node.args[1])
-                else:
-                    value = self._pointer(node, scope)
-                with self.at(node):
-                    scope.acc = add(value, scope.acc)
-            return scope.acc
-        finally:
-            self.scopes.pop()
-
-    def _find(self, node: n.Builtin, backwards: bool, index: bool) -> Any:
-        scope = self.begin(node)
-        try:
-            for position in self.iterate(node, scope, backwards):
-                if self.truth(node, self.eval(node.args[1])):
-                    if index:
-                        return position
-                    if node.map is not None:
-                        return self.eval(node.map)
-                    return self._pointer(node, scope)
-            if node.throws:
-                with self.at(node):
-                    raise GoPanic("reflect: slice index out of range")
-            return None
-        finally:
-            self.scopes.pop()
-
-    def loop_find(self, node: n.Builtin) -> Any:
-        return self._find(node, False, False)
-
-    def loop_findIndex(self, node: n.Builtin) -> Any:
-        return self._find(node, False, True)
-
-    def loop_findLast(self, node: n.Builtin) -> Any:
-        return self._find(node, True, False)
-
-    def loop_findLastIndex(self, node: n.Builtin) -> Any:
-        return self._find(node, True, True)
-
-    def loop_groupBy(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            groups = GroupMap()
-            kinds: set[str] = set()
-            for _ in self.iterate(node, scope):
-                key = self.eval(node.args[1])
-                with self.at(node):
-                    if isinstance(key, list | dict):
-                        raise GoPanic(f"hash of unhashable type: {go_type(key)}")
-                    kinds.add(go_type(key))
-                    if len(kinds) > 1:
-                        raise Unsupported("groupBy keys of different types", "")
-                    groups.setdefault(key, []).append(self.element(scope))
-            return groups
-        finally:
-            self.scopes.pop()
-
-    def loop_sortBy(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            order = self.eval(node.args[2]) if len(node.args) == 3 else "asc"
-            with self.at(node):
-                text = as_string(order)
-                if text not in ("asc", "desc"):
-                    raise GoPanic("unknown order, use asc or desc")
-            pairs = []
-            for _ in self.iterate(node, scope):
-                value = self.eval(node.args[1])
-                with self.at(node):
-                    pairs.append((value, self.element(scope)))
-            with self.at(node):
-                if text == "desc":
-                    ordered = go_sort(pairs, lambda a, b: compare("<", b[0], a[0]))
-                else:
-                    ordered = go_sort(pairs, lambda a, b: compare("<", a[0], b[0]))
-                self.grow(scope.length)
-            return [item for _, item in ordered]
-        finally:
-            self.scopes.pop()
-
-    def loop_reduce(self, node: n.Builtin) -> Any:
-        scope = self.begin(node)
-        try:
-            start = 0
-            if len(node.args) == 3:
-                scope.acc = self.eval(node.args[2])
-            else:
-                with self.at(node):
-                    scope.acc = self.element(scope)
-                start = 1
-            for position in self.iterate(node, scope):
-                if position < start:
-                    continue
-                scope.acc = self.eval(node.args[1])
-            return scope.acc
-        finally:
-            self.scopes.pop()
-
     def eval_predicate(self, node: n.Predicate) -> Any:
         return self.eval(node.node)
 
@@ -603,7 +322,7 @@ class Evaluator:
             return scope.index
         if node.name == "acc":
             return scope.acc
-        return self._pointer(node, scope)
+        return pointer(self, node, scope)
 
     # -- structure -----------------------------------------------------------------------------
 
