@@ -21,9 +21,8 @@ from reporters.expr.gotime import (
     SECOND,
     Duration,
     Time,
-    TimeParseError,
-    parse_rfc3339,
 )
+from reporters.expr.gotimeparse import TimeParseError, parse_rfc3339
 from reporters.expr.operators import GoPanic
 from reporters.expr.values import GoFunc, StringMap, decode_object
 

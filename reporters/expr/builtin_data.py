@@ -10,6 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from reporters.expr.access import fetch
 from reporters.expr.builtin_base import MAX_DEPTH, Budget, Unsupported
 from reporters.expr.gotime import (
     Time,
@@ -20,7 +21,6 @@ from reporters.expr.operators import (
     as_string,
     compare,
     equal,
-    fetch,
     is_int,
     to_int,
 )

@@ -12,12 +12,11 @@ from reporters.expr.builtin_base import Unsupported
 from reporters.expr.gotime import (
     Duration,
     Time,
-    TimeParseError,
     days_from_civil,
     days_in,
-    parse_duration,
 )
-from reporters.expr.gotime import parse_rfc3339 as _rfc3339
+from reporters.expr.gotimeparse import TimeParseError, parse_duration
+from reporters.expr.gotimeparse import parse_rfc3339 as _rfc3339
 from reporters.expr.operators import (
     GoPanic,
     as_string,

@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from reporters.expr import nodes as n
+from reporters.expr.access import SliceUnsupported, contains_in, fetch, go_len, go_slice
 from reporters.expr.builtins import FAST, GROWING, PLAIN, Unsupported, b_now
 from reporters.expr.calls import call
 from reporters.expr.errors import (
@@ -30,19 +31,14 @@ from reporters.expr.methods import method
 from reporters.expr.operators import (
     GoPanic,
     PowUnsupported,
-    SliceUnsupported,
     add,
     as_bool,
     as_string,
     compare,
-    contains_in,
     conversion_panic,
     divide,
     equal,
     exponent,
-    fetch,
-    go_len,
-    go_slice,
     modulo,
     multiply,
     negate,
