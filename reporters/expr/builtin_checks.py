@@ -6,15 +6,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from reporters.expr import nodes as n
-from reporters.expr.checker import (
+from reporters.expr.errors import ExprSyntaxError
+from reporters.expr.natures import (
     ANY_ARRAY,
     ANY_MAP,
     BOOL,
     DURATION,
     FLOAT,
     INT,
-    OVERLOADS,
-    ROUND_KINDS,
     STRING,
     TIME,
     UNKNOWN,
@@ -22,7 +21,7 @@ from reporters.expr.checker import (
     array_of,
     of,
 )
-from reporters.expr.errors import ExprSyntaxError
+from reporters.expr.signatures import OVERLOADS, ROUND_KINDS
 
 if TYPE_CHECKING:
     from reporters.expr.checker import Checker

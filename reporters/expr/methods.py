@@ -7,7 +7,6 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reporters.expr.checker import METHODS
 from reporters.expr.gotime import (
     HOUR,
     MICRO,
@@ -20,6 +19,7 @@ from reporters.expr.gotime import (
     Time,
     Weekday,
 )
+from reporters.expr.signatures import METHODS
 from reporters.expr.values import GoFunc, Int64
 
 
