@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote_plus
 
+from reporters.expr.builtin_text import b_lower, b_upper
 from reporters.expr.gotime import (
     HOUR,
     LAYOUTS,
@@ -31,8 +32,6 @@ _LOWER = GoFunc("ToLower", ("string",), "string", lambda s: _case(s, False))
 
 
 def _case(text: str, upper: bool) -> str:
-    from reporters.expr.builtin_text import b_lower, b_upper
-
     return b_upper(text) if upper else b_lower(text)
 
 

@@ -11,7 +11,9 @@ called natures here as there; anything of unknown type passes, as it does in Go.
 from __future__ import annotations
 
 from reporters.expr import nodes as n
+from reporters.expr.builtin_checks import check_builtin
 from reporters.expr.errors import ExprSyntaxError, ExprUnsupported, Location
+from reporters.expr.grammar import BUILTINS
 from reporters.expr.natures import (
     ANY_ARRAY,
     ANY_MAP,
@@ -81,8 +83,6 @@ class Checker:
         for name, nature in reversed(self.variables):
             if name == node.name:
                 return nature
-        from reporters.expr.parser import BUILTINS
-
         if node.name in BUILTINS:
             overloads = OVERLOADS.get(node.name)
             if overloads:
@@ -320,8 +320,6 @@ class Checker:
         return self.error(node, f"unknown pointer #{node.name}")
 
     def visit_let(self, node: n.Let) -> Nature:
-        from reporters.expr.parser import BUILTINS
-
         if node.name in BUILTINS:
             return self.error(node, f"cannot redeclare builtin {node.name}")
         if any(name == node.name for name, _ in self.variables):
@@ -382,8 +380,6 @@ class Checker:
     # -- builtins ------------------------------------------------------------------------------
 
     def visit_builtin(self, node: n.Builtin) -> Nature:
-        from reporters.expr.builtin_checks import check_builtin
-
         return check_builtin(self, node)
 
 

@@ -11,153 +11,24 @@ parser would have asked for that token.
 
 from __future__ import annotations
 
-import math
-from dataclasses import dataclass
-
 from reporters.expr import nodes as n
-from reporters.expr.errors import ExprSyntaxError, Location
-from reporters.expr.gotext import is_identifier, quote
-from reporters.expr.lexer import Kind, Token, tokenize
-
-MAX_NODES = 10_000
-"""``conf.DefaultMaxNodes``."""
-
-MAX_INT = 2**63 - 1
-MAX_FLOAT = 1.7976931348623157e308
-
-
-@dataclass(frozen=True)
-class Op:
-    precedence: int
-    right: bool = False
-
-
-UNARY = {"not": Op(50), "!": Op(50), "-": Op(90), "+": Op(90)}
-BINARY = {
-    "|": Op(0), "or": Op(10), "||": Op(10), "and": Op(15), "&&": Op(15),
-    "==": Op(20), "!=": Op(20), "<": Op(20), ">": Op(20), ">=": Op(20), "<=": Op(20),
-    "in": Op(20), "matches": Op(20), "contains": Op(20), "startsWith": Op(20),
-    "endsWith": Op(20), "..": Op(25), "+": Op(30), "-": Op(30), "*": Op(60), "/": Op(60),
-    "%": Op(60), "**": Op(100, True), "^": Op(100, True), "??": Op(500),
-}  # fmt: skip
-COMPARISONS = frozenset({"<", ">", ">=", "<="})
-NEGATABLE = frozenset({"contains", "matches", "startsWith", "endsWith", "in"})
-
-EXPR, PREDICATE, OPTIONAL = 1, 2, 128
-PREDICATES: dict[str, tuple[int, ...]] = {
-    "all": (EXPR, PREDICATE), "none": (EXPR, PREDICATE), "any": (EXPR, PREDICATE),
-    "one": (EXPR, PREDICATE), "filter": (EXPR, PREDICATE), "map": (EXPR, PREDICATE),
-    "count": (EXPR, PREDICATE | OPTIONAL), "sum": (EXPR, PREDICATE | OPTIONAL),
-    "find": (EXPR, PREDICATE), "findIndex": (EXPR, PREDICATE), "findLast": (EXPR, PREDICATE),
-    "findLastIndex": (EXPR, PREDICATE), "groupBy": (EXPR, PREDICATE),
-    "sortBy": (EXPR, PREDICATE, EXPR | OPTIONAL), "reduce": (EXPR, PREDICATE, EXPR | OPTIONAL),
-}  # fmt: skip
-
-BUILTINS = frozenset({
-    "all", "none", "any", "one", "filter", "map", "find", "findIndex", "findLast",
-    "findLastIndex", "count", "sum", "groupBy", "sortBy", "reduce", "len", "type", "abs", "ceil",
-    "floor", "round", "int", "float", "string", "trim", "trimPrefix", "trimSuffix", "upper",
-    "lower", "split", "splitAfter", "replace", "repeat", "join", "indexOf", "lastIndexOf",
-    "hasPrefix", "hasSuffix", "max", "min", "mean", "median", "toJSON", "fromJSON", "toBase64",
-    "fromBase64", "now", "duration", "date", "timezone", "first", "last", "get", "take", "keys",
-    "values", "toPairs", "fromPairs", "reverse", "uniq", "concat", "flatten", "sort", "bitand",
-    "bitor", "bitxor", "bitnand", "bitshl", "bitshr", "bitushr", "bitnot",
-})  # fmt: skip
-"""``builtin.Builtins`` of v1.17.7, in its order."""
+from reporters.expr.errors import Location
+from reporters.expr.gotext import is_identifier
+from reporters.expr.grammar import (
+    BINARY,
+    BUILTINS,
+    COMPARISONS,
+    EXPR,
+    NEGATABLE,
+    OPTIONAL,
+    PREDICATES,
+    UNARY,
+)
+from reporters.expr.lexer import Kind, Token
+from reporters.expr.parser_base import ParserBase
 
 
-def _parse_int(text: str, base: int) -> tuple[int, str]:
-    """``strconv.ParseInt(text, base, 64)``: the value and the error text, if any."""
-    body, sign = text, 1
-    if body[:1] in "+-":
-        sign, body = (-1 if body[0] == "-" else 1), body[1:]
-    radix = base
-    if base == 0:
-        radix = 10
-        prefix = body[:2].lower()
-        if prefix in ("0x", "0o", "0b"):
-            radix, body = {"0x": 16, "0o": 8, "0b": 2}[prefix], body[2:]
-        elif body[:1] == "0" and len(body) > 1:
-            radix, body = 8, body[1:]
-    try:
-        if not body or not all(c.isascii() and c.isalnum() for c in body):
-            raise ValueError
-        value = sign * int(body, radix)
-    except ValueError:
-        return 0, f"strconv.ParseInt: parsing {quote(text)}: invalid syntax"
-    if value > MAX_INT or value < -MAX_INT - 1:
-        return (MAX_INT if value > 0 else -MAX_INT - 1), (
-            f"strconv.ParseInt: parsing {quote(text)}: value out of range"
-        )
-    return value, ""
-
-
-def _parse_float(text: str) -> tuple[float, str]:
-    """``strconv.ParseFloat(text, 64)`` for the decimal forms the lexer lets through."""
-    try:
-        if not text or text.lower() in ("inf", "nan") or "_" in text:
-            raise ValueError
-        value = float(text)
-    except ValueError:
-        return 0.0, f"strconv.ParseFloat: parsing {quote(text)}: invalid syntax"
-    if math.isinf(value):
-        return value, f"strconv.ParseFloat: parsing {quote(text)}: value out of range"
-    return value, ""
-
-
-class Parser:
-    def __init__(self, source: str) -> None:
-        self.source = source
-        self.tokens, self.lex_error = tokenize(source)
-        self.position = 0
-        self.current = Token(Kind.EOF, "", 0, 0)
-        self.stashed: Token | None = None
-        self.err: ExprSyntaxError | None = None
-        self.depth = 0
-        self.count = 0
-
-    # -- plumbing --------------------------------------------------------------------------------
-
-    def error_at(self, token: Token, message: str) -> None:
-        if self.err is None:
-            self.err = ExprSyntaxError(message, self.source, Location(token.start, token.end))
-
-    def error(self, message: str) -> None:
-        self.error_at(self.current, message)
-
-    def next(self) -> None:
-        if self.stashed is not None:
-            self.current, self.stashed = self.stashed, None
-            return
-        if self.position < len(self.tokens):
-            self.current = self.tokens[self.position]
-            self.position += 1
-        elif self.lex_error is not None:
-            self.err = self.lex_error  # lexer errors replace an earlier parse error, as in Go
-        else:
-            self.error("unexpected end of expression")
-
-    def expect(self, kind: Kind, *values: str) -> None:
-        if self.current.is_(kind, *values):
-            self.next()
-        else:
-            self.error(f"unexpected token {self.current}")
-
-    def make(self, node: n.Node | None, start: int, end: int) -> n.Node | None:
-        self.count += 1
-        if self.count > MAX_NODES:
-            self.error("compilation failed: expression exceeds maximum allowed nodes")
-            return None
-        if node is None or self.err is not None:
-            return None
-        node.loc = Location(start, end)
-        return node
-
-    def at(self, node: n.Node, token: Token) -> n.Node | None:
-        return self.make(node, token.start, token.end)
-
-    # -- grammar ---------------------------------------------------------------------------------
-
+class Parser(ParserBase):
     def parse(self) -> n.Node:
         self.next()
         node = self.sequence()
@@ -345,42 +216,6 @@ class Parser:
             node = None
         return self.postfix(node)
 
-    def number(self, token: Token) -> n.Node | None:
-        value = token.value.replace("_", "")
-        lowered = value.lower()
-        if lowered.startswith("0x"):
-            number, err = _parse_int(value, 0)
-            if err:
-                self.error(f"invalid hex literal: {err}")
-            return self.integer(number, token)
-        if "." in lowered or "e" in lowered:
-            real, err = _parse_float(value)
-            if err:
-                self.error(f"invalid float literal: {err}")
-            if real > MAX_FLOAT:
-                self.error("float literal is too large")
-                return None
-            node = self.at(n.Float(real), self.current)
-            if node is not None:
-                node.loc = Location(token.start, token.end)
-            return node
-        kind = "binary" if lowered.startswith("0b") else "octal" if lowered.startswith("0o") else ""
-        if kind:
-            number, err = _parse_int(value, 0)
-            if err:
-                self.error(f"invalid {kind} literal: {err}")
-        else:
-            number, err = _parse_int(value, 10)
-            if err:
-                self.error(f"invalid integer literal: {err}")
-        return self.integer(number, token)
-
-    def integer(self, number: int, token: Token) -> n.Node | None:
-        node = self.at(n.Integer(number), self.current)
-        if node is not None:
-            node.loc = Location(token.start, token.end)
-        return node
-
     def call(self, token: Token, arguments: list[n.Node | None], overrides: bool) -> n.Node | None:
         shape = PREDICATES.get(token.value)
         if shape is not None:
@@ -408,18 +243,6 @@ class Parser:
         args = self.arguments(arguments)
         return self.at(n.Call(callee, args), token)  # type: ignore[arg-type]
 
-    def arguments(self, arguments: list[n.Node | None]) -> list[n.Node | None]:
-        offset = len(arguments)
-        self.expect(Kind.BRACKET, "(")
-        while not self.current.is_(Kind.BRACKET, ")") and self.err is None:
-            if len(arguments) > offset:
-                self.expect(Kind.OPERATOR, ",")
-            if self.current.is_(Kind.BRACKET, ")"):
-                break
-            arguments.append(self.expression(0))
-        self.expect(Kind.BRACKET, ")")
-        return arguments
-
     def predicate(self) -> n.Node | None:
         start = self.current
         brackets = self.current.is_(Kind.BRACKET, "{")
@@ -436,50 +259,6 @@ class Parser:
         if brackets:
             self.expect(Kind.BRACKET, "}")
         return self.at(n.Predicate(node), start)  # type: ignore[arg-type]
-
-    def array(self, token: Token) -> n.Node | None:
-        items: list[n.Node | None] = []
-        self.expect(Kind.BRACKET, "[")
-        while not self.current.is_(Kind.BRACKET, "]") and self.err is None:
-            if items:
-                self.expect(Kind.OPERATOR, ",")
-                if self.current.is_(Kind.BRACKET, "]"):
-                    break
-            items.append(self.expression(0))
-        self.expect(Kind.BRACKET, "]")
-        return self.at(n.Array(items), token)  # type: ignore[arg-type]
-
-    def map(self, token: Token) -> n.Node | None:
-        self.expect(Kind.BRACKET, "{")
-        pairs: list[n.Node | None] = []
-        while not self.current.is_(Kind.BRACKET, "}") and self.err is None:
-            if pairs:
-                self.expect(Kind.OPERATOR, ",")
-                if self.current.is_(Kind.BRACKET, "}"):
-                    break
-                if self.current.is_(Kind.OPERATOR, ","):
-                    self.error(f"unexpected token {self.current}")
-            key: n.Node | None = None
-            if self.current.kind in (Kind.NUMBER, Kind.STRING, Kind.IDENTIFIER):
-                key = self.at(n.String(self.current.value), self.current)
-                if key is None:
-                    return None
-                self.next()
-            elif self.current.is_(Kind.BRACKET, "("):
-                key = self.expression(0)
-            else:
-                self.error(
-                    "a map key must be a quoted string, a number, a identifier, or an "
-                    f"expression enclosed in parentheses (unexpected token {self.current})"
-                )
-            self.expect(Kind.OPERATOR, ":")
-            value = self.expression(0)
-            pair = self.at(n.Pair(key, value), token)  # type: ignore[arg-type]
-            if pair is None:
-                return None
-            pairs.append(pair)
-        self.expect(Kind.BRACKET, "}")
-        return self.at(n.Map(pairs), token)  # type: ignore[arg-type]
 
     def postfix(self, node: n.Node | None) -> n.Node | None:
         token = self.current

@@ -26,7 +26,7 @@ from reporters.expr.errors import (
 from reporters.expr.evaluator import Evaluator, Limits
 from reporters.expr.fold import optimize
 from reporters.expr.gotime import Time
-from reporters.expr.parser import BUILTINS, parse
+from reporters.expr.parser import parse
 from reporters.expr.values import go_format
 
 
@@ -151,7 +151,6 @@ def _names(source: str, node: n.Node, local: set[str]) -> Iterator[Name]:
                 yield name(_text(path), "variable", _root(node))
             if isinstance(node, n.Member) and not isinstance(node.prop, n.String | n.Integer):
                 yield from _names(source, node.prop, local)
-            _ = BUILTINS
             return
     for child in n.children(node):
         yield from _names(source, child, local)
