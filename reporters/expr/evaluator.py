@@ -303,11 +303,7 @@ class Evaluator:
         fn = PLAIN.get(name)
         if fn is None:
             raise Unsupported(f"the builtin {name}()", "")
-        if name in ("indexOf", "lastIndexOf", "hasPrefix", "hasSuffix", "duration",
-                    "toBase64", "fromBase64", "fromJSON", "toJSON", "get", "take",
-                    "timezone") and len(args) != _ARITY.get(name, len(args)):  # fmt: skip
-            raise GoPanic("reflect: Call with too few input arguments")
-        return fn(*args)
+        return fn(*args)  # the checker has already refused a wrong number of arguments
 
     def eval_predicate(self, node: n.Predicate) -> Any:
         return self.eval(node.node)
@@ -352,10 +348,14 @@ class Evaluator:
         pairs = [(self.eval(p.key), self.eval(p.value)) for p in node.pairs]
         with self.at(node):
             self.grow(len(pairs))
+            # OpMap stores the pairs from the last to the first: the last bad key is the one
+            # reported, and of two equal keys the first one's value stays.
+            for key, _ in reversed(pairs):
+                as_string_key(key)
             out: dict[str, Any] = {}
-            for key, value in reversed(pairs):
-                out[as_string_key(key)] = value
-        return dict(sorted(out.items(), key=lambda kv: [k for k, _ in pairs].index(kv[0])))
+            for key, value in pairs:
+                out.setdefault(key, value)
+        return out
 
 
 def as_string_key(key: Any) -> str:
@@ -363,9 +363,5 @@ def as_string_key(key: Any) -> str:
         raise conversion_panic(key, "string")
     return key
 
-
-_ARITY = {"indexOf": 2, "lastIndexOf": 2, "hasPrefix": 2, "hasSuffix": 2, "duration": 1,
-          "toBase64": 1, "fromBase64": 1, "fromJSON": 1, "toJSON": 1, "get": 2, "take": 2,
-          "timezone": 1}  # fmt: skip
 
 __all__ = ["Evaluator", "Limits", "Location"]

@@ -318,6 +318,45 @@ EDGES = [
     "app.metadata.generation > '1'",
 ]  # fmt: skip
 
+COLLECTIONS = [
+    "{(1): 'a', (2): 'b'}", "{(nil): 1}", "{a: 1, (app.metadata.name): 2}", "1 in ['a', 'b']",
+    "nil in ['a', '']", "app.metadata.generation in ['263']", "true ? 1 : 'a'",
+    "let s = app.status; s?.sync?.status", "let s = app.status; let s = 1; s", "let len = 1; len",
+    "app.status.resources | filter(.kind == 'Service') | map(.name)", "app.status.resources[0:1]",
+    "app.metadata.name[0:3]", "app.metadata.name[-4:]", "'héllo'[1:3]", "'héllo'[0:1]",
+    "sortBy(app.status.resources, .kind)", "sortBy(app.status.resources, .kind, 'desc')[0].kind",
+    "sortBy(app.status.resources, .kind, 'up')", "groupBy(app.status.resources, .kind)",
+    "groupBy(app.status.resources, .kind).Service[0].name",
+    "reduce(app.status.history, #acc + #.id, 0)", "reduce(app.status.history, #acc + #.id)",
+    "findLast(app.status.resources, .kind != '')?.name", "concat(app.metadata.finalizers, ['x'])",
+    "toJSON(app.status.sync)", "toJSON(app.status.summary)",
+    "uniq(map(app.status.resources, .status))", "upper(app.status.sync.status) == 'SYNCED'",
+    "len(app.status.resources) > 1 ? 'many' : 'few'",
+    "filter(app.status.resources, .kind == 'Nope')[0]",
+    "first(filter(app.status.resources, false))", "map(filter(app.status.resources, true), .name)",
+    "len(filter(app.status.resources, true))",
+    "all(app.status.resources, .status == 'Synced') && all(app.status.resources, .kind != '')",
+    "sum([app.metadata.generation, 1])", "sum(['a', 'b'])", "sum(['a', app.metadata.name])",
+    "sum(map(app.status.history, .id))",
+    "count(app.status.resources, .health.status == 'Healthy')",
+    "map(app.status.resources, #index)", "map(app.metadata.labels, #)",
+    "all(app.metadata.labels, true)", "count(app.metadata.labels)", "map(app.metadata.name, #)",
+    "any(app.metadata.generation, true)", "one(app.status.resources, .kind == 'Service')",
+    "none(app.status.resources, .kind == 'Pod')",
+    "find(app.status.resources, .kind == 'Deployment').name",
+    "findIndex(app.status.resources, .kind == 'Deployment')",
+    "take(app.status.resources, 1)[0].kind", "get(app.status.resources, 5)",
+    "get(app.metadata.labels, 'foo')", "sort(keys(app.status.sync))",
+    "app.status.sync?.comparedTo?.source?.repoURL",
+    "app.spec.source.repoURL matches 'github\\.com/(foo|bar)/'",
+    "app.metadata.name matches `^velero-`", "app.metadata.name matches app.spec.project",
+    "app.metadata.name matches nil", "nil matches 'x'", "app.metadata.generation matches 'x'",
+    "app.metadata.name contains nil", "app.metadata.generation contains 'x'",
+    "app.metadata.name startsWith app.metadata.generation", "context.argocdUrl endsWith '.com'",
+    "$env.app.metadata.name", "$env['context']['argocdUrl']", "$env.nope", "get($env, 'app').kind",
+    "app.kind == 'Application' and app.apiVersion startsWith 'argoproj.io'",
+]  # fmt: skip
+
 
 def operator_cases(rng: random.Random) -> list[str]:
     out = []
@@ -510,6 +549,8 @@ def cases() -> list[tuple[str, str]]:
     variants = ["live", "synced", "degraded", "deleted", "running", "failed", "idle", "empty"]
     for text in EDGES:
         out.append((text, "live"))
+    for text in COLLECTIONS:
+        out += [(text, "live"), (text, "idle"), (text, "empty")]
     for text in path_cases(rng):
         out += [(text, "live"), (text, rng.choice(variants))]
     for text in operator_cases(rng):
