@@ -1,10 +1,11 @@
 """Go's ``time.Time`` and ``time.Duration`` as Argo CD's trigger functions hand them to expr.
 
-``time.Parse`` (RFC 3339 only, as Argo CD registers it) and ``time.Now`` give a ``Time``;
-its methods (``Sub``, ``Add``, ``Before``...) and a ``Duration``'s (``Minutes``...) are what
-conditions such as the catalog's ``on-deployed`` call. Written by hand because Python's
-``datetime`` has neither Go's nanoseconds nor its fixed-zone naming, its printing
-(``2024-03-05 07:33:03 +0000 UTC``, ``1h30m0s``) nor its error wording; the vectors prove it.
+``time.Parse`` (RFC 3339 only, as Argo CD registers it; :mod:`.gotimeparse`) and
+``time.Now`` give a ``Time``; its methods (``Sub``, ``Add``, ``Before``...; :mod:`.methods`)
+and a ``Duration``'s (``Minutes``...) are what conditions such as the catalog's
+``on-deployed`` call. Written by hand because Python's ``datetime`` has neither Go's
+nanoseconds, nor year 0, nor its fixed-zone naming, nor its printing (``2024-03-05 07:33:03
++0000 UTC``, ``1h30m0s``, ``Time.Format`` layouts); the vectors prove it.
 """
 
 from __future__ import annotations

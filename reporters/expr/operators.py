@@ -1,11 +1,12 @@
-"""expr's run-time operators (``vm/runtime``): equality, ordering, arithmetic, indexing,
-``in`` and slicing over Go values, with Go's results and Go's panic messages.
+"""expr's run-time operators (``vm/runtime``): equality, ordering, arithmetic and the type
+assertions of the VM over Go values, with Go's results and Go's panic messages (indexing,
+``in`` and slicing are in :mod:`.access`).
 
 Mirrored by hand because expr's rules are its own: ``==`` compares any two numbers by value
 but anything else only within one type (``1 == '1'`` is false, maps compare with
 reflect.DeepEqual so ``{a: 1}`` is not ``{a: int64(1)}``); ``+ - *`` on two integers give a
 Go ``int`` whatever their widths, and wrap on overflow; ``/`` always gives a float64 and
-``%`` only takes integers; a missing map key reads as the element type's zero value.
+``%`` only takes integers; ``**`` is Go's ``math.Pow``, whose last bits are its own.
 """
 
 from __future__ import annotations
