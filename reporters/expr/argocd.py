@@ -1,8 +1,10 @@
 """What Argo CD puts beside ``app`` when it runs a trigger (``expression.Spawn`` in
 util/notification/expression, v3.2): the ``time`` and ``strings`` namespaces, ``repo``'s
-pure functions, and ``context``. ``GetCommitMetadata`` and ``GetAppDetails`` ask the Argo
-CD API and ``RepoURLToHTTPS``/``FullNameByRepoURL`` need Go's git-urls parser: they are
-left out, so a condition that calls them fails as calling a missing function does.
+functions that need no API (``QueryEscape``, ``RepoURLToHTTPS``, ``FullNameByRepoURL``), and
+``context``. ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask the Argo CD API: they
+are left out, so a condition that calls them fails as calling a missing function does.
+Argo CD v3.2 registers no other namespace (no ``sync``); ``secrets`` is added by Argo CD
+when self-service notifications are off, and a caller can pass it the same way.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from reporters.expr.builtin_text import b_lower, b_upper
+from reporters.expr.gitrepo import full_name_by_repo_url, repo_url_to_https
 from reporters.expr.gotime import (
     HOUR,
     LAYOUTS,
@@ -82,5 +85,11 @@ def trigger_env(
         "context": StringMap(context or {}),
         "time": time_namespace(now),
         "strings": strings_namespace(),
-        "repo": {"QueryEscape": GoFunc("QueryEscape", ("string",), "string", query_escape)},
+        "repo": {
+            "QueryEscape": GoFunc("QueryEscape", ("string",), "string", query_escape),
+            "RepoURLToHTTPS": GoFunc("RepoURLToHTTPS", ("string",), "string", repo_url_to_https),
+            "FullNameByRepoURL": GoFunc(
+                "FullNameByRepoURL", ("string",), "string", full_name_by_repo_url
+            ),
+        },
     }

@@ -357,6 +357,30 @@ COLLECTIONS = [
     "app.kind == 'Application' and app.apiVersion startsWith 'argoproj.io'",
 ]  # fmt: skip
 
+REPO_URLS = [
+    "https://github.com/foo/manifests-velero.git", "https://deploy@github.com/foo/bar",
+    "http://gitlab.example.com:8080/group/sub/project.git", "ssh://git@github.com:22/foo/bar.git",
+    "git@github.com:foo/bar.git", "github.com:foo/bar", "git://example.com/a", "foo/bar",
+    "bar", "", "oci://europe-west1-docker.pkg.dev/foo/charts", "https://github.com/foo",
+    "https://github.com/", "HTTPS://GitHub.com/Foo/Bar.git", "file:///srv/git/repo.git",
+    "git+ssh://git@host/a/b/c", "https://github.com/foo/bar.git.git", "ftp://h/x/y",
+]  # fmt: skip
+
+
+def repo_cases() -> list[str]:
+    out = []
+    for url in REPO_URLS:
+        for name in ("RepoURLToHTTPS", "FullNameByRepoURL", "QueryEscape"):
+            out.append(f"repo.{name}({json.dumps(url)})")
+    out += [
+        "repo.RepoURLToHTTPS(app.spec.source.repoURL)",
+        "repo.FullNameByRepoURL(app.spec.source.repoURL) == 'foo/manifests-velero'",
+        "repo.RepoURLToHTTPS(nil)",
+        "repo.RepoURLToHTTPS(1)",
+        "repo.GetAppDetails()",
+    ]
+    return out
+
 
 def operator_cases(rng: random.Random) -> list[str]:
     out = []
@@ -548,6 +572,8 @@ def cases() -> list[tuple[str, str]]:
     out = [(text, name) for text in conditions for name in apps()]
     variants = ["live", "synced", "degraded", "deleted", "running", "failed", "idle", "empty"]
     for text in EDGES:
+        out.append((text, "live"))
+    for text in repo_cases():
         out.append((text, "live"))
     for text in COLLECTIONS:
         out += [(text, "live"), (text, "idle"), (text, "empty")]

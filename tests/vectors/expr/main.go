@@ -12,9 +12,9 @@
 // condition triggering only on a bool true. vars is what Argo CD's expression.Spawn builds
 // (util/notification/expression): "app", "context", and the "time", "strings" and "repo"
 // namespaces. time.Now is a fixed instant (NOW below) so that the vectors are reproducible;
-// time.Parse, the durations and layouts, strings.* and repo.QueryEscape are Argo CD's.
-// repo.RepoURLToHTTPS, FullNameByRepoURL, GetCommitMetadata and GetAppDetails need a git URL
-// parser or the Argo CD API and are left out.
+// time.Parse, the durations and layouts, strings.* and repo.QueryEscape, RepoURLToHTTPS and
+// FullNameByRepoURL behave as Argo CD's (util/notification/expression, same git-urls
+// version). repo.GetCommitMetadata and GetAppDetails ask the Argo CD API and are left out.
 //
 // Each output line has "in", "app" and one of: "compile" (expr.Compile's error), "run"
 // (expr.Run's error), or "type" (%T of the result), "json" (the result as encoding/json
@@ -32,6 +32,7 @@ import (
 	"strings"
 	"time"
 
+	giturls "github.com/chainguard-dev/git-urls"
 	"github.com/expr-lang/expr"
 )
 
@@ -131,13 +132,47 @@ func stringsExprs() map[string]any {
 	}
 }
 
+// repoURLToHTTPS is Argo CD's: the URL as git-urls parses it, with https and no user.
+func repoURLToHTTPS(rawURL string) string {
+	parsed, err := giturls.Parse(rawURL)
+	if err != nil {
+		panic(err)
+	}
+	parsed.Scheme = "https"
+	parsed.User = nil
+	return parsed.String()
+}
+
+// fullNameByRepoURL is Argo CD's: the first two path segments, without a .git suffix.
+func fullNameByRepoURL(rawURL string) string {
+	parsed, err := giturls.Parse(rawURL)
+	if err != nil {
+		panic(err)
+	}
+	path := strings.TrimSuffix(parsed.Path, ".git")
+	var parts []string
+	for _, part := range strings.Split(path, "/") {
+		if part != "" {
+			parts = append(parts, part)
+		}
+	}
+	if len(parts) >= 2 {
+		return strings.Join(parts[:2], "/")
+	}
+	return path
+}
+
 func vars(app any) map[string]any {
 	return map[string]any{
 		"app":     app,
 		"context": map[string]string{"argocdUrl": "https://argocd.example.com", "notificationType": "slack"},
 		"time":    timeExprs(),
 		"strings": stringsExprs(),
-		"repo":    map[string]any{"QueryEscape": url.QueryEscape},
+		"repo": map[string]any{
+			"QueryEscape":       url.QueryEscape,
+			"RepoURLToHTTPS":    repoURLToHTTPS,
+			"FullNameByRepoURL": fullNameByRepoURL,
+		},
 	}
 }
 
