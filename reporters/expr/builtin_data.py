@@ -101,11 +101,16 @@ def b_from_base64(text: Any) -> str:
     try:
         data = base64.b64decode(value, validate=True)
     except binascii.Error:
-        raise Unsupported("this malformed base64 (its exact error is not reproduced)", "") from None
+        raise Unsupported(
+            "this malformed base64 (its exact error is not reproduced)",
+            "pass standard base64 with its = padding",
+        ) from None
     try:
         return data.decode()
     except UnicodeDecodeError:
-        raise Unsupported("base64 that decodes to bytes which are not UTF-8", "") from None
+        raise Unsupported(
+            "base64 that decodes to bytes which are not UTF-8", "decode only base64 of text"
+        ) from None
 
 
 def b_first(value: Any) -> Any:
@@ -205,7 +210,10 @@ def b_from_pairs(value: Any) -> AnyMap:
         if isinstance(key, list | dict):
             raise GoPanic(f"hash of unhashable type: {go_type(key)}")
         if any(k == key and go_type(k) != go_type(key) for k in out):
-            raise Unsupported("fromPairs keys that are equal numbers of different types", "")
+            raise Unsupported(
+                "fromPairs keys that are equal numbers of different types",
+                "convert the keys with string() first",
+            )
         out[key] = pair[1]
     return out
 

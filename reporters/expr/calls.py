@@ -47,7 +47,9 @@ def call_go(fn: GoFunc, args: list[Any]) -> Any:
     for arg, param in zip(args, params, strict=True):
         if arg is None:
             if param not in ZERO and param != "interface {}":
-                raise Unsupported(f"calling {fn.name} with nil for a {param}", "")
+                raise Unsupported(
+                    f"calling {fn.name} with nil for a {param}", "default the argument with ??"
+                )
             values.append(ZERO.get(param))
         elif param == "interface {}" or go_type(arg) == param:
             values.append(arg)

@@ -302,7 +302,7 @@ class Evaluator:
             return b_now(*args, clock=self.clock)
         fn = PLAIN.get(name)
         if fn is None:
-            raise Unsupported(f"the builtin {name}()", "")
+            raise Unsupported(f"the builtin {name}()", "see reporters.expr.builtins.PLAIN")
         return fn(*args)  # the checker has already refused a wrong number of arguments
 
     def eval_predicate(self, node: n.Predicate) -> Any:

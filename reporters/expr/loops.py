@@ -227,7 +227,9 @@ def loop_group_by(ev: Evaluator, node: n.Builtin) -> Any:
                     raise GoPanic(f"hash of unhashable type: {go_type(key)}")
                 kinds.add(go_type(key))
                 if len(kinds) > 1:
-                    raise Unsupported("groupBy keys of different types", "")
+                    raise Unsupported(
+                        "groupBy keys of different types", "group by string(...) of the key"
+                    )
                 groups.setdefault(key, []).append(element(ev, scope))
         return groups
     finally:
