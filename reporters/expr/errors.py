@@ -47,7 +47,9 @@ class ExprError(ValueError):
         self.message = message
         self.source = source
         self.location = location
-        self.line, self.column, self.snippet = bind(source, location.start)
+        self.line, column, self.snippet = bind(source, location.start)
+        self.column = column + 1
+        """1-based, as expr prints it."""
         self.hint = hint or hint_for(message, source)
         super().__init__(self.expr_text())
 
@@ -55,7 +57,7 @@ class ExprError(ValueError):
         """The error exactly as ``err.Error()`` prints it in Go."""
         if not self.snippet:
             return self.message
-        return f"{self.message} ({self.line}:{self.column + 1}){self.snippet}"
+        return f"{self.message} ({self.line}:{self.column}){self.snippet}"
 
     def __str__(self) -> str:
         text = self.expr_text()

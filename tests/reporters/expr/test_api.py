@@ -23,7 +23,7 @@ def test_a_syntax_error_has_its_line_column_and_caret() -> None:
     with pytest.raises(ExprSyntaxError) as caught:
         compile("app.status.sync.status ==\n  'Synced' &&")
     error = caught.value
-    assert (error.line, error.column + 1) == (2, 13)  # expr points at the last character
+    assert (error.line, error.column) == (2, 13)  # expr points at the last character
     assert error.message == "unexpected token EOF"
     assert error.expr_text().endswith("\n |   'Synced' &&\n | ............^")
 
@@ -32,7 +32,7 @@ def test_a_lexing_error_is_placed_on_the_character() -> None:
     with pytest.raises(ExprSyntaxError) as caught:
         compile("app.name @ 1")
     assert caught.value.message == "unrecognized character: U+0040 '@'"
-    assert (caught.value.line, caught.value.column) == (1, 9)
+    assert (caught.value.line, caught.value.column) == (1, 10)
 
 
 def test_a_type_error_is_a_compile_error() -> None:
@@ -51,7 +51,7 @@ def test_run_errors_carry_go_s_message_and_place() -> None:
     with pytest.raises(ExprRuntimeError) as caught:
         program.run({"app": {"status": {}}})
     assert caught.value.message == "cannot fetch phase from <nil>"
-    assert caught.value.column == 19
+    assert caught.value.column == 20
 
 
 def test_optional_chaining_and_coalescing_read_missing_fields_as_nil() -> None:
@@ -175,3 +175,35 @@ def test_once_per_is_the_value_printed_as_go_prints_it() -> None:
         == "1e+06"
     )
     assert compile("app.a.b").once_per({"app": {}}) == ""  # failed: logged, key empty
+
+
+def test_names_through_pipes_predicates_and_indexes() -> None:
+    program = compile(
+        "app.status.resources | filter(.kind == 'Service') | map(.name) | len() > 0 and "
+        "app.metadata.annotations['team'] == context.team and repo.RepoURLToHTTPS(x) != ''"
+    )
+    names = {(name.path, name.kind) for name in program.names()}
+    assert names == {
+        ("app.status.resources", "variable"),
+        ("filter", "builtin"),
+        ("map", "builtin"),
+        ("len", "builtin"),
+        ("app.metadata.annotations.team", "variable"),
+        ("context.team", "variable"),
+        ("repo.RepoURLToHTTPS", "function"),
+        ("x", "variable"),
+    }
+
+
+def test_a_pattern_known_only_at_run_time_is_refused_when_it_is_outside_re2_s_shared_part() -> None:
+    program = compile("app.name matches app.pattern")
+    assert program.run({"app": {"name": "prod-1", "pattern": "^prod-[0-9]+$"}}) is True
+    with pytest.raises(ExprUnsupported) as caught:
+        program.run({"app": {"name": "prod-1", "pattern": "(?i)PROD"}})
+    assert (caught.value.line, caught.value.column) == (1, 10)
+
+
+def test_repeat_counts_against_expr_s_memory_budget() -> None:
+    with pytest.raises(ExprRuntimeError, match="memory budget exceeded"):
+        compile("repeat('ab', 600)").run({}, Limits(memory=1000))
+    assert compile("len(repeat('ab', 400))").run({}, Limits(memory=1000)) == 800

@@ -7,7 +7,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from tests.reporters.expr.conformance import INPUTS, answer, comparable, vectors
+import pytest
+
+from reporters.expr import ExprUnsupported, compile
+from tests.reporters.expr.conformance import INPUTS, answer, comparable, env, vectors
 
 
 def test_the_vectors_are_those_of_the_inputs() -> None:
@@ -47,3 +50,17 @@ def test_every_trigger_of_the_catalog_and_the_manual_runs_as_in_argo_cd() -> Non
     assert ("app.status.health.status == 'Degraded'", "degraded") in fired
     running = "app.status.operationState != nil and app.status.operationState.phase in ['Running']"
     assert (running, "running") in fired and (running, "idle") not in fired
+
+
+def test_every_refusal_says_what_to_write_instead() -> None:
+    """A case this implementation refuses is reported with its place and a hint."""
+    refused = 0
+    for vector in vectors():
+        if answer(vector["in"], vector["app"]) is not None:
+            continue
+        refused += 1
+        with pytest.raises(ExprUnsupported) as caught:
+            compile(vector["in"]).run(env(vector["app"]))
+        assert caught.value.hint, vector
+        assert caught.value.message, vector
+    assert refused > 0
