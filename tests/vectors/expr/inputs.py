@@ -3,8 +3,8 @@ random expressions, each run against one of a few Applications.
 
 ``python tests/vectors/expr/inputs.py | (cd tests/vectors/expr && TZ=UTC go run .)``
 ``> tests/vectors/expr/vectors.jsonl`` regenerates the committed vectors with the real library.
-The first line printed holds the Applications (:func:`apps`): the live example of
-shared/refdata and variants of it (synced, degraded, deleted, an operation running, failed,
+The first line printed holds the Applications (:func:`apps`): Argo CD's live example
+(tests/refdata) and variants of it (synced, degraded, deleted, an operation running, failed,
 none); every later line is one case, ``{"in": text, "app": name}``.
 """
 
@@ -20,17 +20,7 @@ from typing import Any
 import yaml
 
 
-def _refdata() -> Path:
-    """shared/refdata/argo-cd, in the first folder above this one that has it (the
-    project's shared folder sits beside the checkout)."""
-    for folder in Path(__file__).resolve().parents:
-        candidate = folder / "shared" / "refdata" / "argo-cd"
-        if candidate.is_dir():
-            return candidate
-    raise FileNotFoundError("shared/refdata/argo-cd not found above " + str(Path(__file__)))
-
-
-REFDATA = _refdata()
+REFDATA = Path(__file__).resolve().parents[2] / "refdata" / "argo-cd"
 
 
 def _load(name: str) -> Any:
