@@ -19,7 +19,6 @@ from typing import Any
 
 import yaml
 
-
 REFDATA = Path(__file__).resolve().parents[2] / "refdata" / "argo-cd"
 
 
