@@ -12,9 +12,7 @@ from reporters.expr.natures import (
     ANY_MAP,
     BOOL,
     DURATION,
-    FLOAT,
     INT,
-    STRING,
     TIME,
     UNKNOWN,
     Nature,
@@ -250,4 +248,4 @@ def _overloads(checker: Checker, node: n.Builtin) -> Nature:
     return UNKNOWN
 
 
-__all__ = ["FLOAT", "STRING", "check_builtin"]
+__all__ = ["check_builtin"]

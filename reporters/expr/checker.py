@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from reporters.expr import nodes as n
 from reporters.expr.builtin_checks import check_builtin
-from reporters.expr.errors import ExprSyntaxError, ExprUnsupported, Location
+from reporters.expr.errors import ExprSyntaxError, ExprUnsupported
 from reporters.expr.grammar import BUILTINS
 from reporters.expr.natures import (
     ANY_ARRAY,
@@ -387,4 +387,4 @@ def check(node: n.Node, source: str) -> None:
     Checker(source).check(node)
 
 
-__all__ = ["Checker", "Location", "Nature", "check"]
+__all__ = ["Checker", "Nature", "check"]

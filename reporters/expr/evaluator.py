@@ -22,7 +22,6 @@ from reporters.expr.errors import (
     BudgetExceeded,
     ExprRuntimeError,
     ExprUnsupported,
-    Location,
 )
 from reporters.expr.fold import StringSet
 from reporters.expr.gotime import Time
@@ -364,4 +363,4 @@ def as_string_key(key: Any) -> str:
     return key
 
 
-__all__ = ["Evaluator", "Limits", "Location"]
+__all__ = ["Evaluator", "Limits"]

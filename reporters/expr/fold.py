@@ -10,7 +10,6 @@ that only make a program faster are left out.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
 
 from reporters.expr import nodes as n
@@ -211,4 +210,4 @@ def optimize(root: n.Node, source: str) -> n.Node:
     return walk(root, _rewrites)
 
 
-__all__ = ["StringSet", "math", "optimize", "walk"]
+__all__ = ["StringSet", "optimize", "walk"]

@@ -33,10 +33,6 @@ def is_number(value: Any) -> bool:
     return is_int(value) or type(value) is float
 
 
-def is_nil(value: Any) -> bool:
-    return value is None
-
-
 def conversion_panic(value: Any, wanted: str) -> GoPanic:
     """A failed type assertion ``value.(wanted)`` on an ``interface {}``."""
     shown = "nil" if value is None else T(value)

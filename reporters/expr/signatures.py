@@ -39,11 +39,6 @@ METHODS: dict[str, tuple[tuple[str, ...], str]] = {
 }  # fmt: skip
 
 
-def method_names(receiver: str) -> list[str]:
-    prefix = receiver + "."
-    return [key[len(prefix) :] for key in METHODS if key.startswith(prefix)]
-
-
 # The ``Types`` overloads of builtins checked by argument: name -> list of (params, result).
 # A trailing "..." parameter is variadic.
 OVERLOADS: dict[str, list[tuple[tuple[str, ...], str]]] = {

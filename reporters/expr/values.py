@@ -270,11 +270,6 @@ def _json_string(text: str) -> str:
     return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def from_json_number(text: str) -> Any:
-    """encoding/json decodes every number into ``float64`` (fromJSON's Unmarshal into any)."""
-    return float(text)
-
-
 def decode_object(value: Any) -> Any:
     """JSON data as Kubernetes' unstructured decoder gives it: integers are ``int64``."""
     if isinstance(value, bool) or value is None or isinstance(value, str | float):
