@@ -11,7 +11,9 @@ rather than guessed:
   ``\\t \\n \\r \\f \\v``, classes with ranges and those escapes, ``(...)``, ``(?:...)``,
   ``(?P<name>...)``, ``|``, ``* + ?`` and ``{n}``, ``{n,}``, ``{n,m}`` (up to 1000), each
   optionally lazy;
-* refused: flags such as ``(?i)`` (RE2 folds case by Unicode rules), lookarounds and
+* flags ``(?i)`` and ``(?s)`` at the start of the pattern; ``(?i)`` only where pattern and
+  text are ASCII (RE2 folds case by Unicode rules: K with the Kelvin sign);
+* refused: other flags, flags inside the pattern, lookarounds and
   backreferences (not RE2), ``\\p{..}``, ``\\Q..\\E``, ``\\x..`` and other escapes, POSIX
   classes ``[[:alpha:]]``, a ``{`` that is not a repeat (text in RE2, a repeat to Python in
   ``{,3}``), a repeat of a repeat (``a**``, ``a*+``: an error in RE2, possessive in Python),
@@ -67,13 +69,14 @@ class _Piece:
 
 
 class _Translator:
-    def __init__(self, pattern: str) -> None:
+    def __init__(self, pattern: str, shown: str) -> None:
         self.pattern = pattern
+        self.shown = shown
         self.i = 0
 
     def refuse(self, what: str) -> PatternUnsupported:
         return PatternUnsupported(
-            f"regular expression {self.pattern!r}: {what} is not evaluated here", HINT
+            f"regular expression {self.shown!r}: {what} is not evaluated here", HINT
         )
 
     def peek(self) -> str:
@@ -226,20 +229,38 @@ def _value(text: str) -> int:
     return ord(text[-1])
 
 
+_FLAGS = re.compile(r"\(\?([is]+)\)")
+
+
 @lru_cache(maxsize=512)
-def compile_re2(pattern: str) -> re.Pattern[str]:
-    """The Python pattern that matches exactly what RE2 matches for ``pattern``."""
+def compile_re2(pattern: str) -> tuple[re.Pattern[str], bool]:
+    """The Python pattern that matches what RE2 matches for ``pattern``, and whether it folds
+    case (then it is exact only on ASCII text: see :func:`matches`)."""
     if len(pattern) > MAX_LENGTH:
         raise PatternUnsupported(f"a regular expression of {len(pattern)} characters", HINT)
-    translator = _Translator(pattern)
+    flags = _FLAGS.match(pattern)
+    letters = flags.group(1) if flags else ""
+    body = pattern[flags.end() :] if flags else pattern
+    translator = _Translator(body, shown=pattern)
     piece = translator.alternation(0)
-    if translator.i != len(pattern):
+    if translator.i != len(body):
         raise translator.refuse("an unbalanced ')'")
+    options = re.ASCII | (re.IGNORECASE if "i" in letters else 0)
+    options |= re.DOTALL if "s" in letters else 0
     try:
-        return re.compile(piece.text, re.ASCII)
+        return re.compile(piece.text, options), "i" in letters
     except re.error as exc:
         raise translator.refuse(f"this pattern ({exc})") from None
 
 
 def matches(pattern: str, text: str) -> bool:
-    return compile_re2(pattern).search(text) is not None
+    """``regexp.MatchString``. A case-folding pattern (``(?i)``) folds as RE2 does only on
+    ASCII: RE2 also folds K with the Kelvin sign and s with the long s, Python with re.ASCII
+    neither, so non-ASCII text or pattern is refused there."""
+    compiled, folds = compile_re2(pattern)
+    if folds and not (text.isascii() and pattern.isascii()):
+        raise PatternUnsupported(
+            f"regular expression {pattern!r}: case folding (?i) on non-ASCII text",
+            "compare lower(x) with a lower-case pattern instead",
+        )
+    return compiled.search(text) is not None

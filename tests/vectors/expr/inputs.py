@@ -346,6 +346,14 @@ COLLECTIONS = [
     "app.kind == 'Application' and app.apiVersion startsWith 'argoproj.io'",
 ]  # fmt: skip
 
+PATTERN_CASES = [
+    "'Prod' matches '(?i)^prod'", "'KELVIN' matches '(?i)k'", "'\u212a' matches '(?i)k'",
+    "'É' matches '(?i)é'", "'a\nb' matches '(?s)a.b'", "'a\nb' matches 'a.b'",
+    "'ABC' matches '(?is)a.C'", "app.metadata.name matches '(?i)VELERO'",
+    "'x' matches '(?m)^x$'", "'X' matches 'a(?i)x'", "'ab' matches '(?i)(A|B)+$'",
+    "'prod-EU' matches '(?i)^prod-(eu|us)$'", "'' matches '(?i)'", "'a' matches '(?i)[A-Z]'",
+]  # fmt: skip
+
 REPO_URLS = [
     "https://github.com/foo/manifests-velero.git", "https://deploy@github.com/foo/bar",
     "http://gitlab.example.com:8080/group/sub/project.git", "ssh://git@github.com:22/foo/bar.git",
@@ -561,6 +569,8 @@ def cases() -> list[tuple[str, str]]:
     out = [(text, name) for text in conditions for name in apps()]
     variants = ["live", "synced", "degraded", "deleted", "running", "failed", "idle", "empty"]
     for text in EDGES:
+        out.append((text, "live"))
+    for text in PATTERN_CASES:
         out.append((text, "live"))
     for text in repo_cases():
         out.append((text, "live"))
