@@ -90,7 +90,7 @@ def test_the_memory_budget_is_expr_s_own() -> None:
 
 def test_patterns_outside_the_shared_re2_syntax_are_refused_with_a_hint() -> None:
     with pytest.raises(ExprUnsupported) as caught:
-        compile("app.name matches '(?i)prod'")
+        compile("app.name matches '(?=prod)'")  # a lookahead: not RE2
     assert caught.value.hint
     assert compile("'prod-eu' matches '^prod-[a-z]+$'").run({}) is True
     assert compile("'a\\n' matches 'a$'").run({}) is False  # RE2's $ is the end of text
@@ -199,8 +199,11 @@ def test_a_pattern_known_only_at_run_time_is_refused_when_it_is_outside_re2_s_sh
     program = compile("app.name matches app.pattern")
     assert program.run({"app": {"name": "prod-1", "pattern": "^prod-[0-9]+$"}}) is True
     with pytest.raises(ExprUnsupported) as caught:
-        program.run({"app": {"name": "prod-1", "pattern": "(?i)PROD"}})
+        program.run({"app": {"name": "prod-1", "pattern": "\\pL+"}})
     assert (caught.value.line, caught.value.column) == (1, 10)
+    assert program.run({"app": {"name": "PROD-1", "pattern": "(?i)^prod"}}) is True
+    with pytest.raises(ExprUnsupported, match="non-ASCII"):
+        program.run({"app": {"name": "\u212a", "pattern": "(?i)k"}})  # the Kelvin sign
 
 
 def test_repeat_counts_against_expr_s_memory_budget() -> None:
