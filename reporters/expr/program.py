@@ -85,6 +85,7 @@ def compile(text: str) -> Program:
     try:
         syntax = parse(source)
         check(syntax, source)
+        # The optimizer rewrites the tree in place; names() reads the text as written.
         tree = optimize(parse(source), source)
     except RecursionError:
         raise ExprUnsupported(
