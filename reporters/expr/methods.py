@@ -1,0 +1,132 @@
+"""The methods conditions call on ``time.Time`` and ``time.Duration`` values (``.Sub``,
+``.Add``, ``.Before``, ``.Minutes``...), as Go method values with their signatures, so that
+expr's reflection rules (zero values for nil, refused argument types) apply to them."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from reporters.expr.gotime import (
+    HOUR,
+    MICRO,
+    MILLI,
+    MINUTE,
+    SECOND,
+    UTC_ZONE,
+    Duration,
+    Month,
+    Time,
+    Weekday,
+)
+from reporters.expr.signatures import METHODS
+from reporters.expr.values import GoFunc, Int64
+
+
+def _tmod(value: int, step: int) -> int:
+    """Go's ``%``: the remainder takes the dividend's sign."""
+    remainder = abs(value) % abs(step)
+    return -remainder if value < 0 else remainder
+
+
+def _in_units(value: int, unit: int) -> float:
+    """``Duration.Hours`` and friends: whole units plus the fraction, as Go splits them."""
+    whole = _tmod(value, unit)
+    return float((value - whole) // unit) + whole / unit
+
+
+def _round_duration(d: int, m: int) -> int:
+    if m <= 0:
+        return d
+    r = _tmod(d, m)
+    if d < 0:
+        r = -r
+        if r + r < m:
+            return d + r
+        return max(d - m + r, -(2**63))
+    if r + r < m:
+        return d - r
+    return min(d + m - r, 2**63 - 1)
+
+
+def _time_methods(t: Time) -> dict[str, Callable[..., Any]]:
+    wall = t.local()
+    return {
+        "Add": lambda d: t.add(int(d)),
+        "Sub": lambda u: t.sub(u),
+        "Before": lambda u: t.unix_nano() < u.unix_nano(),
+        "After": lambda u: t.unix_nano() > u.unix_nano(),
+        "Equal": lambda u: t.unix_nano() == u.unix_nano(),
+        "Compare": lambda u: (t.unix_nano() > u.unix_nano()) - (t.unix_nano() < u.unix_nano()),
+        "IsZero": lambda: t.seconds == ZERO_SECONDS and t.nanos == 0,
+        "Unix": lambda: Int64(t.seconds),
+        "UnixMilli": lambda: Int64(t.unix_nano() // MILLI),
+        "UnixMicro": lambda: Int64(t.unix_nano() // MICRO),
+        "UnixNano": lambda: Int64(t.unix_nano()),
+        "Year": lambda: wall.year,
+        "Month": lambda: Month(wall.month),
+        "Day": lambda: wall.day,
+        "Hour": lambda: wall.hour,
+        "Minute": lambda: wall.minute,
+        "Second": lambda: wall.second,
+        "Nanosecond": lambda: t.nanos,
+        "YearDay": lambda: wall.yday,
+        "Weekday": lambda: Weekday(wall.weekday),
+        "UTC": lambda: t.in_zone(UTC_ZONE),
+        "Format": lambda layout: t.format(layout),
+        "String": lambda: t.go_string(),
+        "Truncate": lambda d: t.add(-((t.unix_nano() - ZERO_NANOS) % int(d))) if d > 0 else t,
+    }
+
+
+ZERO_SECONDS = -62135596800
+"""January 1, year 1, 00:00:00 UTC in Unix seconds: Go's zero Time."""
+ZERO_NANOS = ZERO_SECONDS * SECOND
+ZERO_TIME = Time(ZERO_SECONDS, 0, UTC_ZONE)
+
+
+def _duration_methods(d: Duration) -> dict[str, Callable[..., Any]]:
+    value = int(d)
+    return {
+        "Hours": lambda: _in_units(value, HOUR),
+        "Minutes": lambda: _in_units(value, MINUTE),
+        "Seconds": lambda: _in_units(value, SECOND),
+        "Milliseconds": lambda: Int64((value - _tmod(value, MILLI)) // MILLI),
+        "Microseconds": lambda: Int64((value - _tmod(value, MICRO)) // MICRO),
+        "Nanoseconds": lambda: Int64(value),
+        "String": lambda: d.go_string(),
+        "Abs": lambda: Duration(abs(value)) if value != -(2**63) else Duration(2**63 - 1),
+        "Round": lambda m: Duration(_round_duration(value, int(m))),
+        "Truncate": lambda m: Duration(value if m <= 0 else value - _tmod(value, int(m))),
+    }
+
+
+def method(value: Any, name: str) -> GoFunc | None:
+    """The method value ``value.name``, or None when the type has no such method."""
+    if isinstance(value, Time):
+        receiver, table = "time.Time", _time_methods(value)
+    elif isinstance(value, Duration):
+        receiver, table = "time.Duration", _duration_methods(value)
+    elif isinstance(value, Month):
+        receiver, table = "time.Month", {"String": lambda: _month_name(value)}
+    elif isinstance(value, Weekday):
+        receiver, table = "time.Weekday", {"String": lambda: _weekday_name(value)}
+    else:
+        return None
+    key = f"{receiver}.{name}"
+    if key not in METHODS or name not in table:
+        return None
+    params, result = METHODS[key]
+    return GoFunc(name, params, result, table[name])
+
+
+def _month_name(value: int) -> str:
+    from reporters.expr.values import go_format
+
+    return go_format(Month(value))
+
+
+def _weekday_name(value: int) -> str:
+    from reporters.expr.values import go_format
+
+    return go_format(Weekday(value))

@@ -1,0 +1,283 @@
+"""Go's values as a condition sees them, in Python.
+
+expr runs on Go's ``any``: an Application decoded the way Kubernetes decodes JSON gives
+``map[string]interface{}``, ``[]interface{}``, ``string``, ``bool``, ``int64`` and ``float64``;
+expr's own literals are ``int`` and ``float64``; Argo CD's functions give ``time.Time`` and
+``time.Duration``. The distinctions matter: ``int64 + int`` is an ``int``, ``-int64`` stays
+``int64``, ``map[string]string`` (``context``) gives ``""`` for a missing key, ``%v`` prints a
+float as ``1e+06``. Python's own types stand for the common ones (``None``, ``bool``,
+``int`` for Go's ``int``, ``float``, ``str``, ``list`` for ``[]interface{}``, ``dict`` for
+``map[string]interface{}``) and the small classes below for the rest.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from decimal import Decimal
+from typing import Any
+
+from reporters.expr.gotime import DAYS, MONTHS, Duration, Month, Time, Weekday
+
+
+class Int64(int):
+    """Go's ``int64``: the integers of a decoded Kubernetes object."""
+
+
+class Uint8(int):
+    """Go's ``uint8`` (``byte``): what indexing a string gives."""
+
+
+class TypedList(list[Any]):
+    """A slice of a concrete element type (``[]string`` from ``split``, ``[]int`` from a
+    range): it prints, compares and converts as that type does in Go."""
+
+    def __init__(self, items: Any = (), elem: str = "interface {}") -> None:
+        super().__init__(items)
+        self.elem = elem
+
+
+class NilSlice(list[Any]):
+    """A nil ``[]interface {}``: empty, but JSON ``null`` (``concat`` of empty slices)."""
+
+
+class StringMap(dict[str, str]):
+    """``map[string]string``, such as Argo CD's ``context``: a missing key gives ``""``."""
+
+
+class AnyMap(dict[Any, Any]):
+    """``map[interface {}]interface {}``, what ``fromPairs`` builds."""
+
+
+class GroupMap(dict[Any, list[Any]]):
+    """What ``groupBy`` builds: ``map[interface {}][]interface {}``."""
+
+
+@dataclass(frozen=True)
+class GoFunc:
+    """A Go function value: expr calls it through reflection, so its parameter types decide
+    what nil arguments become (the zero value) and which arguments are refused."""
+
+    name: str
+    params: tuple[str, ...]
+    result: str
+    fn: Callable[..., Any] = field(compare=False)
+    variadic: bool = False
+
+
+def go_type(value: Any) -> str:
+    """``%T``."""
+    match value:
+        case None:
+            return "<nil>"
+        case bool():
+            return "bool"
+        case Int64():
+            return "int64"
+        case Uint8():
+            return "uint8"
+        case Duration():
+            return "time.Duration"
+        case Month():
+            return "time.Month"
+        case Weekday():
+            return "time.Weekday"
+        case int():
+            return "int"
+        case float():
+            return "float64"
+        case str():
+            return "string"
+        case Time():
+            return "time.Time"
+        case TypedList():
+            return "[]" + value.elem
+        case list():
+            return "[]interface {}"
+        case StringMap():
+            return "map[string]string"
+        case GroupMap():
+            return "map[interface {}][]interface {}"
+        case AnyMap():
+            return "map[interface {}]interface {}"
+        case dict():
+            return "map[string]interface {}"
+        case GoFunc():
+            return f"func({', '.join(value.params)}) {value.result}".rstrip()
+    return "unknown"
+
+
+def _digits(value: float) -> tuple[str, int]:
+    """The shortest decimal digits of ``abs(value)`` that read back as it, and the place of
+    the decimal point (``0.d1d2... * 10**dp``), as strconv's shortest formatting finds them."""
+    _, digits, exponent = Decimal(repr(abs(value))).as_tuple()
+    text = "".join(map(str, digits)).rstrip("0") or "0"
+    assert isinstance(exponent, int)
+    return text, len(digits) + exponent
+
+
+def format_float(value: float) -> str:
+    """``strconv.FormatFloat(value, 'g', -1, 64)``, which is what ``%v`` prints."""
+    if math.isnan(value):
+        return "NaN"
+    if math.isinf(value):
+        return "+Inf" if value > 0 else "-Inf"
+    sign = "-" if math.copysign(1.0, value) < 0 else ""
+    if value == 0:
+        return sign + "0"
+    digits, point = _digits(value)
+    exp = point - 1
+    if exp < -4 or exp >= 6:  # shortest %g decides with a precision of 6
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def json_float(value: float) -> str:
+    """How encoding/json writes a float64: plain decimals, exponents beyond 1e21 or under
+    1e-6 (``1e-07``, not ``1e-7``... Go trims the exponent's leading zero)."""
+    if value == 0:
+        return "-0" if math.copysign(1.0, value) < 0 else "0"
+    digits, point = _digits(value)
+    sign = "-" if value < 0 else ""
+    magnitude = abs(value)
+    if magnitude < 1e-6 or magnitude >= 1e21:
+        exp = point - 1
+        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
+        return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp)}"
+    if point <= 0:
+        return f"{sign}0.{'0' * -point}{digits}"
+    if point >= len(digits):
+        return sign + digits + "0" * (point - len(digits))
+    return f"{sign}{digits[:point]}.{digits[point:]}"
+
+
+def _sort_key(key: Any) -> tuple[int, Any]:
+    """internal/fmtsort's order for the keys of one map (all of one kind in practice)."""
+    if isinstance(key, bool):
+        return (0, key)
+    if isinstance(key, int | float):
+        return (1, key)
+    if isinstance(key, str):
+        return (2, key)
+    return (3, str(key))
+
+
+def go_format(value: Any, top: bool = True) -> str:
+    """``fmt.Sprintf("%v", value)``, as ``string()`` and Argo CD's ``oncePer`` use it."""
+    match value:
+        case None:
+            return "<nil>"
+        case bool():
+            return "true" if value else "false"
+        case Duration():
+            return value.go_string()
+        case Month():
+            return MONTHS[value - 1] if 1 <= value <= 12 else f"%!Month({int(value)})"
+        case Weekday():
+            return DAYS[value] if 0 <= value <= 6 else f"%!Weekday({int(value)})"
+        case int():
+            return str(int(value))
+        case float():
+            return format_float(value)
+        case str():
+            return value
+        case Time():
+            return value.go_string()
+        case list():
+            return "[" + " ".join(go_format(item, False) for item in value) + "]"
+        case dict():
+            items = sorted(value.items(), key=lambda kv: _sort_key(kv[0]))
+            inner = " ".join(f"{go_format(k, False)}:{go_format(v, False)}" for k, v in items)
+            return f"map[{inner}]"
+        case GoFunc():
+            return "0x0"
+    return str(value)
+
+
+class Unmarshalable(ValueError):
+    """encoding/json cannot write the value (a function, an infinite float, ...)."""
+
+
+def to_json(value: Any) -> Any:
+    """The value as ``json.Marshal`` would write it, as plain Python data (floats that Go
+    writes as integers stay floats; they compare equal)."""
+    match value:
+        case None | bool() | str():
+            return value
+        case Duration() | Month() | Weekday() | int():
+            return int(value)
+        case float():
+            if math.isnan(value) or math.isinf(value):
+                raise Unmarshalable(f"json: unsupported value: {format_float(value)}")
+            return value
+        case Time():
+            return value.format("2006-01-02T15:04:05.999999999Z07:00")
+        case NilSlice():
+            return None
+        case list():
+            return [to_json(item) for item in value]
+        case GroupMap() | AnyMap():
+            raise Unmarshalable(f"json: unsupported type: {go_type(value)}")
+        case dict():
+            return {str(k): to_json(v) for k, v in value.items()}
+    raise Unmarshalable(f"json: unsupported type: {go_type(value)}")
+
+
+def marshal(value: Any, indent: bool = False) -> str:
+    """``json.Marshal`` (or ``MarshalIndent(v, "", "  ")``): sorted keys, HTML escaped."""
+    data = to_json(value)
+    text = _encode(data, "  " if indent else "", 0)
+    return text
+
+
+def _encode(data: Any, indent: str, level: int) -> str:
+    if data is None:
+        return "null"
+    if data is True:
+        return "true"
+    if data is False:
+        return "false"
+    if isinstance(data, int):
+        return str(data)
+    if isinstance(data, float):
+        return json_float(data)
+    if isinstance(data, str):
+        return _json_string(data)
+    pad = "\n" + indent * (level + 1) if indent else ""
+    end = "\n" + indent * level if indent else ""
+    sep = ": " if indent else ":"
+    if isinstance(data, list):
+        if not data:
+            return "[]"
+        return "[" + ",".join(pad + _encode(x, indent, level + 1) for x in data) + end + "]"
+    if not data:
+        return "{}"
+    items = sorted(data.items())
+    body = ",".join(pad + _json_string(k) + sep + _encode(v, indent, level + 1) for k, v in items)
+    return "{" + body + end + "}"
+
+
+def _json_string(text: str) -> str:
+    out = json.dumps(text, ensure_ascii=False)
+    out = out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
+    return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+
+
+def decode_object(value: Any) -> Any:
+    """JSON data as Kubernetes' unstructured decoder gives it: integers are ``int64``."""
+    if isinstance(value, bool) or value is None or isinstance(value, str | float):
+        return value
+    if isinstance(value, int):
+        return Int64(value) if -(2**63) <= value < 2**63 else float(value)
+    if isinstance(value, Mapping):
+        return {str(k): decode_object(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [decode_object(v) for v in value]
+    raise TypeError(f"not JSON data: {type(value).__name__}")
