@@ -33,6 +33,7 @@ from typing import Any
 
 from orchestrator.adapters.scm import ScmTarget
 from reporters.sinks.github_api import GitHubApi, app_of, commit_of, shorten
+from reporters.sinks.github_app import InstallationToken
 
 EVENTS = {
     "app.sync-started": ("in_progress", "Argo CD is syncing {app}"),
@@ -52,11 +53,12 @@ class GitHubDeploymentSink:
         *,
         name: str = "github-deployment",
         api: str = "",
+        app: InstallationToken | None = None,
         timeout: float = 10,
     ) -> None:
         self.name = name
         self.ui = ui.rstrip("/")
-        self._api = GitHubApi(token, api=api, timeout=timeout)
+        self._api = GitHubApi(token, api=api, app=app, timeout=timeout)
 
     def send(self, event: dict[str, Any]) -> None:
         commit = commit_of(event)
