@@ -47,6 +47,7 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
+from urllib.parse import parse_qsl
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -103,7 +104,7 @@ class FakeServices(Served):
     def app(self) -> Starlette:
         table = [
             ("teams", "/teams/{hook}", self._teams),
-            ("teams-workflows", "/powerautomate/{flow}", self._workflows),
+            ("teams-workflows", "/powerautomate/{flow:path}", self._workflows),
             ("telegram", "/bot{token}/sendMessage", self._telegram),
             ("opsgenie", "/v2/alerts", self._opsgenie),
             ("pagerdutyv2", "/v2/enqueue", self._pagerduty),
@@ -125,7 +126,11 @@ class FakeServices(Served):
             )
             raw = await request.body()
             try:
-                body: Any = dict(await request.form()) if form else json.loads(raw or b"null")
+                body: Any = (
+                    dict(parse_qsl(raw.decode(), keep_blank_values=True))
+                    if form
+                    else json.loads(raw or b"null")
+                )
             except ValueError:
                 body = raw.decode(errors="replace")
             faults = self._faults.get(service)
@@ -149,7 +154,8 @@ class FakeServices(Served):
         """An Office 365 Connector: ``1`` for a card it took, its error text otherwise."""
         if not isinstance(body, dict):
             return PlainTextResponse("Webhook Bad Request - Null or empty event", 400)
-        if body.get("@type") == "MessageCard" and not (body.get("text") or body.get("summary")):
+        said = str(body.get("text") or "").strip() or str(body.get("summary") or "").strip()
+        if body.get("@type") == "MessageCard" and not said:
             return PlainTextResponse("Summary or Text is required.", 400)
         return PlainTextResponse("1")
 
@@ -212,7 +218,7 @@ class FakeServices(Served):
         if scheme != "GenieKey" or key not in self.accounts.opsgenie_keys:
             return JSONResponse({"message": "Could not authenticate", **took}, 401)
         errors = {}
-        if not body.get("message"):
+        if not str(body.get("message") or "").strip():
             errors["message"] = "Message can not be empty."
         elif len(body["message"]) > 130:
             errors["message"] = "Message can not be longer than 130 characters."

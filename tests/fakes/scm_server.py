@@ -21,6 +21,10 @@ names no commit); ``/deployments/{id}`` reads one; ``/deployments/{id}/statuses`
 ``auto_inactive`` marks the environment's earlier non-transient, non-production deployments
 inactive). An unknown deployment id is 404. Tests read :attr:`FakeScm.deployments` and
 :attr:`FakeScm.deployment_statuses`.
+
+With ``github_app`` (:mod:`tests.fakes.github_app`), ``POST /app/installations/{id}/
+access_tokens`` issues installation tokens as GitHub does (refusals included), and the
+endpoints above accept them as they accept ``token``.
 """
 
 from __future__ import annotations

@@ -504,7 +504,7 @@ def test_googlechat_posts_the_documented_card_in_its_thread(fake: FakeServices) 
                                                  "message": "Quota exceeded"}})  # fmt: skip
     assert not refused(sink, notified("spaceName", "googlechat")).permanent
     broken = refused(sink, notified("spaceName", "googlechat", {"cardsV2": "- a: [b"}))
-    assert broken.permanent and "cardsV2 is not YAML at 2:1" in str(broken)
+    assert broken.permanent and "cardsV2 is not YAML at 1:8" in str(broken)
     sink.close()
     stranger.close()
 
