@@ -122,7 +122,7 @@ class GitHubApi:
     def error(
         self, reason: str, *, retry_after: float | None = None, permanent: bool = False
     ) -> SinkError:
-        secrets = (self._token,) if self._token else ()
+        secrets: tuple[str, ...] = (self._token,) if self._token else ()
         if self._app is not None:
             secrets += self._app.secrets()
         for secret in secrets:

@@ -8,9 +8,9 @@ message, ``responders`` the subscribed team (``[{"type": "team", "id": TEAM}]``)
 ``details``, ``entity``, ``visibleTo`` and ``user``; empty ones are left out.
 
 ``apiUrl`` is a host, as upstream and its SDK take it (``api.opsgenie.com``, spoken to
-over HTTPS); a full ``http(s)://`` URL is taken as it is. Opsgenie answers ``202``
-(``Request will be processed``); ``422`` with ``errors`` for a body it refuses and ``401``
-/``403`` for a key are dead; ``429`` and ``5xx`` are retried.
+over HTTPS: :func:`alerts_url`); a full ``http(s)://`` URL is taken as it is. Opsgenie
+answers ``202`` (``Request will be processed``); ``422`` with ``errors`` for a body it
+refuses and ``401``/``403`` for a key are dead; ``429`` and ``5xx`` are retried.
 """
 
 from __future__ import annotations
@@ -28,10 +28,13 @@ DEFAULT_HOST = "api.opsgenie.com"
 
 
 def alerts_url(api_url: str) -> str:
-    base = api_url.strip() or DEFAULT_HOST
+    """Where the SDK sends an alert: ``https://<apiUrl>/v2/alerts``, or ``http://`` when the
+    host holds no ``api`` (the SDK's rule for its tests, kept: a local Opsgenie stand-in is
+    reached as upstream reaches it). A full ``http(s)://`` URL is taken as it is."""
+    base = api_url.strip().rstrip("/") or DEFAULT_HOST
     if not base.startswith(("http://", "https://")):
-        base = "https://" + base
-    return base.rstrip("/") + "/v2/alerts"
+        base = ("https://" if "api" in base else "http://") + base
+    return base + "/v2/alerts"
 
 
 def alert_of(notification: dict[str, Any], team: str) -> dict[str, Any]:
@@ -43,7 +46,7 @@ def alert_of(notification: dict[str, Any], team: str) -> dict[str, Any]:
         )
     body: dict[str, Any] = {
         "message": text(notification, "message"),
-        "responders": [{"type": "team", "id": team}],
+        "responders": [{"type": "team", "id": team, "username": ""}],
         "source": "Argo CD",
     }
     for key in ("description", "priority", "alias", "note", "entity", "user"):
@@ -60,10 +63,14 @@ def alert_of(notification: dict[str, Any], team: str) -> dict[str, Any]:
 
 
 def _responder(given: Any) -> dict[str, str]:
-    """A ``visibleTo`` item: its keys matched without regard to case (upstream's docs
-    write ``Id``, ``Type``, as Go's JSON decoding allows), empty ones left out."""
-    found = {str(k).lower(): str(v) for k, v in dict(given).items() if v not in (None, "")}
-    return {k: found[k] for k in ("type", "id", "name", "username") if k in found}
+    """A ``visibleTo`` item as the SDK writes a Responder: ``type`` and ``username`` always
+    (its tags say ``"type, omitempty"``, which Go reads as no omitempty), ``id`` and
+    ``name`` when set. Keys are matched without regard to case: upstream's docs write
+    ``Id``, ``Type``, as Go's JSON decoding allows."""
+    found = {str(k).lower(): str(v) for k, v in dict(given).items() if v is not None}
+    out = {"type": found.get("type", ""), "username": found.get("username", "")}
+    out.update({k: found[k] for k in ("id", "name") if found.get(k)})
+    return out
 
 
 def said(response: httpx.Response) -> str:

@@ -1,6 +1,6 @@
 """``service.pushover``: ``POST https://api.pushover.net/1/messages.json``, form encoded
-``token``, ``user`` (the recipient) and ``message``, as upstream's Pushover client sends
-it.
+``token``, ``user`` (the recipient), ``message`` and ``priority=0`` (normal), as upstream's
+Pushover client sends it.
 
 Pushover answers ``{"status": 1, "request": ...}``; a refusal is a 4xx with ``status: 0``
 and ``errors`` (``user identifier is invalid``, ``application token is invalid``): dead;
@@ -45,7 +45,7 @@ class PushoverSink:
         secrets = (self._token, user)
         response = answers.request(
             self._client, "POST", self._url, service="Pushover", secrets=secrets,
-            data={"token": self._token, "user": user, "message": message},
+            data={"token": self._token, "user": user, "message": message, "priority": "0"},
         )  # fmt: skip
         answers.check(response, "Pushover", secrets=secrets, said=said)
         try:

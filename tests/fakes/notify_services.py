@@ -47,9 +47,9 @@ from __future__ import annotations
 import itertools
 import json
 import uuid
-from urllib.parse import parse_qsl
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl
 
 from starlette.applications import Starlette
 from starlette.requests import Request

@@ -378,13 +378,13 @@ def test_opsgenie_creates_the_documented_alert(fake: FakeServices) -> None:
     [(headers, alert, _)] = fake.got["opsgenie"]
     assert headers["authorization"] == f"GenieKey {key}"
     assert alert["message"] == "[Argo CD] Application shop has a problem."
-    assert alert["responders"] == [{"type": "team", "id": "platform"}]
+    assert alert["responders"] == [{"type": "team", "id": "platform", "username": ""}]
     assert alert["source"] == "Argo CD" and alert["priority"] == "P1" and alert["alias"] == "shop"
     assert alert["description"].startswith("Application: shop\nHealth Status: Degraded")
     assert alert["visibleTo"] == [
-        {"type": "team", "id": "4513b7ea-3b91-438f-b7e4-e3e54af9147c"},
-        {"type": "team", "name": "rocket_team"},
-        {"type": "user", "id": "bb4d9938-c3c2-455d-aaab-727aa701c0d8"},
+        {"type": "team", "id": "4513b7ea-3b91-438f-b7e4-e3e54af9147c", "username": ""},
+        {"type": "team", "name": "rocket_team", "username": ""},
+        {"type": "user", "id": "bb4d9938-c3c2-455d-aaab-727aa701c0d8", "username": ""},
         {"type": "user", "username": "trinity@opsgenie.com"},
     ]
     assert alert["details"] == {"environment": "production", "service": "web"}
@@ -407,6 +407,7 @@ def test_opsgenie_takes_a_host_as_upstream_does() -> None:
     assert alerts_url("api.eu.opsgenie.com") == "https://api.eu.opsgenie.com/v2/alerts"
     assert alerts_url("") == "https://api.opsgenie.com/v2/alerts"
     assert alerts_url("http://127.0.0.1:8080/") == "http://127.0.0.1:8080/v2/alerts"
+    assert alerts_url("127.0.0.1:8080") == "http://127.0.0.1:8080/v2/alerts"  # the SDK's rule
 
 
 # -- PagerDuty ------------------------------------------------------------------------
@@ -649,7 +650,7 @@ def test_pushover_sends_the_message_to_the_user_key(fake: FakeServices) -> None:
     sink.send(notified(user, "pushover"))
     [(headers, form, _)] = fake.got["pushover"]
     assert headers["content-type"] == "application/x-www-form-urlencoded"
-    assert form == {"token": accounts.pushover_token, "user": user,
+    assert form == {"token": accounts.pushover_token, "user": user, "priority": "0",
                     "message": "Application shop is now running new version."}  # fmt: skip
     stranger = refused(sink, notified("uumy8u4owy7bgkapp6mc5mvhfsvpcd", "pushover"))
     assert stranger.permanent and "user identifier is not a valid user" in str(stranger)
