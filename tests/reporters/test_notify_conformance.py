@@ -14,12 +14,14 @@ adds and the sink adds itself.
 
 from __future__ import annotations
 
+import copy
 import json
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
+import httpx
 import pytest
 from starlette.applications import Starlette
 from starlette.requests import Request
@@ -31,6 +33,7 @@ from reporters.services import Options
 from reporters.sinks.pagerdutyv2 import PagerDutySink
 from reporters.sinks.pushover import PushoverSink
 from reporters.sinks.telegram import TelegramSink
+from tests.fakes.notify_services import Accounts, FakeServices
 from tests.fakes.served import Served
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "notify_services" / "vectors.jsonl"
@@ -118,7 +121,7 @@ def _event(case: dict[str, Any]) -> dict[str, Any]:
 
 
 def _normal(service: str, request: dict[str, Any]) -> dict[str, Any]:
-    body = request["body"]
+    body = copy.deepcopy(request["body"])
     if service == "telegram":
         body = {k: v for k, v in body.items() if TELEGRAM_EMPTIES.get(k) != v}
     if service == "grafana":
@@ -160,3 +163,45 @@ def test_the_sink_sends_what_upstream_sends(vector: dict[str, Any]) -> None:
     theirs = [_normal(service, r) for r in vector["requests"]]
     assert len(theirs) == 1
     assert ours == theirs
+
+
+UPSTREAM_ACCOUNTS = Accounts(
+    telegram_token="123:tok",
+    telegram_chats={"@argocd": (), "-1000000000000": (2,)},
+    opsgenie_keys=("key-1",),
+    pagerduty_keys=("R0",),
+    googlechat_spaces={"AAA": ("k1", "t1")},
+    mattermost_token="mm",
+    grafana_key="glsa",
+    alertmanager_bearer="bt",
+    pushover_token="avtc41pn13asmra6zaiyf7dh6cgx97",
+    pushover_users=("uumy8u4owy7bgkapp6mc5mvhfsvpcd",),
+    webex_token="wt",
+    webex_rooms=("Y2lzY29zcGFyazovL3Vz",),
+)
+"""The fakes' accounts as the vectors' inputs name them."""
+DEFAULT_PATHS = [
+    c for c in CASES if c["requests"][0]["path"] not in ("/annotations", "/api/events")
+]
+"""The fakes serve each API at its default path; two vectors ask for another one."""
+
+
+@pytest.mark.parametrize("vector", DEFAULT_PATHS, ids=[c["name"] for c in DEFAULT_PATHS])
+def test_the_fakes_take_what_upstream_sends(vector: dict[str, Any]) -> None:
+    """Each fake of :mod:`tests.fakes.notify_services` accepts the request upstream made,
+    as it was made (Telegram's empty fields included): the fakes hold the sinks to the
+    upstream shape, not to a shape of their own."""
+    [request] = vector["requests"]
+    service = vector["in"]["service"]
+    with FakeServices(accounts=UPSTREAM_ACCOUNTS) as fake, httpx.Client() as client:
+        headers = {"Content-Type": request["content_type"]}
+        if request["authorization"]:
+            headers["Authorization"] = request["authorization"]
+        body = request["body"]
+        url = f"{fake.url}{request['path']}" + (f"?{request['query']}" if request["query"] else "")
+        if request["content_type"].startswith("application/x-www-form-urlencoded"):
+            answer = client.post(url, data=body, headers=headers)
+        else:
+            answer = client.post(url, content=json.dumps(body).encode(), headers=headers)
+    assert answer.status_code < 300, answer.text
+    assert len(fake.got[service]) == 1
