@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from reporters.sinks.alertmanager import AlertmanagerSink, http_url
-from reporters.sinks.delivery import SinkError
+from reporters.sinks.delivery import Delivery, Policy, SinkError
 from reporters.sinks.googlechat import GoogleChatSink
 from reporters.sinks.grafana import GrafanaSink, annotations_url
 from reporters.sinks.mattermost import MattermostSink
@@ -27,6 +27,7 @@ from reporters.sinks.teams import TeamsSink
 from reporters.sinks.teams_workflows import TeamsWorkflowsSink
 from reporters.sinks.telegram import Chat, TelegramSink, chat_of
 from reporters.sinks.webex import WebexSink
+from reporters.state.store import Outgoing, Store
 from tests.fakes.notify_services import Accounts, FakeServices
 
 VALUES = {
@@ -706,3 +707,25 @@ def test_the_documented_payloads_are_json_the_fakes_parse() -> None:
         found = block(document, kind)
         for key in keys:
             assert isinstance(json.loads(found[key]), list)
+
+
+def test_the_delivery_retries_what_may_pass_and_buries_what_cannot(fake: FakeServices) -> None:
+    """The sinks' errors, through the worker that delivers them: Telegram's 503 is tried
+    again and delivered, its ``chat not found`` is a dead letter at once, with the reason
+    and without the token."""
+    token = Accounts().telegram_token
+    sink = TelegramSink(token, api=fake.url)
+    store = Store()
+    store.record("argocd/shop", None, None, [
+        Outgoing("telegram", "n1", notified("argocd_deploys", "telegram")),
+        Outgoing("telegram", "n2", notified("-1009", "telegram")),
+    ])  # fmt: skip
+    unavailable = {"ok": False, "error_code": 503, "description": "Service Unavailable"}
+    fake.fail_next("telegram", 503, unavailable)
+    delivery = Delivery(store, sink, Policy(base=0.0), secrets=(token,))
+    assert delivery.drain_once() == 0 and store.dead_letters("telegram") == []
+    assert delivery.drain_once() == 1
+    [(dead, reason)] = store.dead_letters("telegram")
+    assert dead == "n2" and reason == "Telegram answered 400: Bad Request: chat not found"
+    assert store.pending("telegram") == [] and len(fake.got["telegram"]) == 1
+    sink.close()
