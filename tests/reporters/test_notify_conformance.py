@@ -9,7 +9,9 @@ Alertmanager's ``startsAt`` (upstream takes it at its render), Google Chat's ran
 (``business_connection_id``, ``entities=null``, ``link_preview_options={}``,
 ``reply_parameters={"message_id":0}``: the Bot API ignores them), a content type's
 ``charset``, and Alertmanager's ``alertname`` label, which upstream's render (not its Send)
-adds and the sink adds itself.
+adds and the sink adds itself. A mail is compared by its envelope (sender, recipients),
+its ``From``, ``To`` and ``Subject``, its content type and its decoded text, not by the
+bytes its client chose (``Date``, ``Message-ID``, the transfer encoding, a last newline).
 """
 
 from __future__ import annotations
@@ -17,17 +19,23 @@ from __future__ import annotations
 import copy
 import json
 from dataclasses import dataclass, field
+from email import message_from_string, policy
+from email.message import EmailMessage
+from email.utils import getaddresses
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl
 
 import httpx
 import pytest
+from aiosmtpd.controller import Controller
+from aiosmtpd.smtp import Envelope
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.routing import Route
 
+from orchestrator.simulator.serve import free_port
 from reporters import services
 from reporters.services import Options
 from reporters.sinks.pagerdutyv2 import PagerDutySink
@@ -93,8 +101,39 @@ def _answer(path: str) -> Response:
     return JSONResponse({})
 
 
+@dataclass
+class SmtpCapture:
+    """An SMTP server on loopback taking every mail, without TLS or a login, as the Go
+    program's does."""
+
+    port: int = field(default_factory=free_port)
+    got: list[dict[str, Any]] = field(default_factory=list)
+
+    async def handle_DATA(self, server: Any, session: Any, envelope: Envelope) -> str:
+        data = (envelope.original_content or b"").decode()
+        mail = {"mail_from": envelope.mail_from, "rcpt_to": list(envelope.rcpt_tos)}
+        self.got.append({"method": "SMTP", "path": "", "query": "", "content_type": "",
+                         "authorization": "", "body": {**mail, "data": data}})  # fmt: skip
+        return "250 2.0.0 Ok: queued"
+
+
+def _mail(body: dict[str, Any]) -> dict[str, Any]:
+    message = message_from_string(body["data"], policy=policy.default)
+    assert isinstance(message, EmailMessage)
+    return {
+        "mail_from": body["mail_from"],
+        "rcpt_to": body["rcpt_to"],
+        "from": str(message["From"]),
+        "to": [address for _, address in getaddresses([str(message["To"])])],
+        "subject": str(message["Subject"]),
+        "type": message.get_content_type(),
+        "text": message.get_content().replace("\r\n", "\n").rstrip("\n"),
+    }
+
+
 def _options(case: dict[str, Any], url: str) -> str:
     text = json.dumps(case["options"])
+    text = text.replace('"SMTPPORT"', url.rpartition(":")[2])
     return text.replace("BASE", url).replace("HOSTPORT", url.removeprefix("http://"))
 
 
@@ -132,6 +171,8 @@ def _normal(service: str, request: dict[str, Any]) -> dict[str, Any]:
     if service == "googlechat":
         for card in body.get("cardsV2") or []:
             assert len(card.pop("cardId")) == 36
+    if service == "email":
+        body = _mail(body)
     return {
         "method": request["method"],
         "path": request["path"],
@@ -145,7 +186,8 @@ def _normal(service: str, request: dict[str, Any]) -> dict[str, Any]:
 def test_every_service_has_vectors() -> None:
     tested = {case["in"]["service"] for case in CASES}
     assert tested == {
-        "alertmanager", "googlechat", "grafana", "mattermost", "opsgenie", "pagerdutyv2",
+        "alertmanager",
+        "email", "googlechat", "grafana", "mattermost", "opsgenie", "pagerdutyv2",
         "pushover", "teams", "teams-workflows", "telegram", "webex",
     }  # fmt: skip
     assert all(not case.get("error") for case in CASES), [c["error"] for c in CASES]
@@ -154,11 +196,21 @@ def test_every_service_has_vectors() -> None:
 @pytest.mark.parametrize("vector", CASES, ids=[c["name"] for c in CASES])
 def test_the_sink_sends_what_upstream_sends(vector: dict[str, Any]) -> None:
     case = vector["in"]
-    with Capture() as capture:
-        sink = _sink(case, capture.url)
-        sink.send(_event(case))
-        sink.close()
     service = case["service"]
+    if service == "email":
+        capture = SmtpCapture()
+        controller = Controller(capture, hostname="127.0.0.1", port=capture.port)
+        controller.start()
+        try:
+            sink = _sink(case, f"http://127.0.0.1:{capture.port}")
+            sink.send(_event(case))
+        finally:
+            controller.stop()
+    else:
+        with Capture() as capture:
+            sink = _sink(case, capture.url)
+            sink.send(_event(case))
+            sink.close()
     ours = [_normal(service, r) for r in capture.got]
     theirs = [_normal(service, r) for r in vector["requests"]]
     assert len(theirs) == 1
@@ -181,9 +233,13 @@ UPSTREAM_ACCOUNTS = Accounts(
 )
 """The fakes' accounts as the vectors' inputs name them."""
 DEFAULT_PATHS = [
-    c for c in CASES if c["requests"][0]["path"] not in ("/annotations", "/api/events")
+    c
+    for c in CASES
+    if c["in"]["service"] != "email"
+    and c["requests"][0]["path"] not in ("/annotations", "/api/events")
 ]
-"""The fakes serve each API at its default path; two vectors ask for another one."""
+"""The fakes serve each API at its default path (two vectors ask for another one); mails
+go to a real SMTP server (``test_email_sink``)."""
 
 
 @pytest.mark.parametrize("vector", DEFAULT_PATHS, ids=[c["name"] for c in DEFAULT_PATHS])

@@ -129,7 +129,30 @@ def inputs() -> list[dict[str, Any]]:
             {"@type": "OpenUri", "targets": [{"os": "default", "uri": "https://y"}]},
         ]
     )
+    mail = {"host": "127.0.0.1", "port": "SMTPPORT", "from": "argocd@example.com"}
+    subject = {"email": {"subject": "Application shop has been successfully synced."}}
     return [
+        case(
+            "email: the documented subject, the message as body",
+            "email",
+            mail,
+            "dev@example.com",
+            subject,
+        ),
+        case(
+            "email: a body of its own, to two",
+            "email",
+            mail,
+            "dev@example.com, ops@example.com",
+            {"email": {"subject": "s", "body": "Sync of shop: Succeeded\nRevision: abc"}},
+        ),
+        case(
+            "email: html",
+            "email",
+            {**mail, "html": True},
+            "dev@example.com",
+            {"email": {"subject": "s", "body": "<b>shop</b> synced"}},
+        ),
         case("teams: the documented card", "teams", teams, "deploys", {"teams": TEAMS_FULL}),
         case("teams: the message alone", "teams", teams, "deploys", {}),
         case("teams: facts alone", "teams", teams, "deploys", {"teams": {"facts": FACTS}}),

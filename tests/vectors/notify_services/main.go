@@ -7,7 +7,9 @@
 //
 // An input is {"name", "service", "options", "notification", "recipient"}. In "options",
 // the string BASE stands for the capture server's http:// URL, HOSTPORT for its host:port
-// and TLSHOST for the host:port of a TLS one (Opsgenie's SDK speaks https:// to the host it is given). The
+// TLSHOST for the host:port of a TLS one, and "SMTPPORT" (quoted) for the port of an SMTP
+// server that takes every mail, without TLS or a login (recorded as a request with method
+// SMTP and body {mail_from, rcpt_to, data}) (Opsgenie's SDK speaks https:// to the host it is given). The
 // services with a fixed endpoint (Telegram, PagerDuty, Pushover) reach the capture server
 // through http.DefaultTransport, which sends every request there.
 //
@@ -22,6 +24,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
@@ -126,6 +129,75 @@ func capture(w http.ResponseWriter, r *http.Request) {
 	answer(w, r.URL.Path)
 }
 
+// address is the <...> of a MAIL FROM or RCPT TO line.
+func address(line string) string {
+	start, end := strings.Index(line, "<"), strings.Index(line, ">")
+	if start < 0 || end < start {
+		return ""
+	}
+	return line[start+1 : end]
+}
+
+// smtpCapture takes mails as a relay without TLS or authentication would, recording each
+// as a request with method SMTP and body {mail_from, rcpt_to, data}.
+func smtpCapture(listener net.Listener) {
+	for {
+		conn, err := listener.Accept()
+		if err != nil {
+			return
+		}
+		go func(conn net.Conn) {
+			defer conn.Close()
+			reader := bufio.NewReader(conn)
+			say := func(line string) { _, _ = io.WriteString(conn, line+"\r\n") }
+			say("220 capture ESMTP")
+			mail := map[string]any{"rcpt_to": []string{}}
+			for {
+				line, err := reader.ReadString('\n')
+				if err != nil {
+					return
+				}
+				verb := strings.ToUpper(strings.TrimSpace(line))
+				switch {
+				case strings.HasPrefix(verb, "EHLO"), strings.HasPrefix(verb, "HELO"):
+					say("250-capture")
+					say("250 8BITMIME")
+				case strings.HasPrefix(verb, "MAIL FROM:"):
+					mail["mail_from"] = address(line)
+					say("250 2.1.0 Ok")
+				case strings.HasPrefix(verb, "RCPT TO:"):
+					mail["rcpt_to"] = append(mail["rcpt_to"].([]string), address(line))
+					say("250 2.1.5 Ok")
+				case verb == "DATA":
+					say("354 End data with <CR><LF>.<CR><LF>")
+					var data strings.Builder
+					for {
+						part, err := reader.ReadString('\n')
+						if err != nil {
+							return
+						}
+						if part == ".\r\n" {
+							break
+						}
+						data.WriteString(strings.TrimPrefix(part, "."))
+					}
+					mail["data"] = data.String()
+					mu.Lock()
+					captured = append(captured, request{Method: "SMTP", Host: "capture", Body: mail})
+					mu.Unlock()
+					mail = map[string]any{"rcpt_to": []string{}}
+					say("250 2.0.0 Ok: queued")
+				case verb == "QUIT":
+					say("221 2.0.0 Bye")
+					return
+				default:
+					say("250 Ok")
+				}
+			}
+		}(conn)
+	}
+}
+
 // redirect sends every request made through http.DefaultTransport to the capture server.
 type redirect struct {
 	to   *url.URL
@@ -144,6 +216,13 @@ func main() {
 	defer plain.Close()
 	secure := httptest.NewTLSServer(http.HandlerFunc(capture))
 	defer secure.Close()
+	smtp, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	defer smtp.Close()
+	go smtpCapture(smtp)
 	to, _ := url.Parse(plain.URL)
 	base := &http.Transport{TLSClientConfig: &tls.Config{InsecureSkipVerify: true}} //nolint:gosec // loopback only
 	http.DefaultTransport = redirect{to: to, base: base}
@@ -162,6 +241,7 @@ func main() {
 		options := strings.NewReplacer(
 			"BASE", plain.URL, "TLSHOST", strings.TrimPrefix(secure.URL, "https://"),
 			"HOSTPORT", strings.TrimPrefix(plain.URL, "http://"),
+			`"SMTPPORT"`, fmt.Sprint(smtp.Addr().(*net.TCPAddr).Port),
 		).Replace(string(in.Options))
 		mu.Lock()
 		captured = nil
