@@ -7,8 +7,9 @@ block's MessageCard fields: ``AdaptiveCard`` version 1.4 with the title (a large
 ``TextBlock`` coloured ``themeColor``), the text (``text``, else the message), a
 ``FactSet`` of ``facts`` and one per section's facts (``name``/``value`` become
 ``title``/``value``), and each ``OpenUri`` action of ``potentialAction`` as an
-``Action.OpenUrl`` to its first target. Workflows answer with the status alone: 2xx is
-taken, 429 and 5xx are retried, the rest is dead with the flow's error text.
+``Action.OpenUrl`` to its first target. The block's ``template`` is read by upstream's
+templater but never sent, and so not here either. Workflows answer with the status alone:
+2xx is taken, 429 and 5xx are retried, the rest is dead with the flow's error text.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """``service.telegram``: ``sendMessage`` of the Bot API with the notification's message.
 
+Upstream's Go client asks ``getMe`` before every message, to check the token; that is
+not repeated here: ``sendMessage`` refuses a bad token with the same 401.
+
 The recipient is read as notifications-engine reads it: one starting with ``-`` is a chat
 id, optionally ``|`` and a thread (topic) id, both integers; anything else is a public
 channel's username, sent as ``@<name>``. The text goes with ``parse_mode=Markdown``, form

@@ -38,6 +38,7 @@ from starlette.routing import Route
 from orchestrator.simulator.serve import free_port
 from reporters import services
 from reporters.services import Options
+from reporters.sinks.delivery import SinkError
 from reporters.sinks.pagerdutyv2 import PagerDutySink
 from reporters.sinks.pushover import PushoverSink
 from reporters.sinks.telegram import TelegramSink
@@ -45,7 +46,11 @@ from tests.fakes.notify_services import Accounts, FakeServices
 from tests.fakes.served import Served
 
 VECTORS = Path(__file__).resolve().parents[1] / "vectors" / "notify_services" / "vectors.jsonl"
-CASES = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+VECTORS_READ = [json.loads(line) for line in VECTORS.read_text().splitlines() if line.strip()]
+CASES = [v for v in VECTORS_READ if not v.get("error")]
+"""What upstream sent."""
+REFUSED = [v for v in VECTORS_READ if v.get("error")]
+"""What upstream's Send refused, sending nothing."""
 TELEGRAM_EMPTIES = {
     "business_connection_id": "",
     "entities": "null",
@@ -190,7 +195,7 @@ def test_every_service_has_vectors() -> None:
         "email", "googlechat", "grafana", "mattermost", "opsgenie", "pagerdutyv2",
         "pushover", "teams", "teams-workflows", "telegram", "webex",
     }  # fmt: skip
-    assert all(not case.get("error") for case in CASES), [c["error"] for c in CASES]
+    assert {case["in"]["service"] for case in REFUSED} >= {"telegram", "teams", "opsgenie"}
 
 
 @pytest.mark.parametrize("vector", CASES, ids=[c["name"] for c in CASES])
@@ -217,9 +222,22 @@ def test_the_sink_sends_what_upstream_sends(vector: dict[str, Any]) -> None:
     assert ours == theirs
 
 
+@pytest.mark.parametrize("vector", REFUSED, ids=[c["name"] for c in REFUSED])
+def test_the_sink_refuses_what_upstream_refuses(vector: dict[str, Any]) -> None:
+    """Refused for good (no retry can change it), and nothing sent."""
+    case = vector["in"]
+    assert vector["requests"] == []
+    with Capture() as capture:
+        sink = _sink(case, capture.url)
+        with pytest.raises(SinkError) as caught:
+            sink.send(_event(case))
+        sink.close()
+    assert caught.value.permanent and capture.got == []
+
+
 UPSTREAM_ACCOUNTS = Accounts(
     telegram_token="123:tok",
-    telegram_chats={"@argocd": (), "-1000000000000": (2,)},
+    telegram_chats={"@argocd": (), "@+100": (), "-1000000000000": (2,)},
     opsgenie_keys=("key-1",),
     pagerduty_keys=("R0",),
     googlechat_spaces={"AAA": ("k1", "t1")},

@@ -1,6 +1,7 @@
 """The inputs of the notification services' vectors: for each service, notifications as
 notifications-engine's documentation writes their templates (rendered), and the edges of
-what its Send reads (no block, a recipient with a thread, a fact whose value is a number).
+what its Send reads (no block, a recipient with a thread, a fact whose value is a number),
+and what its Send refuses (a chat id Go cannot parse, JSON that is not, a missing block).
 
 ``python tests/vectors/notify_services/inputs.py | (cd tests/vectors/notify_services &&``
 ``GOFLAGS=-mod=mod go run .) > tests/vectors/notify_services/vectors.jsonl`` regenerates the
@@ -188,6 +189,65 @@ def inputs() -> list[dict[str, Any]]:
         case("telegram: a channel's username", "telegram", {"token": "123:tok"}, "argocd", {}),
         case("telegram: a chat id", "telegram", {"token": "123:tok"}, "-1000000000000", {}),
         case("telegram: a chat's topic", "telegram", {"token": "123:tok"}, "-1000000000000|2", {}),
+        *(
+            case(f"telegram: recipient {r!r}", "telegram", {"token": "123:tok"}, r, {})
+            for r in (
+                "-1000000000000|+2",
+                "-100x",
+                "-1001|two",
+                "-1001|",
+                "-1001| 2",
+                "-",
+                "-99999999999999999999",
+                "-1001|99999999999999999999",
+                "+100",
+            )
+        ),
+        case(
+            "teams: facts that are not JSON", "teams", teams, "deploys", {"teams": {"facts": "[{"}}
+        ),
+        case(
+            "teams-workflows: sections that are not JSON",
+            "teams-workflows",
+            flows,
+            "deploys",
+            {"teams-workflows": {"sections": "{"}},
+        ),
+        case(
+            "mattermost: attachments that are not JSON",
+            "mattermost",
+            {"apiURL": "BASE", "token": "mm"},
+            "4xp9fdt77pncbef59f4k1qe83o",
+            {"mattermost": {"attachments": "nope"}},
+        ),
+        case(
+            "opsgenie: a block without a description",
+            "opsgenie",
+            {"apiUrl": "HOSTPORT", "apiKeys": {"team": "key-1"}},
+            "team",
+            {"opsgenie": {"priority": "P1"}},
+        ),
+        case(
+            "opsgenie: a team without a key",
+            "opsgenie",
+            {"apiUrl": "HOSTPORT", "apiKeys": {"team": "key-1"}},
+            "other",
+            {},
+        ),
+        case(
+            "pagerdutyv2: no block",
+            "pagerdutyv2",
+            {"serviceKeys": {"my-service": "R0"}},
+            "my-service",
+            {},
+        ),
+        case(
+            "alertmanager: no labels",
+            "alertmanager",
+            {"targets": ["HOSTPORT"]},
+            "",
+            {"alertmanager": {"annotations": {"a": "b"}}},
+        ),
         case(
             "opsgenie: the documented alert",
             "opsgenie",
