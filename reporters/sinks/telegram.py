@@ -4,8 +4,10 @@ Upstream's Go client asks ``getMe`` before every message, to check the token; th
 not repeated here: ``sendMessage`` refuses a bad token with the same 401.
 
 The recipient is read as notifications-engine reads it: one starting with ``-`` is a chat
-id, optionally ``|`` and a thread (topic) id, both integers; anything else is a public
-channel's username, sent as ``@<name>``. The text goes with ``parse_mode=Markdown``, form
+id, optionally ``|`` and a thread (topic) id, both integers as Go's ``strconv`` parses
+them (a sign, decimal digits, 64 bits: :func:`chat_of`, checked against upstream by the
+vectors of ``tests/vectors/notify_services``); anything else is a public channel's
+username, sent as ``@<name>``. The text goes with ``parse_mode=Markdown``, form
 encoded, as upstream's client sends it.
 
 The Bot API answers ``{"ok": true, "result": ...}`` or ``{"ok": false, "error_code": N,
