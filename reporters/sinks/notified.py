@@ -62,7 +62,7 @@ def parsed_json(block: dict[str, Any], key: str, service: str) -> Any:
     except json.JSONDecodeError as exc:
         raise SinkError(
             f"{service}: {key} is not JSON at {exc.lineno}:{exc.colno}: {exc.msg} "
-            f"(write a JSON {_shape(key)} in the template's {service} block)",
+            f"(write {key} as JSON text in the template's {service} block)",
             permanent=True,
         ) from None
 
@@ -83,7 +83,3 @@ def parsed_yaml(block: dict[str, Any], key: str, service: str) -> Any:
             f"the template's {service} block)",
             permanent=True,
         ) from None
-
-
-def _shape(key: str) -> str:
-    return "list" if key in ("facts", "sections", "potentialAction", "attachments") else "value"
