@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Literal
 
-from reporters.services import Kind, Options, register
+from reporters.services import Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
@@ -16,7 +16,7 @@ class AlertmanagerAuth(Options):
     password: str = ""
 
 
-class AlertmanagerOptions(Options):
+class AlertmanagerOptions(Transport):
     targets: list[str] = []
     scheme: Literal["http", "https", ""] = ""
     apiPath: str = ""
@@ -39,6 +39,7 @@ def build(name: str, options: Options) -> Sink:
         bearer=options.bearerToken,
         timeout=options.timeout or 3,
         insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "alertmanager",
     )
 

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from pydantic import field_validator, model_validator
 
-from reporters.services import Flags, HttpUrl, Kind, Options, register
+from reporters.services import Flags, HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class GitHubOptions(Options):
+class GitHubOptions(Transport):
     token: str = ""
     apiURL: HttpUrl = ""
     enterpriseBaseURL: HttpUrl = ""
@@ -23,6 +23,7 @@ class GitHubOptions(Options):
     appID: int | str = ""
     installationID: int | str = ""
     privateKey: str = ""
+    insecureSkipVerify: bool = False
 
     @field_validator("appID", "installationID")
     @classmethod
@@ -71,6 +72,8 @@ def build(name: str, options: Options) -> Sink:
         api=options.enterpriseBaseURL or options.apiURL,
         ui=options.argocdURL,
         app=app,
+        insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "github",
     )
 

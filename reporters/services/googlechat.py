@@ -3,11 +3,11 @@ the name a subscription gives → the space's webhook URL, key and token include
 
 from __future__ import annotations
 
-from reporters.services import HttpUrl, Kind, Options, register
+from reporters.services import HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class GoogleChatOptions(Options):
+class GoogleChatOptions(Transport):
     webhooks: dict[str, HttpUrl]
     insecureSkipVerify: bool = False
 
@@ -17,7 +17,10 @@ def build(name: str, options: Options) -> Sink:
 
     assert isinstance(options, GoogleChatOptions)
     return GoogleChatSink(
-        dict(options.webhooks), insecure=options.insecureSkipVerify, name=name or "googlechat"
+        dict(options.webhooks),
+        insecure=options.insecureSkipVerify,
+        pool=options.pool(),
+        name=name or "googlechat",
     )
 
 

@@ -4,11 +4,11 @@ subscription names the annotation's tags (``grafana:tag1|tag2``)."""
 
 from __future__ import annotations
 
-from reporters.services import HttpUrl, Kind, Options, register
+from reporters.services import HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class GrafanaOptions(Options):
+class GrafanaOptions(Transport):
     apiUrl: HttpUrl
     apiKey: str
     insecureSkipVerify: bool = False
@@ -20,7 +20,7 @@ def build(name: str, options: Options) -> Sink:
     assert isinstance(options, GrafanaOptions)
     return GrafanaSink(
         options.apiUrl, options.apiKey, insecure=options.insecureSkipVerify,
-        name=name or "grafana",
+        pool=options.pool(), name=name or "grafana",
     )  # fmt: skip
 
 

@@ -3,11 +3,11 @@ on the server at ``apiURL``."""
 
 from __future__ import annotations
 
-from reporters.services import HttpUrl, Kind, Options, register
+from reporters.services import HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class MattermostOptions(Options):
+class MattermostOptions(Transport):
     apiURL: HttpUrl
     token: str
     insecureSkipVerify: bool = False
@@ -21,6 +21,7 @@ def build(name: str, options: Options) -> Sink:
         options.apiURL,
         options.token,
         insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "mattermost",
     )
 

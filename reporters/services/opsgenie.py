@@ -4,11 +4,11 @@ team a subscription names (``apiKeys``: team → key)."""
 
 from __future__ import annotations
 
-from reporters.services import Kind, Options, register
+from reporters.services import Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class OpsgenieOptions(Options):
+class OpsgenieOptions(Transport):
     apiUrl: str = ""
     apiKeys: dict[str, str]
     insecureSkipVerify: bool = False
@@ -22,6 +22,7 @@ def build(name: str, options: Options) -> Sink:
         options.apiUrl,
         dict(options.apiKeys),
         insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "opsgenie",
     )
 

@@ -4,11 +4,11 @@ channel's hook, as notifications-engine's ``teams`` service does."""
 
 from __future__ import annotations
 
-from reporters.services import HttpUrl, Kind, Options, register
+from reporters.services import HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class TeamsOptions(Options):
+class TeamsOptions(Transport):
     recipientUrls: dict[str, HttpUrl]
     insecureSkipVerify: bool = False
 
@@ -18,7 +18,10 @@ def build(name: str, options: Options) -> Sink:
 
     assert isinstance(options, TeamsOptions)
     return TeamsSink(
-        dict(options.recipientUrls), insecure=options.insecureSkipVerify, name=name or "teams"
+        dict(options.recipientUrls),
+        insecure=options.insecureSkipVerify,
+        pool=options.pool(),
+        name=name or "teams",
     )
 
 

@@ -15,7 +15,7 @@ from urllib.parse import urlsplit
 
 from pydantic import AfterValidator
 
-from reporters.services import HttpUrl, Kind, Options, register
+from reporters.services import HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 WORKFLOWS = re.compile(
@@ -47,7 +47,7 @@ def _workflows_url(value: str) -> str:
 WorkflowsUrl = Annotated[HttpUrl, AfterValidator(_workflows_url)]
 
 
-class TeamsWorkflowsOptions(Options):
+class TeamsWorkflowsOptions(Transport):
     recipientUrls: dict[str, WorkflowsUrl]
     insecureSkipVerify: bool = False
 
@@ -59,6 +59,7 @@ def build(name: str, options: Options) -> Sink:
     return TeamsWorkflowsSink(
         dict(options.recipientUrls),
         insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "teams-workflows",
     )
 

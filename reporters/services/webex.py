@@ -3,11 +3,11 @@ id) subscriptions name, on ``apiURL`` (default ``https://webexapis.com``)."""
 
 from __future__ import annotations
 
-from reporters.services import HttpUrl, Kind, Options, register
+from reporters.services import HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class WebexOptions(Options):
+class WebexOptions(Transport):
     token: str
     apiURL: HttpUrl = ""
     insecureSkipVerify: bool = False
@@ -21,6 +21,7 @@ def build(name: str, options: Options) -> Sink:
         options.token,
         api=options.apiURL or API,
         insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "webex",
     )
 

@@ -3,7 +3,7 @@ https://...`` is one too, signed with ``PROMOFLOW_SINK_SECRET``."""
 
 from __future__ import annotations
 
-from reporters.services import Flags, HttpUrl, Kind, Options, register
+from reporters.services import Flags, HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
@@ -17,10 +17,11 @@ class BasicAuth(Options):
     password: str = ""
 
 
-class WebhookOptions(Options):
+class WebhookOptions(Transport):
     url: HttpUrl
     headers: list[Header] = []
     basicAuth: BasicAuth | None = None
+    insecureSkipVerify: bool = False
     secret: str = ""
     """Signs the body (``X-Promoflow-Signature``)."""
 
@@ -36,6 +37,8 @@ def build(name: str, options: Options) -> Sink:
         name=name,
         headers={h.name: h.value for h in options.headers},
         auth=(auth.username, auth.password) if auth is not None else None,
+        insecure=options.insecureSkipVerify,
+        pool=options.pool(),
     )
 
 

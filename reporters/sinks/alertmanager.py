@@ -17,8 +17,6 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
-import httpx
-
 from reporters.sinks import answers
 from reporters.sinks.delivery import SinkError
 from reporters.sinks.notified import block_of, notification_of, text
@@ -64,6 +62,7 @@ class AlertmanagerSink:
         bearer: str = "",
         timeout: float = 3,
         insecure: bool = False,
+        pool: answers.Pool | None = None,
         name: str = "alertmanager",
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -74,7 +73,7 @@ class AlertmanagerSink:
         )
         self._secrets = tuple(s for s in (bearer, *(basic or ())) if s)
         self._clock = clock
-        self._client = httpx.Client(timeout=timeout, verify=not insecure, auth=basic)
+        self._client = answers.client(insecure=insecure, pool=pool, timeout=timeout, auth=basic)
 
     def send(self, event: dict[str, Any]) -> None:
         now = datetime.fromtimestamp(self._clock(), UTC)

@@ -13,6 +13,7 @@ whatever the service echoes.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 import httpx
@@ -30,9 +31,33 @@ HINTS = neterrors.Hints(
 )
 
 
-def client(*, insecure: bool = False, timeout: float = 10) -> httpx.Client:
-    """A client as the services' ``insecureSkipVerify`` asks."""
-    return httpx.Client(timeout=timeout, verify=not insecure)
+@dataclass(frozen=True)
+class Pool:
+    """The connections a sink's client keeps, from upstream's ``maxConnsPerHost``,
+    ``maxIdleConns``/``maxIdleConnsPerHost`` and ``idleConnTimeout``; None keeps httpx's
+    default. A sink talks to one host, so the per-host limits are its pool's."""
+
+    max_connections: int | None = None
+    max_keepalive: int | None = None
+    keepalive_expiry: float | None = None
+
+    def limits(self) -> httpx.Limits:
+        default = httpx.Limits()
+        return httpx.Limits(
+            max_connections=self.max_connections or default.max_connections,
+            max_keepalive_connections=self.max_keepalive or default.max_keepalive_connections,
+            keepalive_expiry=default.keepalive_expiry
+            if self.keepalive_expiry is None
+            else self.keepalive_expiry,
+        )
+
+
+def client(
+    *, insecure: bool = False, pool: Pool | None = None, timeout: float = 10, **kwargs: Any
+) -> httpx.Client:
+    """A client as the services' ``insecureSkipVerify`` and pool settings ask."""
+    limits = (pool or Pool()).limits()
+    return httpx.Client(timeout=timeout, verify=not insecure, limits=limits, **kwargs)
 
 
 def request(

@@ -22,6 +22,7 @@ import httpx
 
 from orchestrator.adapters import neterrors
 from orchestrator.adapters.scm import ScmError, ScmTarget
+from reporters.sinks.answers import Pool, client
 from reporters.sinks.delivery import SinkError
 from reporters.sinks.github_app import InstallationToken
 
@@ -56,13 +57,15 @@ class GitHubApi:
         *,
         api: str = "",
         app: InstallationToken | None = None,
+        insecure: bool = False,
+        pool: Pool | None = None,
         timeout: float = 10,
     ) -> None:
         self._app = app
         self._token = "" if app is not None else token or os.environ.get("GIT_TOKEN", "")
         self._api = api
         """A service's ``apiURL`` (GitHub Enterprise), over ``PROMOFLOW_SCM_API_URL``."""
-        self._client = httpx.Client(timeout=timeout)
+        self._client = client(insecure=insecure, pool=pool, timeout=timeout)
 
     def repository(self, repo_url: str) -> ScmTarget | None:
         """Where ``repo_url`` lives; ``None`` when that is not GitHub."""

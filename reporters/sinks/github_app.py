@@ -24,6 +24,7 @@ from cryptography.hazmat.primitives.serialization import load_pem_private_key
 
 from orchestrator.adapters import neterrors
 from orchestrator.urls import scrub
+from reporters.sinks.answers import Pool, client
 from reporters.sinks.delivery import SinkError
 
 JWT_PAST = 60
@@ -65,6 +66,8 @@ class InstallationToken:
         installation_id: str,
         pem: str,
         *,
+        insecure: bool = False,
+        pool: Pool | None = None,
         timeout: float = 10,
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -73,7 +76,7 @@ class InstallationToken:
         self._key = private_key(pem)
         self._pem = pem
         self._clock = clock
-        self._client = httpx.Client(timeout=timeout)
+        self._client = client(insecure=insecure, pool=pool, timeout=timeout)
         self._lock = threading.Lock()
         self._token = ""
         self._expires = 0.0

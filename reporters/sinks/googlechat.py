@@ -72,14 +72,19 @@ def said(response: httpx.Response) -> str:
 
 class GoogleChatSink:
     def __init__(
-        self, webhooks: dict[str, str], *, insecure: bool = False, name: str = "googlechat"
+        self,
+        webhooks: dict[str, str],
+        *,
+        insecure: bool = False,
+        pool: answers.Pool | None = None,
+        name: str = "googlechat",
     ) -> None:
         self.name = name
         self._webhooks = dict(webhooks)
         self._secrets = tuple(self._webhooks.values()) + tuple(
             v for url in self._webhooks.values() for _, v in parse_qsl(urlsplit(url).query)
         )
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, "googlechat")

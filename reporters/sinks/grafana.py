@@ -32,6 +32,7 @@ class GrafanaSink:
         api_key: str,
         *,
         insecure: bool = False,
+        pool: answers.Pool | None = None,
         name: str = "grafana",
         clock: Callable[[], float] = time.time,
     ) -> None:
@@ -39,7 +40,7 @@ class GrafanaSink:
         self._url = annotations_url(api_url)
         self._key = api_key
         self._clock = clock
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, "grafana")

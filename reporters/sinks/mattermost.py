@@ -33,12 +33,18 @@ def post_of(notification: dict[str, Any], channel: str) -> dict[str, Any]:
 
 class MattermostSink:
     def __init__(
-        self, api_url: str, token: str, *, insecure: bool = False, name: str = "mattermost"
+        self,
+        api_url: str,
+        token: str,
+        *,
+        insecure: bool = False,
+        pool: answers.Pool | None = None,
+        name: str = "mattermost",
     ) -> None:
         self.name = name
         self._url = api_url.rstrip("/") + "/api/v4/posts"
         self._token = token
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, "mattermost")

@@ -95,13 +95,14 @@ class OpsgenieSink:
         keys: dict[str, str],
         *,
         insecure: bool = False,
+        pool: answers.Pool | None = None,
         name: str = "opsgenie",
     ) -> None:
         self.name = name
         self._url = alerts_url(api_url)
         self._keys = dict(keys)
         self._secrets = tuple(self._keys.values())
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, "opsgenie")

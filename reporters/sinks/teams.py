@@ -64,12 +64,17 @@ def _list(value: Any, key: str) -> list[Any]:
 
 class TeamsSink:
     def __init__(
-        self, urls: dict[str, str], *, insecure: bool = False, name: str = "teams"
+        self,
+        urls: dict[str, str],
+        *,
+        insecure: bool = False,
+        pool: answers.Pool | None = None,
+        name: str = "teams",
     ) -> None:
         self.name = name
         self._urls = dict(urls)
         self._secrets = tuple(self._urls.values())
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, "teams")

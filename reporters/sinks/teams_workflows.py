@@ -96,11 +96,18 @@ def message_of(notification: dict[str, Any]) -> dict[str, Any]:
 
 
 class TeamsWorkflowsSink:
-    def __init__(self, urls: dict[str, str], *, insecure: bool = False, name: str = KIND) -> None:
+    def __init__(
+        self,
+        urls: dict[str, str],
+        *,
+        insecure: bool = False,
+        pool: answers.Pool | None = None,
+        name: str = KIND,
+    ) -> None:
         self.name = name
         self._urls = dict(urls)
         self._secrets = tuple(self._urls.values())
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, KIND)

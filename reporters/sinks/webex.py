@@ -29,12 +29,18 @@ def message_of(notification: dict[str, Any], recipient: str) -> dict[str, str]:
 
 class WebexSink:
     def __init__(
-        self, token: str, *, api: str = API, insecure: bool = False, name: str = "webex"
+        self,
+        token: str,
+        *,
+        api: str = API,
+        insecure: bool = False,
+        pool: answers.Pool | None = None,
+        name: str = "webex",
     ) -> None:
         self.name = name
         self._token = token
         self._url = api.rstrip("/") + "/v1/messages"
-        self._client = answers.client(insecure=insecure)
+        self._client = answers.client(insecure=insecure, pool=pool)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = notification_of(event, "webex")

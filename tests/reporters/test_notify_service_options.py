@@ -6,12 +6,15 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import httpx
 import pytest
 
 from reporters.notifications.config import load
 from reporters.notifications.errors import ConfigError
 from reporters.notifications.services import sinks_for
+from reporters.services import Transport
 from reporters.sinks.alertmanager import AlertmanagerSink
+from reporters.sinks.answers import Pool
 from reporters.sinks.email import EmailSink
 from reporters.sinks.googlechat import GoogleChatSink
 from reporters.sinks.grafana import GrafanaSink
@@ -19,6 +22,7 @@ from reporters.sinks.mattermost import MattermostSink
 from reporters.sinks.opsgenie import OpsgenieSink
 from reporters.sinks.pagerdutyv2 import PagerDutySink
 from reporters.sinks.pushover import PushoverSink
+from reporters.sinks.slack import SlackSink
 from reporters.sinks.teams import TeamsSink
 from reporters.sinks.teams_workflows import TeamsWorkflowsSink
 from reporters.sinks.telegram import TelegramSink
@@ -56,6 +60,16 @@ service.googlechat: |
 service.mattermost: |
   apiURL: https://mattermost.example.com
   token: $mattermost-token
+  insecureSkipVerify: false
+  maxIdleConns: 10
+  maxIdleConnsPerHost: 4
+  maxConnsPerHost: 20
+  idleConnTimeout: 1m30s
+service.slack: |
+  token: $slack-token
+  signingSecret: $slack-signing-secret
+  disableUnfurl: true
+  maxConnsPerHost: 8
 service.grafana: |
   apiUrl: https://grafana.example.com/api
   apiKey: $grafana-api-key
@@ -85,6 +99,7 @@ SECRETS = {
     "mattermost-token": "token", "grafana-api-key": "api-key",
     "alertmanager-username": "u", "alertmanager-password": "p",
     "pushover-token": "avtc41pn13asmra6zaiyf7dh6cgx97", "webex-token": "w",
+    "slack-token": "xoxb-1", "slack-signing-secret": "s",
 }  # fmt: skip
 
 
@@ -98,9 +113,16 @@ def test_the_documented_services_are_taken(tmp_path: Path) -> None:
         "teams-workflows": TeamsWorkflowsSink, "telegram": TelegramSink,
         "opsgenie": OpsgenieSink, "pagerdutyv2": PagerDutySink, "googlechat": GoogleChatSink,
         "mattermost": MattermostSink, "grafana": GrafanaSink, "alertmanager": AlertmanagerSink,
-        "pushover": PushoverSink, "webex": WebexSink,
+        "pushover": PushoverSink, "webex": WebexSink, "slack": SlackSink,
     }  # fmt: skip
     assert config.services["gmail"].type == "email"
+    mattermost = config.services["mattermost"].options
+    assert isinstance(mattermost, Transport)
+    assert mattermost.pool() == Pool(max_connections=20, max_keepalive=4, keepalive_expiry=90.0)
+    limits = mattermost.pool().limits()
+    assert (limits.max_connections, limits.max_keepalive_connections) == (20, 4)
+    assert limits.keepalive_expiry == 90.0
+    assert Pool().limits() == httpx.Limits()  # none given: httpx's own
 
 
 @pytest.mark.parametrize(
@@ -129,6 +151,14 @@ def test_the_documented_services_are_taken(tmp_path: Path) -> None:
         (
             "service.alertmanager: |\n  scheme: ftp\n",
             "2:3: service.alertmanager: scheme: Input should be 'http', 'https' or ''",
+        ),
+        (
+            "service.grafana: |\n  apiUrl: https://g/api\n  apiKey: k\n  idleConnTimeout: 90\n",
+            "4:3: service.grafana: idleConnTimeout: expected a string",
+        ),
+        (
+            "service.grafana: |\n  apiUrl: https://g/api\n  apiKey: k\n  idleConnTimeout: 9x\n",
+            '4:3: service.grafana: idleConnTimeout: time: unknown unit "x" in duration "9x"',
         ),
         (
             "service.github: |\n  appID: abc\n  installationID: 1\n  privateKey: $k\n",
