@@ -126,16 +126,16 @@ class EmailSink:
         except SinkError:
             raise
         except smtplib.SMTPRecipientsRefused as exc:
-            raise self._error(f"{where} refused every recipient: {_refused(exc.recipients)}",
-                              _codes(exc.recipients)) from None  # fmt: skip
+            said = f"{where} refused every recipient: {_refused(exc.recipients)}"
+            raise self._error(said, _codes(exc.recipients)) from None
         except smtplib.SMTPAuthenticationError as exc:
             raise self._error(
                 f"{where} refused the login of {self.server.username!r}: {_reply(exc)}",
                 [exc.smtp_code],
             ) from None
         except smtplib.SMTPSenderRefused as exc:
-            raise self._error(f"{where} refused the sender {self.sender}: {_reply(exc)}",
-                              [exc.smtp_code]) from None  # fmt: skip
+            said = f"{where} refused the sender {self.sender}: {_reply(exc)}"
+            raise self._error(said, [exc.smtp_code]) from None
         except smtplib.SMTPResponseException as exc:
             raise self._error(f"{where} answered {_reply(exc)}", [exc.smtp_code]) from None
         except smtplib.SMTPNotSupportedError as exc:
