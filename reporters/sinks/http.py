@@ -23,7 +23,7 @@ import httpx
 from orchestrator.adapters import neterrors
 from orchestrator.urls import scrub
 from reporters.sinks.answers import Pool, client
-from reporters.sinks.delivery import SinkError
+from reporters.sinks.delivery import Policy, SinkError
 
 
 class HttpSink:
@@ -37,9 +37,12 @@ class HttpSink:
         auth: tuple[str, str] | None = None,
         insecure: bool = False,
         pool: Pool | None = None,
+        policy: Policy | None = None,
         timeout: float = 10,
     ) -> None:
         self.url = url
+        self.policy = policy
+        """The delivery's retries, when the service's settings name them."""
         self.name = name or f"http {scrub(url)}"
         self._shown = f"webhook {name}" if name else scrub(url)
         self._secret = secret

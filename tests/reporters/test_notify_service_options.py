@@ -15,9 +15,11 @@ from reporters.notifications.services import sinks_for
 from reporters.services import Transport
 from reporters.sinks.alertmanager import AlertmanagerSink
 from reporters.sinks.answers import Pool
+from reporters.sinks.delivery import Delivery, Policy
 from reporters.sinks.email import EmailSink
 from reporters.sinks.googlechat import GoogleChatSink
 from reporters.sinks.grafana import GrafanaSink
+from reporters.sinks.http import HttpSink
 from reporters.sinks.mattermost import MattermostSink
 from reporters.sinks.opsgenie import OpsgenieSink
 from reporters.sinks.pagerdutyv2 import PagerDutySink
@@ -27,6 +29,8 @@ from reporters.sinks.teams import TeamsSink
 from reporters.sinks.teams_workflows import TeamsWorkflowsSink
 from reporters.sinks.telegram import TelegramSink
 from reporters.sinks.webex import WebexSink
+from reporters.state.store import Outgoing, Store
+from tests.fakes.notify_services import FakeServices
 
 DOCUMENTED = """\
 service.email.gmail: |
@@ -173,3 +177,30 @@ def test_a_mistake_is_said_where_it_is(tmp_path: Path, written: str, said: str) 
         load(path, {"k": "x"})
     shown = [f"{p.position.line}:{p.position.col}: {p.message}" for p in caught.value.problems]
     assert any(line.startswith(said) for line in shown), shown
+
+
+def test_a_webhooks_retry_settings_become_its_deliverys(tmp_path: Path) -> None:
+    """``retryMax`` and the waits (nanoseconds, as Go reads a Duration) bound the delivery's
+    attempts; without them the reporter's own policy keeps trying longer."""
+    path = tmp_path / "cm.yaml"
+    path.write_text(
+        "service.webhook.a: |\n  url: https://a.example.com\n  retryMax: 2\n"
+        "  retryWaitMin: 500000000\n"
+        "service.webhook.b: |\n  url: https://b.example.com\n"
+    )
+    built = {sink.name: sink for sink in sinks_for(load(path))}
+    assert isinstance(built["a"], HttpSink) and isinstance(built["b"], HttpSink)
+    assert built["a"].policy == Policy(attempts=3, base=0.5, cap=5.0)
+    assert built["b"].policy is None
+    with FakeServices() as fake:
+        fake.fail_next("teams", 503, "busy")
+        fake.fail_next("teams", 503, "busy")
+        sink = HttpSink(f"{fake.url}/teams/x", name="a", policy=Policy(attempts=2, base=0.0))
+        store = Store()
+        store.record("argocd/shop", None, None, [Outgoing("a", "e1", {"id": "e1"})])
+        delivery = Delivery(store, sink, sink.policy)
+        assert delivery.drain_once() == 0 and store.dead_letters("a") == []
+        assert delivery.drain_once() == 0
+        sink.close()
+    [(dead, reason)] = store.dead_letters("a")
+    assert dead == "e1" and reason == "webhook a answered 503"
