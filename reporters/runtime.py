@@ -52,7 +52,8 @@ class Reporter:
         self.watchers = [watcher, *others]
         self.queue: CoalescingQueue[App | None] = CoalescingQueue(capacity)
         self.deliveries = [
-            Delivery(store, sink, secrets=secrets).start() for sink in [*sinks, *services]
+            Delivery(store, sink, getattr(sink, "policy", None), secrets=secrets).start()
+            for sink in [*sinks, *services]
         ]
         self.pipeline = Pipeline(
             store,

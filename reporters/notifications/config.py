@@ -214,7 +214,7 @@ class _Reader:
             return
         before = len(self.problems)
         resolved = {k: self.resolve(v, where.at(k), key) for k, v in settings.items()}
-        service_name = own if kind.named else name
+        service_name = own or name  # service.email.gmail is "gmail", as upstream names it
         if len(self.problems) > before:  # a secret it names is missing, said once; the
             # service still exists, so subscriptions naming it are not refused as well
             options = kind.options.model_construct(**resolved)

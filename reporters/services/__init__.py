@@ -15,13 +15,17 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from functools import cache
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
 from orchestrator import discovery
+from orchestrator.durations import DurationError, parse_go
 from orchestrator.urls import scrub
 from reporters.sinks.delivery import Sink
+
+if TYPE_CHECKING:
+    from reporters.sinks.answers import Pool
 
 PACKAGE = "reporters.services"
 _REFERENCE = re.compile(r"\$[A-Za-z0-9_.-]+")
@@ -41,6 +45,40 @@ class Options(BaseModel):
     """A service's settings: unknown ones refused, named as Argo CD names them."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, strict=True)
+
+
+def _go_duration(value: str) -> str:
+    if value and not _REFERENCE.fullmatch(value):
+        try:
+            parse_go(value)
+        except DurationError as exc:
+            raise ValueError(f"{exc}: write a Go duration (90s, 1m30s)") from None
+    return value
+
+
+GoDuration = Annotated[str, AfterValidator(_go_duration)]
+"""A duration as Go writes it (``90s``), or a ``$secret`` reference to one."""
+
+
+class Transport(Options):
+    """The HTTP connection pool's settings every HTTP service of notifications-engine takes
+    (its ``TransportOptions``): a ConfigMap tuned for Argo CD is taken as it is."""
+
+    maxIdleConns: int = Field(0, ge=0)
+    maxIdleConnsPerHost: int = Field(0, ge=0)
+    maxConnsPerHost: int = Field(0, ge=0)
+    idleConnTimeout: GoDuration = ""
+
+    def pool(self) -> Pool:
+        from reporters.sinks.answers import Pool  # the HTTP client, only with a sink
+
+        idle = [n for n in (self.maxIdleConns, self.maxIdleConnsPerHost) if n]
+        timeout = self.idleConnTimeout
+        return Pool(
+            max_connections=self.maxConnsPerHost or None,
+            max_keepalive=min(idle) if idle else None,
+            keepalive_expiry=parse_go(timeout) / 1e9 if timeout else None,
+        )
 
 
 @dataclass(frozen=True)

@@ -5,16 +5,22 @@ from __future__ import annotations
 
 from pydantic import model_validator
 
-from reporters.services import Flags, HttpUrl, Kind, Options, register
+from reporters.services import Flags, HttpUrl, Kind, Options, Transport, register
 from reporters.sinks.delivery import Sink
 
 
-class SlackOptions(Options):
+class SlackOptions(Transport):
     url: HttpUrl = ""
     token: str = ""
     apiURL: HttpUrl = ""
     username: str = ""
     icon: str = ""
+    disableUnfurl: bool = False
+    insecureSkipVerify: bool = False
+    signingSecret: str = ""
+    """Argo CD's bot verifies Slack's calls with it; taken, for the reporter has no bot."""
+    channels: list[str] = []
+    """Argo CD's bot's channels; taken, for the reporter has no bot."""
 
     @model_validator(mode="after")
     def _one_way(self) -> SlackOptions:
@@ -36,6 +42,9 @@ def build(name: str, options: Options) -> Sink:
         api=options.apiURL or API,
         username=options.username,
         icon=options.icon,
+        unfurl=not options.disableUnfurl,
+        insecure=options.insecureSkipVerify,
+        pool=options.pool(),
         name=name or "slack",
     )
 

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from reporters.sinks.answers import Pool
 from reporters.sinks.delivery import SinkError
 from reporters.sinks.github_api import GitHubApi, app_of, commit_of, shorten
+from reporters.sinks.github_app import InstallationToken
 
 STATES = {
     "app.sync-started": ("pending", "Argo CD is syncing {app}"),
@@ -33,10 +35,15 @@ class GitHubStatusSink:
         *,
         name: str = "github-status",
         api: str = "",
+        app: InstallationToken | None = None,
+        insecure: bool = False,
+        pool: Pool | None = None,
         timeout: float = 10,
     ) -> None:
         self.name = name
-        self._api = GitHubApi(token, api=api, timeout=timeout)
+        self._api = GitHubApi(
+            token, api=api, app=app, insecure=insecure, pool=pool, timeout=timeout
+        )
         self.ui = ui.rstrip("/")
 
     def send(self, event: dict[str, Any]) -> None:

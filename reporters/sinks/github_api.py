@@ -3,7 +3,9 @@ answers become :class:`SinkError`.
 
 The repository is the app's source (single-source apps; GitHub repositories only: others
 are left alone), the token ``GIT_TOKEN`` as for the promote step, the API GitHub's or
-``PROMOFLOW_SCM_API_URL`` (GitHub Enterprise Server). A network failure, 5xx, and 403 or
+``PROMOFLOW_SCM_API_URL`` (GitHub Enterprise Server); with a GitHub App's credentials
+(:mod:`reporters.sinks.github_app`) the token is the installation's, made when needed,
+and a 401 drops it so the retry makes a new one. A network failure, 5xx, and 403 or
 429 with ``Retry-After`` (GitHub's rate limits) are transient, retried after what GitHub
 asked for; any other 4xx is permanent and carries GitHub's ``message``. The token never
 appears in an error.
@@ -20,7 +22,9 @@ import httpx
 
 from orchestrator.adapters import neterrors
 from orchestrator.adapters.scm import ScmError, ScmTarget
+from reporters.sinks.answers import Pool, client
 from reporters.sinks.delivery import SinkError
+from reporters.sinks.github_app import InstallationToken
 
 MAX_DESCRIPTION = 140
 """GitHub refuses longer descriptions (commit and deployment statuses alike)."""
@@ -47,11 +51,21 @@ def commit_of(event: dict[str, Any]) -> tuple[str, str] | None:
 class GitHubApi:
     """The REST API of the GitHub hosting one app's repository."""
 
-    def __init__(self, token: str = "", *, api: str = "", timeout: float = 10) -> None:
-        self._token = token or os.environ.get("GIT_TOKEN", "")
+    def __init__(
+        self,
+        token: str = "",
+        *,
+        api: str = "",
+        app: InstallationToken | None = None,
+        insecure: bool = False,
+        pool: Pool | None = None,
+        timeout: float = 10,
+    ) -> None:
+        self._app = app
+        self._token = "" if app is not None else token or os.environ.get("GIT_TOKEN", "")
         self._api = api
         """A service's ``apiURL`` (GitHub Enterprise), over ``PROMOFLOW_SCM_API_URL``."""
-        self._client = httpx.Client(timeout=timeout)
+        self._client = client(insecure=insecure, pool=pool, timeout=timeout)
 
     def repository(self, repo_url: str) -> ScmTarget | None:
         """Where ``repo_url`` lives; ``None`` when that is not GitHub."""
@@ -75,8 +89,9 @@ class GitHubApi:
         """``method /repos/{owner}/{repo}{path}``; a 2xx answer, or :class:`SinkError`."""
         url = f"{target.api_url.rstrip('/')}/repos/{target.project}{path}"
         headers = {"Accept": "application/vnd.github+json", "User-Agent": "promoflow"}
-        if self._token:
-            headers["Authorization"] = f"Bearer {self._token}"
+        token = self._app.token(target.api_url) if self._app is not None else self._token
+        if token:
+            headers["Authorization"] = f"Bearer {token}"
         try:
             response = self._client.request(method, url, json=body, params=params, headers=headers)
         except httpx.HTTPError as exc:
@@ -87,6 +102,9 @@ class GitHubApi:
         transient = response.status_code >= 500 or (
             response.status_code in (403, 429) and retry is not None
         )
+        if response.status_code == 401 and self._app is not None:
+            self._app.forget()  # revoked or lapsed early: the next attempt makes a new one
+            transient = True
         raise self.error(
             f"GitHub answered {response.status_code}: {said(response) or 'no reason given'}",
             retry_after=retry,
@@ -107,12 +125,17 @@ class GitHubApi:
     def error(
         self, reason: str, *, retry_after: float | None = None, permanent: bool = False
     ) -> SinkError:
-        if self._token:
-            reason = reason.replace(self._token, "***")
+        secrets: tuple[str, ...] = (self._token,) if self._token else ()
+        if self._app is not None:
+            secrets += self._app.secrets()
+        for secret in secrets:
+            reason = reason.replace(secret, "***")
         return SinkError(reason, retry_after=retry_after, permanent=permanent)
 
     def close(self) -> None:
         self._client.close()
+        if self._app is not None:
+            self._app.close()
 
 
 def said(response: httpx.Response) -> str:

@@ -32,7 +32,9 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.adapters.scm import ScmTarget
+from reporters.sinks.answers import Pool
 from reporters.sinks.github_api import GitHubApi, app_of, commit_of, shorten
+from reporters.sinks.github_app import InstallationToken
 
 EVENTS = {
     "app.sync-started": ("in_progress", "Argo CD is syncing {app}"),
@@ -52,11 +54,16 @@ class GitHubDeploymentSink:
         *,
         name: str = "github-deployment",
         api: str = "",
+        app: InstallationToken | None = None,
+        insecure: bool = False,
+        pool: Pool | None = None,
         timeout: float = 10,
     ) -> None:
         self.name = name
         self.ui = ui.rstrip("/")
-        self._api = GitHubApi(token, api=api, timeout=timeout)
+        self._api = GitHubApi(
+            token, api=api, app=app, insecure=insecure, pool=pool, timeout=timeout
+        )
 
     def send(self, event: dict[str, Any]) -> None:
         commit = commit_of(event)

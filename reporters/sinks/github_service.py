@@ -11,17 +11,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from reporters.sinks.answers import Pool
 from reporters.sinks.github import GitHubStatusSink
+from reporters.sinks.github_app import InstallationToken
 from reporters.sinks.github_deployment import GitHubDeploymentSink
 
 
 class GitHubSink:
     def __init__(
-        self, token: str = "", *, api: str = "", ui: str = "", name: str = "github"
+        self,
+        token: str = "",
+        *,
+        api: str = "",
+        ui: str = "",
+        app: InstallationToken | None = None,
+        insecure: bool = False,
+        pool: Pool | None = None,
+        name: str = "github",
     ) -> None:
         self.name = name
-        self._status = GitHubStatusSink(token, ui, name=name, api=api)
-        self._deployment = GitHubDeploymentSink(token, ui, name=name, api=api)
+        self._status = GitHubStatusSink(
+            token, ui, name=name, api=api, app=app, insecure=insecure, pool=pool
+        )
+        self._deployment = GitHubDeploymentSink(
+            token, ui, name=name, api=api, app=app, insecure=insecure, pool=pool
+        )
 
     def send(self, event: dict[str, Any]) -> None:
         notification = (event.get("data") or {}).get("notification") or {}

@@ -22,7 +22,8 @@ import httpx
 
 from orchestrator.adapters import neterrors
 from orchestrator.urls import scrub
-from reporters.sinks.delivery import SinkError
+from reporters.sinks.answers import Pool, client
+from reporters.sinks.delivery import Policy, SinkError
 
 
 class HttpSink:
@@ -34,14 +35,19 @@ class HttpSink:
         name: str = "",
         headers: dict[str, str] | None = None,
         auth: tuple[str, str] | None = None,
+        insecure: bool = False,
+        pool: Pool | None = None,
+        policy: Policy | None = None,
         timeout: float = 10,
     ) -> None:
         self.url = url
+        self.policy = policy
+        """The delivery's retries, when the service's settings name them."""
         self.name = name or f"http {scrub(url)}"
         self._shown = f"webhook {name}" if name else scrub(url)
         self._secret = secret
         self._headers = dict(headers or {})
-        self._client = httpx.Client(timeout=timeout, auth=auth)
+        self._client = client(insecure=insecure, pool=pool, timeout=timeout, auth=auth)
 
     def send(self, event: dict[str, Any]) -> None:
         block = ((event.get("data") or {}).get("notification") or {}).get("webhook")

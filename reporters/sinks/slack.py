@@ -20,6 +20,7 @@ from typing import Any
 import httpx
 
 from orchestrator.adapters import neterrors
+from reporters.sinks.answers import Pool, client
 from reporters.sinks.delivery import SinkError
 
 ICONS = {
@@ -108,6 +109,9 @@ class SlackSink:
         api: str = API,
         username: str = "",
         icon: str = "",
+        unfurl: bool = True,
+        insecure: bool = False,
+        pool: Pool | None = None,
         name: str = "slack",
         timeout: float = 10,
     ) -> None:
@@ -115,8 +119,12 @@ class SlackSink:
         self.name = name
         self._token = token
         self._api = api.rstrip("/")
-        self._as = {k: v for k, v in (("username", username), ("icon_emoji", icon)) if v}
-        self._client = httpx.Client(timeout=timeout)
+        self._as: dict[str, Any] = {
+            k: v for k, v in (("username", username), ("icon_emoji", icon)) if v
+        }
+        if not unfurl:  # disableUnfurl, as upstream's client sets it
+            self._as.update(unfurl_links=False, unfurl_media=False)
+        self._client = client(insecure=insecure, pool=pool, timeout=timeout)
 
     def send(self, event: dict[str, Any]) -> None:
         body = body_of(event)

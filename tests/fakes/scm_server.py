@@ -21,6 +21,10 @@ names no commit); ``/deployments/{id}`` reads one; ``/deployments/{id}/statuses`
 ``auto_inactive`` marks the environment's earlier non-transient, non-production deployments
 inactive). An unknown deployment id is 404. Tests read :attr:`FakeScm.deployments` and
 :attr:`FakeScm.deployment_statuses`.
+
+With ``github_app`` (:mod:`tests.fakes.github_app`), ``POST /app/installations/{id}/
+access_tokens`` issues installation tokens as GitHub does (refusals included), and the
+endpoints above accept them as they accept ``token``.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from tests.fakes.github_app import FakeApp
 from tests.fakes.served import Served
 
 Kind = Literal["github", "gitlab"]
@@ -91,6 +96,9 @@ class FakeScm(Served):
     """Refs that lack commits of the default branch: a deployment of one with ``auto_merge``
     merges the default branch into it (202, no deployment) and the next request deploys."""
     default_branch: str = "main"
+    github_app: FakeApp | None = None
+    """A GitHub App installed on the repository: its installation tokens are accepted as
+    ``token`` is (:mod:`tests.fakes.github_app`)."""
     _numbers: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _ids: itertools.count[int] = field(default_factory=lambda: itertools.count(1))
     _faults: list[tuple[int, str, int | None]] = field(default_factory=list)
@@ -132,6 +140,11 @@ class FakeScm(Served):
                     self._handle,
                     methods=["GET", "POST"],
                 ),
+                Route(
+                    "/app/installations/{installation:int}/access_tokens",
+                    self._access_token,
+                    methods=["POST"],
+                ),
             ]
         else:
             routes = [
@@ -157,6 +170,20 @@ class FakeScm(Served):
         self.requests.append((request.method, request.url.path, response.status_code))
         return response
 
+    async def _access_token(self, request: Request) -> JSONResponse:
+        try:
+            self._fault()
+            if self.github_app is None:
+                raise _Refused(404, {"message": "Not Found"})
+            status, body = self.github_app.access_token(
+                request.headers.get("authorization", ""), request.path_params["installation"]
+            )
+            response = JSONResponse(body, status_code=status)
+        except _Refused as exc:
+            response = JSONResponse(exc.body, status_code=exc.status, headers=exc.headers)
+        self.requests.append((request.method, request.url.path, response.status_code))
+        return response
+
     def _fault(self) -> None:
         if not self._faults:
             return
@@ -172,6 +199,7 @@ class FakeScm(Served):
         given = request.headers.get("authorization", "")
         scheme, _, value = given.partition(" ")
         ok = scheme.lower() in ("bearer", "token") and value == self.token
+        ok = ok or (self.github_app is not None and self.github_app.accepts(value))
         if self.kind == "gitlab":
             ok = ok or request.headers.get("private-token") == self.token
         if not ok:

@@ -48,11 +48,11 @@ def reporter_at(
     (tmp_path / "cm.yaml").write_text(
         "service.stdout.team: ''\n"
         "subscriptions: |\n"
-        "  - recipients: [stdout.team]\n"
+        "  - recipients: [team]\n"
         "    selector: promoflow.dev/product=shop\n"
     )
     config = load(tmp_path / "cm.yaml")
-    sink, team = Memory("memory"), Memory("stdout.team")
+    sink, team = Memory("memory"), Memory("team")
     others = [Watcher(None, prefix="workflows:")] if workflows else []
     reporter = Reporter(
         Watcher(None), Store(), sinks=[sink], others=others, ui="https://argo.example.com",
@@ -115,7 +115,7 @@ def test_a_failed_promotion_report_goes_out_through_the_sinks_and_notifications(
     ]
     assert event["data"]["link"] == "https://argo.example.com/workflows/argo/shop-1-4-0-x1"
     assert 'promoflow_reporter_delivered_total{sink="memory"} 1.0' in metrics
-    assert 'promoflow_reporter_dead_letters{sink="stdout.team"} 0.0' in metrics
+    assert 'promoflow_reporter_dead_letters{sink="team"} 0.0' in metrics
     assert "promoflow_reporter_held 0.0" in metrics
     message = notified["data"]["notification"]["message"]
     assert message == "Promotion of shop 1.4.0 failed; gate-prod: app shop-prod is Degraded."

@@ -28,8 +28,15 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_every_kind_is_found_and_templates_carry_a_block_for_those_that_read_one() -> None:
-    assert list(services.kinds()) == ["github", "jira", "slack", "stdout", "webhook"]
-    assert blocks() == ["message", "github", "jira", "slack", "webhook"]
+    assert list(services.kinds()) == [
+        "alertmanager", "email", "github", "googlechat", "grafana", "jira", "mattermost",
+        "opsgenie", "pagerdutyv2", "pushover", "slack", "stdout", "teams", "teams-workflows",
+        "telegram", "webex", "webhook",
+    ]  # fmt: skip
+    assert blocks() == [
+        "message", "alertmanager", "email", "github", "googlechat", "jira", "mattermost",
+        "opsgenie", "pagerdutyv2", "slack", "teams", "teams-workflows", "webhook",
+    ]  # fmt: skip
 
 
 def test_sink_values_build_the_kinds_sinks(monkeypatch: pytest.MonkeyPatch) -> None:

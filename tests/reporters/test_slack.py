@@ -143,3 +143,14 @@ def test_a_bot_posts_the_templates_message_to_the_subscribed_channel() -> None:
     assert missing.value.permanent and "channel_not_found" in str(missing.value)
     assert refused.value.permanent and "invalid_auth" in str(refused.value)
     assert "xoxb" not in str(refused.value)
+
+
+def test_disable_unfurl_asks_slack_not_to_unfurl_links_or_media() -> None:
+    """``disableUnfurl``, as upstream's client sets it on ``chat.postMessage``."""
+    slack = FakeSlackApi()
+    with ServerThread(slack.app()) as server:
+        sink = SlackSink(token=slack.token, api=f"{server.url}/api", unfurl=False)
+        sink.send(_notified("deploys"))
+        sink.close()
+    [posted] = slack.got
+    assert posted["unfurl_links"] is False and posted["unfurl_media"] is False
