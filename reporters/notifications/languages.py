@@ -1,0 +1,127 @@
+"""Argo CD's languages for notifications: triggers in expr, templates in Go templates.
+
+A configuration brought from ``argocd-notifications-cm`` loads unchanged and means what it
+meant there: conditions run as notifications-engine runs them (:mod:`reporters.expr`,
+``expr.Compile`` without options, a bool ``true`` fires, ``oncePer`` keyed by ``%v`` of its
+value), templates as ``text/template`` with sprig's functions (:mod:`reporters.gotemplate`).
+Both see what Argo CD gives them: ``app`` (the whole Application), ``context``, and Argo
+CD's ``time``, ``strings`` and ``repo`` helpers; templates also ``.serviceType`` and
+``.recipient``. promoflow adds ``event``, the CloudEvent that led to the notification
+(``event.type == 'app.deployed'``), which Argo CD's configurations never read.
+
+Both are bounded (steps, output) so that no team's template can hold up the pipeline, and
+both are compiled once per text.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from functools import lru_cache
+from typing import Any
+
+from reporters import expr, gotemplate
+from reporters.expr.argocd import trigger_env
+from reporters.expr.builtins import system_clock
+from reporters.expr.values import decode_object
+from reporters.gotemplate.argocd import argocd_helpers
+
+EVENT = "event"
+"""What promoflow adds to Argo CD's variables: the CloudEvent a notification is about."""
+
+
+class ExpressionError(ValueError):
+    """A condition or template that does not compile (the message says where in it)."""
+
+
+class RenderError(ValueError):
+    """A template or condition refused or stopped while it ran: the message says why."""
+
+
+@lru_cache(maxsize=1024)
+def condition(text: str) -> expr.Program:
+    """``text`` compiled as notifications-engine compiles a ``when`` or an ``oncePer``."""
+    try:
+        return expr.compile(text)
+    except expr.ExprError as exc:  # expr's message, position, caret and a hint
+        raise ExpressionError(str(exc)) from None
+
+
+@lru_cache(maxsize=1024)
+def template(text: str) -> gotemplate.Template:
+    """``text`` parsed as notifications-engine parses a template's field."""
+    try:
+        return gotemplate.parse(text)
+    except gotemplate.TemplateSyntaxError as exc:
+        raise ExpressionError(exc.describe()) from None
+
+
+def check_expression(text: str) -> None:
+    condition(text)
+
+
+def check_template(text: str) -> None:
+    template(text)
+
+
+def reads_event(text: str) -> bool:
+    """Whether a condition reads ``event``: it is about events, not the app's state."""
+    return any(name.path.split(".")[0] == EVENT for name in condition(text).names())
+
+
+def condition_env(
+    app: Mapping[str, Any], event: Mapping[str, Any], context: Mapping[str, str]
+) -> dict[str, Any]:
+    """What a condition sees: Argo CD's variables, and ``event``."""
+    env = trigger_env(app, system_clock, context)
+    env[EVENT] = decode_object(event)
+    return env
+
+
+def evaluate(text: str, env: Mapping[str, Any]) -> bool:
+    """Whether a ``when`` fires; :class:`RenderError` when it fails to run (Argo CD logs
+    it and sends nothing)."""
+    try:
+        return condition(text).triggered(env)
+    except expr.ExprError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def once_per(text: str, env: Mapping[str, Any]) -> str:
+    """The ``oncePer`` key: ``%v`` of its value; :class:`RenderError` when it fails."""
+    try:
+        return expr.go_format(condition(text).run(env))
+    except expr.ExprError as exc:
+        raise RenderError(str(exc)) from None
+
+
+def template_data(
+    app: Mapping[str, Any],
+    event: Mapping[str, Any],
+    context: Mapping[str, str],
+    service_type: str,
+    recipient: str,
+) -> dict[str, Any]:
+    """What a template sees, as notifications-engine's ``Send`` gives it, and ``.event``."""
+    return {
+        "app": app,
+        "context": dict(context),
+        "serviceType": service_type,
+        "recipient": recipient,
+        EVENT: event,
+        **argocd_helpers(),
+    }
+
+
+def render(value: Any, data: Mapping[str, Any]) -> Any:
+    """A template field rendered: a string, or every string of a block (Argo CD's
+    ``slack.attachments``, ``webhook.<name>.body``); :class:`RenderError` when one fails."""
+    if isinstance(value, str):
+        try:
+            return template(value).execute(data)
+        except gotemplate.TemplateError as exc:
+            raise RenderError(str(exc)) from None
+    if isinstance(value, dict):
+        return {k: render(v, data) for k, v in value.items()}
+    if isinstance(value, list):
+        return [render(v, data) for v in value]
+    return value
