@@ -1,16 +1,17 @@
-"""Benchmark: what the template limits cost a notification.
+"""Benchmark: what the sandbox's limits cost a Jinja template.
 
-The same templates (the catalog's, and a webhook body looping over an app's resources)
-render on the same data, alternately, with Jinja's plain sandbox as promoflow used it
-before (``SandboxedEnvironment``, the data as it is) and with the limits
-(:mod:`orchestrator.sandbox`: a read-only copy of the data per event, operators and
-filters checked, lines counted under ``sys.settrace``, the output built chunk by chunk).
+The commit message template is written in Jinja by teams, and renders in
+:mod:`orchestrator.sandbox` (a read-only copy of the data, operators and filters checked,
+lines counted under ``sys.settrace``, the output built chunk by chunk). The same templates
+(short messages, and a body looping over an app's 40 resources) and one expression render
+on the same data, alternately, with Jinja's plain sandbox (``SandboxedEnvironment``, the
+data as it is) and with the limits.
 
-Printed: microseconds per event (every template rendered once) both ways, the best of
-each, and the median of the rounds' ratios; the same for one condition, as the notifier
-evaluates it on every event.
-Information only: a notification is rendered once per event and recipient, next to a
-store transaction and an HTTP delivery that each cost milliseconds.
+Printed: microseconds per round of templates both ways, the best of each, and the median
+of the rounds' ratios; the same for one expression.
+Information only: a commit message is rendered once per promotion, next to a push that
+costs hundreds of milliseconds. (Notification templates are Go templates, bounded by
+``reporters.gotemplate``'s own limits.)
 """
 
 from __future__ import annotations
@@ -18,14 +19,51 @@ from __future__ import annotations
 import statistics
 import time
 from collections.abc import Callable
+from functools import lru_cache
 from typing import Any
 
 from jinja2 import ChainableUndefined
 from jinja2.sandbox import SandboxedEnvironment
 
 from bench._report import Row, finish
-from reporters.notifications import catalog
-from reporters.notifications.expressions import ENVIRONMENT, evaluate, frozen, render
+from orchestrator.sandbox.environment import BoundedEnvironment
+from orchestrator.sandbox.frozen import freeze
+
+ENVIRONMENT = BoundedEnvironment(undefined=ChainableUndefined, autoescape=False)
+_NAME = "{{ event.data.app.split('/')[-1] }}"
+_VERSION = "{{ event.data.version or event.data.revision[:12] }}"
+MESSAGES = [
+    f"Application {_NAME} is now running {_VERSION}.",
+    f"Application {_NAME} is Degraded: {{{{ event.data.message or 'no message' }}}}",
+    "Promotion of {{ event.data.product }} {{ event.data.version }} failed"
+    "{% for f in event.data.failures or [] %}; {{ f.step }}: {{ f.message }}{% endfor %}.",
+    "{{ event.data.product }} {{ event.data.version }} waits for approval to "
+    "{{ event.data.environment }}: {{ event.data.link }}",
+]
+
+
+def frozen(data: dict[str, Any]) -> dict[str, Any]:
+    return {name: freeze(value) for name, value in data.items()}
+
+
+@lru_cache(maxsize=64)
+def _template(text: str) -> Any:
+    return ENVIRONMENT.from_string(text)
+
+
+@lru_cache(maxsize=64)
+def _expression(text: str) -> Any:
+    return ENVIRONMENT.compile_expression(text, undefined_to_none=True)
+
+
+def render(text: str, data: dict[str, Any]) -> str:
+    return ENVIRONMENT.render(_template(text), data)
+
+
+def evaluate(text: str, data: dict[str, Any]) -> Any:
+    with ENVIRONMENT.bounded():
+        return _expression(text)(**data)
+
 
 ROUNDS = 15
 EVENTS = 200
@@ -34,7 +72,7 @@ BODY = """{"app": "{{ app.metadata.name }}", "revision": "{{ event.data.revision
 "resources": [{% for r in app.status.resources %}{"kind": "{{ r.kind }}",
 "name": "{{ r.name }}", "health": "{{ r.health.status }}"}{{ "," if not loop.last }}
 {% endfor %}], "link": "{{ context.argocdUrl }}/applications/{{ app.metadata.name }}"}"""
-TEMPLATES = [t["message"] for t in catalog.TEMPLATES.values()] + [BODY]
+TEMPLATES = [*MESSAGES, BODY]
 CONDITION = "event.type == 'app.deployed' and app.status.health.status == 'Healthy'"
 
 
@@ -75,7 +113,7 @@ def main() -> None:
             template.render(**data)
 
     def with_templates() -> None:
-        context = frozen(data)  # once per event, as the notifier does
+        context = frozen(data)  # once per render, as the commit message does
         for text in TEMPLATES:
             render(text, context)
 
@@ -88,8 +126,8 @@ def main() -> None:
     assert [t.render(**data) for t in compiled] == [render(t, frozen(data)) for t in TEMPLATES]
     assert ENVIRONMENT.limits.max_seconds > 0
     rows = [
-        _row("templates per event", without_templates, with_templates),
-        _row("one condition per event", without_condition, with_condition),
+        _row("templates per round", without_templates, with_templates),
+        _row("one expression", without_condition, with_condition),
     ]
     finish("template limits: cost of a render with the limits, against without", rows)
 

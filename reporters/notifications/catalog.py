@@ -4,6 +4,8 @@ define any of these names again, and its definition wins.
 
 Each condition names the event type and, where a state is meant, the app's state too:
 ``for:`` checks the condition again when its time is up, against the app as it is then.
+Conditions are expr and templates Go templates, as in Argo CD's catalog; they also read
+``event``, the CloudEvent the reporter made of the change.
 """
 
 from __future__ import annotations
@@ -46,30 +48,29 @@ TRIGGERS: dict[str, list[dict[str, Any]]] = {
 DEFAULT_TRIGGERS = ["on-deployed", "on-health-degraded", "on-sync-failed", "on-promotion-failed"]
 """Used by a subscription that names no triggers, unless ``defaultTriggers`` says otherwise."""
 
-_NAME = "{{ event.data.app.split('/')[-1] }}"
-_VERSION = "{{ event.data.version or event.data.revision[:12] }}"
+_NAME = "{{.app.metadata.name}}"
+_VERSION = (
+    "{{with .event.data.version}}{{.}}{{else}}{{trunc 12 (toString .event.data.revision)}}{{end}}"
+)
+_MESSAGE = '{{default "no message" .event.data.message}}'
 
 TEMPLATES: dict[str, dict[str, Any]] = {
     "app-created": {"message": f"Application {_NAME} was created."},
     "app-deleted": {"message": f"Application {_NAME} was deleted."},
     "app-deployed": {"message": f"Application {_NAME} is now running {_VERSION}."},
-    "app-health-degraded": {
-        "message": f"Application {_NAME} is Degraded: {{{{ event.data.message or 'no message' }}}}"
-    },
+    "app-health-degraded": {"message": f"Application {_NAME} is Degraded: {_MESSAGE}"},
     "app-sync-running": {"message": f"Application {_NAME} is syncing {_VERSION}."},
     "app-sync-succeeded": {"message": f"Application {_NAME} synced {_VERSION}."},
-    "app-sync-failed": {
-        "message": f"Sync of {_NAME} failed: {{{{ event.data.message or 'no message' }}}}"
-    },
+    "app-sync-failed": {"message": f"Sync of {_NAME} failed: {_MESSAGE}"},
     "promotion-succeeded": {
-        "message": "Promotion of {{ event.data.product }} {{ event.data.version }} succeeded."
+        "message": "Promotion of {{.event.data.product}} {{.event.data.version}} succeeded."
     },
     "promotion-failed": {
-        "message": "Promotion of {{ event.data.product }} {{ event.data.version }} failed"
-        "{% for f in event.data.failures or [] %}; {{ f.step }}: {{ f.message }}{% endfor %}."
+        "message": "Promotion of {{.event.data.product}} {{.event.data.version}} failed"
+        "{{range .event.data.failures}}; {{.step}}: {{.message}}{{end}}."
     },
     "promotion-waiting": {
-        "message": "{{ event.data.product }} {{ event.data.version }} waits for approval to "
-        "{{ event.data.environment }}: {{ event.data.link }}"
+        "message": "{{.event.data.product}} {{.event.data.version}} waits for approval to "
+        "{{.event.data.environment}}: {{.event.data.link}}"
     },
 }

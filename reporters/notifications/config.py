@@ -33,7 +33,7 @@ from orchestrator.problems import Position, Problem, sort_problems, suggest
 from reporters import services
 from reporters.notifications import catalog
 from reporters.notifications.errors import ConfigError
-from reporters.notifications.expressions import ExpressionError, check_expression, check_template
+from reporters.notifications.languages import ExpressionError, check_expression, check_template
 from reporters.notifications.layout import Entry, entries
 from reporters.services import Options
 

@@ -15,16 +15,21 @@ both are compiled once per text.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from functools import lru_cache
 from typing import Any
 
+from orchestrator.sandbox.frozen import freeze
 from reporters import expr, gotemplate
 from reporters.expr.argocd import trigger_env
 from reporters.expr.builtins import system_clock
 from reporters.expr.values import decode_object
 from reporters.gotemplate.argocd import argocd_helpers
 
+_UNDOTTED = re.compile(
+    r'function "(app|context|event|serviceType|recipient|secrets|time|strings|repo)" not defined'
+)
 EVENT = "event"
 """What promoflow adds to Argo CD's variables: the CloudEvent a notification is about."""
 
@@ -42,8 +47,9 @@ def condition(text: str) -> expr.Program:
     """``text`` compiled as notifications-engine compiles a ``when`` or an ``oncePer``."""
     try:
         return expr.compile(text)
-    except expr.ExprError as exc:  # expr's message, position, caret and a hint
-        raise ExpressionError(str(exc)) from None
+    except expr.ExprError as exc:  # expr's message and position, on one line, and a hint
+        hint = f" (hint: {exc.hint})" if exc.hint else ""
+        raise ExpressionError(f"{exc.message} ({exc.line}:{exc.column}){hint}") from None
 
 
 @lru_cache(maxsize=1024)
@@ -52,6 +58,13 @@ def template(text: str) -> gotemplate.Template:
     try:
         return gotemplate.parse(text)
     except gotemplate.TemplateSyntaxError as exc:
+        found = _UNDOTTED.search(exc.message)
+        if found:  # {{ app.metadata.name }}: Jinja's way, or expr's
+            name = found.group(1)
+            raise ExpressionError(
+                f"{exc.message} (hint: a Go template reads the data's fields with a leading "
+                f"dot: {{{{.{name}...}}}}, as in {{{{.app.metadata.name}}}})"
+            ) from None
         raise ExpressionError(exc.describe()) from None
 
 
@@ -102,14 +115,17 @@ def template_data(
     recipient: str,
 ) -> dict[str, Any]:
     """What a template sees, as notifications-engine's ``Send`` gives it, and ``.event``."""
-    return {
+    data = {
         "app": app,
-        "context": dict(context),
+        "context": context,
         "serviceType": service_type,
         "recipient": recipient,
         EVENT: event,
         **argocd_helpers(),
     }
+    # read-only: what one template sets (sprig's set, unset, merge) no other one sees
+    frozen: dict[str, Any] = freeze(data)
+    return frozen
 
 
 def render(value: Any, data: Mapping[str, Any]) -> Any:

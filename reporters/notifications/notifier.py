@@ -32,7 +32,15 @@ from typing import Any
 
 from reporters.events.ids import NAMESPACE
 from reporters.notifications.config import Notifications
-from reporters.notifications.expressions import RenderError, evaluate, frozen, names, render
+from reporters.notifications.languages import (
+    RenderError,
+    condition_env,
+    evaluate,
+    once_per,
+    reads_event,
+    render,
+    template_data,
+)
 from reporters.notifications.subscriptions import wanted
 from reporters.state.store import Outgoing
 
@@ -120,14 +128,14 @@ class Notifier:
         if obj is None:
             return routed
         app = whole if whole is not None else obj
-        context = frozen({"app": app, "event": event, "context": self.config.context})
+        env = condition_env(app, event, self.config.context)
         for trigger, recipients in sorted(wanted(self.config, app, self._problem).items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
-                if states_only and "event" in names(condition.when):
+                if states_only and reads_event(condition.when):
                     continue
-                now = bool(self._evaluate(trigger, condition.when, context))
-                if "event" not in names(condition.when):  # a state: sent when it turns true
+                now, was = self._evaluate(trigger, condition.when, env), False
+                if not reads_event(condition.when):  # a state: sent when it turns true
                     was = self.conditions.get(name, False)
                     if now != was:
                         self.conditions[name] = routed.conditions[name] = now
@@ -137,24 +145,19 @@ class Notifier:
                         continue
                 if not now:
                     continue
-                if condition.once_per:
-                    try:
-                        value = evaluate(condition.once_per, context)
-                    except RenderError as exc:  # no value to send once per: nothing sent
-                        reason = str(exc).rstrip(".")
-                        self._problem(f"trigger {trigger}: oncePer: {reason} (not sent)")
-                        continue
+                value = self._once_per(trigger, condition.once_per, env)
+                if value is not None:
                     if not self._first_time(key, f"{name}{ONCE}{value}", routed):
                         continue
                     basis = f"once\x1f{key}\x1f{value}"
+                elif was:  # no oncePer value: a state sent once, as Argo CD keys it then
+                    continue
                 else:
                     basis = str(event["id"])
                 due = self.clock() + condition.hold if condition.hold else 0.0
                 for template in condition.send:
                     for service, recipient in sorted(recipients):
-                        payload = self._payload(
-                            event, context, trigger, template, service, recipient
-                        )
+                        payload = self._payload(event, app, trigger, template, service, recipient)
                         if payload is None:
                             continue
                         nid = str(uuid.uuid5(NAMESPACE, "\x1f".join(
@@ -164,6 +167,18 @@ class Notifier:
                         hold = name if condition.hold else ""
                         routed.outgoing.append(Outgoing(service, nid, payload, due, hold))
         return routed
+
+    def _once_per(self, trigger: str, text: str, env: Obj) -> str | None:
+        """A condition's ``oncePer`` value; none without one, or when it fails to run,
+        which is told (Argo CD logs it and keys what it sends without the value)."""
+        if not text:
+            return None
+        try:
+            return once_per(text, env)
+        except RenderError as exc:
+            reason = str(exc).splitlines()[0].rstrip(".")
+            self._problem(f"trigger {trigger}: oncePer: {reason} (sent as without oncePer)")
+            return None
 
     def _first_time(self, key: str, name: str, routed: Routed) -> bool:
         """Whether ``oncePer`` value ``name`` of app ``key`` is new; it is remembered then,
@@ -180,18 +195,20 @@ class Notifier:
             routed.conditions[oldest] = False  # the store drops what is false
         return True
 
-    def _evaluate(self, trigger: str, text: str, context: Obj) -> Any:
-        """A condition's value; one the sandbox refuses is a problem told, and false."""
+    def _evaluate(self, trigger: str, text: str, env: Obj) -> bool:
+        """Whether a condition fires; one that fails to run is a problem told, and false
+        (Argo CD logs it and sends nothing)."""
         try:
-            return evaluate(text, context)
+            return evaluate(text, env)
         except RenderError as exc:
-            self._problem(f"trigger {trigger}: when: {str(exc).rstrip('.')} (taken as false)")
-            return None
+            reason = str(exc).splitlines()[0].rstrip(".")
+            self._problem(f"trigger {trigger}: when: {reason} (taken as false)")
+            return False
 
     def _payload(
         self,
         event: Obj,
-        context: Obj,
+        app: Obj,
         trigger: str,
         template_name: str,
         service_name: str,
@@ -204,11 +221,12 @@ class Notifier:
         block = template.get(service.type)
         if service.type == "webhook" and isinstance(block, dict):
             block = block.get(service.name)
+        data = template_data(app, event, self.config.context, service.type, recipient)
         try:
-            message = render(template.get("message", ""), context)
-            rendered = render(block, context) if block is not None else None
+            message = render(template.get("message", ""), data)
+            rendered = render(block, data) if block is not None else None
         except RenderError as exc:  # nothing half-rendered is sent
-            reason = str(exc).rstrip(".")
+            reason = str(exc).splitlines()[0].rstrip(".")
             self._problem(f"template {template_name}: {reason} (not sent to {service_name})")
             return None
         notification: Obj = {
@@ -236,5 +254,5 @@ class Notifier:
         data = dict(event.get("data") or {})
         event["id"] = data.pop("notification", {}).get("event", event.get("id"))
         event["data"] = data
-        context = frozen({"app": obj, "event": event, "context": self.config.context})
-        return bool(self._evaluate(trigger, conditions[int(index)].when, context))
+        env = condition_env(obj, event, self.config.context)
+        return self._evaluate(trigger, conditions[int(index)].when, env)

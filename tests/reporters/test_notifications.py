@@ -35,18 +35,18 @@ data:
   context: |
     argocdUrl: https://argocd.example.com
   template.app-deployed: |
-    message: "{{ app.metadata.name }} runs {{ event.data.revision[:7] }}"
+    message: "{{.app.metadata.name}} runs {{trunc 7 .event.data.revision}}"
     slack:
       blocks:
       - type: section
         text:
           type: mrkdwn
-          text: "<{{ context.argocdUrl }}/applications/{{ app.metadata.name }}|open>"
+          text: "<{{.context.argocdUrl}}/applications/{{.app.metadata.name}}|open>"
     webhook:
       audit:
         method: PUT
         path: /deployed
-        body: '{"app": "{{ app.metadata.name }}"}'
+        body: '{"app": "{{.app.metadata.name}}"}'
   trigger.on-deployed: |
     - when: event.type == 'app.deployed'
       oncePer: event.data.revision
@@ -90,7 +90,7 @@ data:
   service.slack: |
     token: $nope
   template.a: |
-    message: "{{ app.metadata.name "
+    message: "{{ .app.metadata.name "
     slak: {}
   trigger.t: |
     - when: event.type ==
@@ -261,12 +261,12 @@ def test_conditions_and_holds_survive_a_restart(config: Notifications, tmp_path:
     assert len(sent(again.store, "slack", "app-health-degraded")) == 1
 
 
-def test_templates_run_in_a_sandbox(tmp_path: Path) -> None:
+def test_a_template_cannot_change_what_another_notification_sees(tmp_path: Path) -> None:
     path = tmp_path / "cm.yaml"
     path.write_text(
         "service.stdout: ''\n"
         "template.app-deployed: |\n"
-        "  message: \"{{ app.__class__.__mro__ }} {{ ''.__class__.__subclasses__() }}\"\n"
+        '  message: \'{{ $_ := set .app.metadata.labels "team" "evil" }}\'\n'
         "subscriptions: |\n"
         "  - recipients: [stdout]\n"
     )
@@ -278,9 +278,10 @@ def test_templates_run_in_a_sandbox(tmp_path: Path) -> None:
     deploy(pipeline, NEW, "2026-11-24T10:01:00Z")
     assert outbox(store, "stdout") == []  # refused: told, not sent half-rendered
     assert warnings == [
-        "template app-deployed: access to attribute '__class__' of 'str' object is unsafe "
-        "(not sent to stdout)"
+        'template app-deployed: template: :1:9: executing "" at <set .app.metadata.labels '
+        '"team" "evil">: error calling set: template data is read-only (not sent to stdout)'
     ]
+    assert "team" not in pipeline.seen["argocd/shop-dev"]["metadata"]["labels"]
     assert notifier.problems == 1
 
 

@@ -30,7 +30,7 @@ data:
   service.slack: |
     token: xoxb-test
   template.deployed: |
-    message: "{{ app.status.operationState.syncResult.revision }}"
+    message: "{{.app.status.operationState.syncResult.revision}}"
   trigger.on-deployed: |
     - when: >-
         app.status.operationState.phase in ['Succeeded'] and

@@ -145,12 +145,12 @@ data:
     - name: Authorization
       value: Bearer $receiver-token
   template.app-deployed: |
-    message: "{{{{ app.metadata.name }}}} is live"
+    message: "{{{{.app.metadata.name}}}} is live"
     webhook:
       deploys:
         method: POST
         path: /deployed
-        body: '{{"app": "{{{{ app.metadata.name }}}}", "rev": "{{{{ event.data.revision }}}}"}}'
+        body: '{{"app": "{{{{.app.metadata.name}}}}", "rev": "{{{{.event.data.revision}}}}"}}'
   subscriptions: |
     - recipients: [deploys]
       triggers: [on-deployed]

@@ -28,15 +28,15 @@ data:
     token: xoxb-test
   template.app-deployed: |
     message: >-
-      {{ app.spec.project }} by {{ app.metadata.annotations['team'] }},
-      {{ app.status.conditions | length }} condition(s)
+      {{.app.spec.project}} by {{index .app.metadata.annotations "team"}},
+      {{len .app.status.conditions}} condition(s)
   template.app-deleted: |
-    message: "{{ app.metadata.name }} of {{ app.spec.project }} deleted"
+    message: "{{.app.metadata.name}} of {{.app.spec.project}} deleted"
   trigger.on-warned: |
-    - when: app.status.conditions | selectattr('type', 'eq', 'SyncError') | list | length > 0
+    - when: any(app.status.conditions ?? [], .type == 'SyncError')
       send: [app-deployed]
   trigger.on-deleting: |
-    - when: app.metadata.deletionTimestamp
+    - when: app.metadata.deletionTimestamp != nil
       send: [app-deleted]
   subscriptions: |
     - recipients: [slack:deploys]
