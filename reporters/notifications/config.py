@@ -31,7 +31,7 @@ from orchestrator.model.base import SourceMap
 from orchestrator.model.errors import dotted, problems_from
 from orchestrator.problems import Position, Problem, sort_problems, suggest
 from reporters import services
-from reporters.notifications import catalog
+from reporters.notifications import catalog, fieldcheck
 from reporters.notifications.errors import ConfigError
 from reporters.notifications.languages import ExpressionError, check_expression, check_template
 from reporters.notifications.layout import Entry, entries
@@ -255,10 +255,14 @@ class _Reader:
 
     def templates_in(self, value: Any, where: SourceMap, loc: tuple[Any, ...], key: str) -> None:
         if isinstance(value, str):
+            field = ".".join(map(str, loc))
             try:
                 check_template(value)
             except ExpressionError as exc:
-                self.error(where.at(*loc), f"{key}: {'.'.join(map(str, loc))}: {exc}")
+                self.error(where.at(*loc), f"{key}: {field}: {exc}")
+                return
+            for problem in fieldcheck.template_problems(value):
+                self.error(where.at(*loc), f"{key}: {field}: {problem}")
         elif isinstance(value, dict):
             for k, v in value.items():
                 self.templates_in(v, where, (*loc, k), key)
@@ -296,6 +300,9 @@ class _Reader:
                         check_expression(str(text))
                     except ExpressionError as exc:
                         self.error(where.at(i, field_name), f"{key}[{i}].{field_name}: {exc}")
+                        continue
+                    for problem in fieldcheck.condition_problems(str(text)):
+                        self.error(where.at(i, field_name), f"{key}[{i}].{field_name}: {problem}")
             send = raw.get("send")
             if not isinstance(send, list) or not send:
                 self.error(where.at(i), f"{key}[{i}]: 'send' lists the templates to send")
