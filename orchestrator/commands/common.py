@@ -108,8 +108,33 @@ def load_valid(config: Path) -> Config:
     if any(problem.severity == "error" for problem in problems):
         raise typer.Exit(1)
     if not loaded.resources:
-        fail(f"no promoflow resources {'in' if config.is_file() else 'under'} {config}")
+        hint = ""
+        if config.is_file() and _notifications_configmap(config):
+            hint = (
+                f": it is a notifications ConfigMap; check it with `promoflow reporter check "
+                f"--notifications {config}`"
+            )
+        fail(f"no promoflow resources {'in' if config.is_file() else 'under'} {config}{hint}")
     return loaded
+
+
+def _notifications_configmap(path: Path) -> bool:
+    """Whether ``path`` is an argocd-notifications-cm (a ConfigMap of services, templates
+    and triggers), which ``validate`` is sometimes given by mistake."""
+    import yaml
+
+    try:
+        documents = list(yaml.safe_load_all(path.read_text()))
+    except (OSError, yaml.YAMLError, UnicodeDecodeError):
+        return False
+    keys = ("service.", "template.", "trigger.", "subscriptions", "defaultTriggers")
+    return any(
+        isinstance(doc, dict)
+        and doc.get("kind") == "ConfigMap"
+        and isinstance(doc.get("data"), dict)
+        and any(str(key).startswith(keys) for key in doc["data"])
+        for doc in documents
+    )
 
 
 def finite(value: float, option: str, low: float, high: float) -> float:

@@ -7,6 +7,7 @@ The flags are parsed and checked here, as every command's are (``-h``, usage err
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Annotated
 
 import typer
@@ -42,7 +43,16 @@ def _among(text: str, option: str, known: list[str]) -> list[str]:
     return names
 
 
+reporter_app = typer.Typer(
+    name="reporter",
+    add_completion=False,
+    context_settings={"help_option_names": ["-h", "--help"]},
+)
+
+
+@reporter_app.callback(invoke_without_command=True)
 def reporter_cmd(
+    ctx: typer.Context,
     namespace: Annotated[
         str,
         typer.Option(
@@ -165,7 +175,10 @@ def reporter_cmd(
       $ promoflow reporter --sink stdout
       $ promoflow reporter -n argocd --sink https://hooks.example.com/argocd
       $ promoflow reporter --notifications /etc/notifications --secrets /etc/secret
+      $ promoflow reporter check --notifications argocd-notifications-cm.yaml
     """
+    if ctx.invoked_subcommand is not None:
+        return
     from reporters.enrich.enricher import SHARED
     from reporters.run import Options, run
     from reporters.watch.kinds import RESOURCE_KINDS
@@ -204,3 +217,38 @@ def reporter_cmd(
         port=port,
     )
     raise typer.Exit(run(options))
+
+
+@reporter_app.command("check")
+def check_cmd(
+    notifications: Annotated[
+        Path,
+        typer.Option(
+            help="The configuration to check: argocd-notifications-cm's manifest, or the "
+            "directory it is mounted as.",
+            show_default=False,
+        ),
+    ],
+    secrets: Annotated[
+        Path | None,
+        typer.Option(help="The Secret its $name references resolve from (manifest or directory)."),
+    ] = None,
+    app: Annotated[
+        Path | None,
+        typer.Option(
+            "--app", help="An Application manifest to evaluate against (default: a sample)."
+        ),
+    ] = None,
+) -> None:
+    """Check a notifications configuration before deploying it: every problem at once,
+    then what each trigger would send for an Application, and to whom.
+
+    Exit 0 when it loads and renders, 1 when it has problems, 2 on a usage error.
+
+    Examples:
+      $ promoflow reporter check --notifications argocd-notifications-cm.yaml
+      $ promoflow reporter check --notifications cm.yaml --secrets secret.yaml --app app.yaml
+    """
+    from orchestrator.commands.notificationcheck import run_check
+
+    raise typer.Exit(run_check(notifications, secrets, app))

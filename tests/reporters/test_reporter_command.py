@@ -95,7 +95,7 @@ def test_usage_errors() -> None:
     )  # fmt: skip
     assert run.returncode == 2
     assert run.stderr.splitlines() == [
-        "Usage: promoflow reporter [OPTIONS]",
+        "Usage: promoflow reporter [OPTIONS] COMMAND [ARGS]...",
         "error: Invalid value for --shard: 3 is not below --replicas 2",
     ]
 
