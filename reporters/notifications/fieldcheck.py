@@ -16,12 +16,16 @@ from orchestrator.problems import suggest
 from reporters.notifications import appfields, languages
 
 TEMPLATE_ROOTS = (
-    "app", "context", "serviceType", "recipient", "secrets", "time", "strings", "repo",
+    "app", "context", "serviceType", "recipient", "time", "strings", "repo",
     languages.EVENT,
 )  # fmt: skip
 """What a template's data holds (notifications-engine's, Argo CD's helpers, promoflow's
 ``event``)."""
-CONDITION_ROOTS = ("app", "context", "secrets", "time", "strings", "repo", languages.EVENT)
+CONDITION_ROOTS = ("app", "context", "time", "strings", "repo", languages.EVENT)
+SECRETS = (
+    "the Secret's values are not given to templates and conditions here, so that they "
+    "reach no event or log: name them as $name in the service's settings"
+)
 
 
 def template_problems(text: str) -> Iterator[str]:
@@ -55,6 +59,8 @@ def _problem(path: str, roots: tuple[str, ...], dot: str) -> str:
     if not parts:
         return ""
     root = parts[0]
+    if root == "secrets":
+        return SECRETS
     if root not in roots:
         return f"no variable {dot}{root}{suggest(root, roots)}"
     if root != "app":

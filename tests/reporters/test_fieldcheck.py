@@ -30,6 +30,7 @@ from reporters.notifications.fieldcheck import condition_problems, template_prob
             ".app.spec.destination has no field 'nmespace' (did you mean 'namespace'?)",
         ),
         ("{{ .ap.metadata.name }}", "no variable .ap (did you mean 'app'?)"),
+        ("{{ .secrets.token }}", "the Secret's values are not given to templates"),
     ],
 )
 def test_a_template_reading_what_no_app_has(text: str, said: str) -> None:
