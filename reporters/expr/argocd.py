@@ -13,20 +13,11 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote_plus
 
+from orchestrator.golang.durations import HOUR, MICRO, MILLI, MINUTE, NANO, SECOND, Duration
+from orchestrator.golang.gotime import Time
+from orchestrator.golang.timelayout import LAYOUTS, TimeParseError, parse_rfc3339
 from reporters.expr.builtin_text import b_lower, b_upper
 from reporters.expr.gitrepo import full_name_by_repo_url, repo_url_to_https
-from reporters.expr.gotime import (
-    HOUR,
-    LAYOUTS,
-    MICRO,
-    MILLI,
-    MINUTE,
-    NANO,
-    SECOND,
-    Duration,
-    Time,
-)
-from reporters.expr.gotimeparse import TimeParseError, parse_rfc3339
 from reporters.expr.operators import GoPanic
 from reporters.expr.values import GoFunc, StringMap, decode_object
 

@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any
 
-from reporters.expr.gotime import DAYS, MONTHS, Duration, Month, Time, Weekday
+from orchestrator.golang.durations import Duration
+from orchestrator.golang.gotime import DAYS, MONTHS, Month, Time, Weekday
 
 
 class Int64(int):

@@ -24,9 +24,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote_plus
 
+from orchestrator.golang.timelayout import LAYOUTS, RFC3339
 from reporters.gotemplate.godurations import HOUR, MINUTE, MS, NS, SECOND, US, Duration
-from reporters.gotemplate.gotime import UTC, GoTime
-from reporters.gotemplate.timelayout import parse_time
+from reporters.gotemplate.gotime import UTC, GoTime, parse_time
 from reporters.gotemplate.values import GoFunc, GoPanic
 
 S = "string"
@@ -68,7 +68,7 @@ def full_name_by_repo_url(raw: str) -> str:
 
 
 def _parse(timestamp: str) -> GoTime:
-    return parse_time("2006-01-02T15:04:05Z07:00", timestamp, UTC)
+    return parse_time(RFC3339, timestamp, UTC)
 
 
 def get_info_item(app: Mapping[str, Any] | None, name: str) -> str:
@@ -103,22 +103,7 @@ def argocd_helpers(
         "Second": Duration(SECOND),
         "Minute": Duration(MINUTE),
         "Hour": Duration(HOUR),
-        "Layout": "01/02 03:04:05PM '06 -0700",
-        "ANSIC": "Mon Jan _2 15:04:05 2006",
-        "UnixDate": "Mon Jan _2 15:04:05 MST 2006",
-        "RubyDate": "Mon Jan 02 15:04:05 -0700 2006",
-        "RFC822": "02 Jan 06 15:04 MST",
-        "RFC822Z": "02 Jan 06 15:04 -0700",
-        "RFC850": "Monday, 02-Jan-06 15:04:05 MST",
-        "RFC1123": "Mon, 02 Jan 2006 15:04:05 MST",
-        "RFC1123Z": "Mon, 02 Jan 2006 15:04:05 -0700",
-        "RFC3339": "2006-01-02T15:04:05Z07:00",
-        "RFC3339Nano": "2006-01-02T15:04:05.999999999Z07:00",
-        "Kitchen": "3:04PM",
-        "Stamp": "Jan _2 15:04:05",
-        "StampMilli": "Jan _2 15:04:05.000",
-        "StampMicro": "Jan _2 15:04:05.000000",
-        "StampNano": "Jan _2 15:04:05.000000000",
+        **LAYOUTS,
     }
     strings_map = {
         "ReplaceAll": GoFunc(

@@ -12,8 +12,8 @@ import math
 from dataclasses import dataclass
 from typing import Any
 
+from orchestrator.golang.strconv import quote, quote_char
 from reporters.gotemplate.gofloat import bin_float, format_float, hex_float, sharp_float
-from reporters.gotemplate.gostrings import quote, quote_char
 from reporters.gotemplate.values import go_type
 
 

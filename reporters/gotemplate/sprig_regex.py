@@ -178,7 +178,7 @@ def _must(expr: str) -> re.Pattern[str]:
 
 
 def _backquote(expr: str) -> str:
-    from reporters.gotemplate.gostrings import quote
+    from orchestrator.golang.strconv import quote
 
     return "`" + expr + "`" if "`" not in expr else quote(expr)
 
