@@ -12,8 +12,7 @@ from typing import Any
 from urllib.parse import quote_plus
 
 from orchestrator.golang.strconv import is_print
-from reporters.gotemplate.gofmt import Spec, format_value, sprint, sprintln
-from reporters.gotemplate.goprintf import sprintf
+from reporters.gotemplate.gofmt import Spec, format_value, sprint, sprintf, sprintln
 from reporters.gotemplate.reflection import INVALID, Boxed, is_true, unbox
 from reporters.gotemplate.values import (
     GoError,

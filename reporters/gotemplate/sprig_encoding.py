@@ -14,7 +14,7 @@ import json
 import zlib
 from typing import Any
 
-from reporters.gotemplate.gofloat import json_float
+from orchestrator.golang.floats import json_float
 from reporters.gotemplate.sprig_convert import ANY
 from reporters.gotemplate.values import GoError, GoFunc
 
@@ -132,7 +132,7 @@ def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None, leve
 
 
 def json_float_text(v: float) -> str:
-    from reporters.gotemplate.gofloat import format_float
+    from orchestrator.golang.floats import format_float
 
     return format_float(v)
 

@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.golang.strconv import quote as go_quote
-from reporters.gotemplate.goprintf import sprintf
+from reporters.gotemplate.gofmt import sprintf
 from reporters.gotemplate.sprig_case import (
     go_space,
     initials,

@@ -1,14 +1,15 @@
-"""fmt.Sprintf as templates call it through ``printf``: verbs, flags, widths, indexes.
+"""fmt.Sprintf, as templates call it through ``printf``: verbs, flags, widths, indexes.
 
 The format string is read as fmt's doPrintf reads it (``%[2]d``, ``%*d``, ``%-08.3f``),
 with its error forms (``%!d(MISSING)``, ``%!(EXTRA string=x)``, ``%!v(BADINDEX)``,
-``%!(NOVERB)``); each operand is then formatted by :mod:`reporters.gotemplate.gofmt`.
+``%!(NOVERB)``); each operand is then formatted by a :class:`~orchestrator.golang.fmt.Printer`.
 """
+
+from __future__ import annotations
 
 from typing import Any
 
-from reporters.gotemplate.gofmt import Spec, format_value
-from reporters.gotemplate.values import go_type
+from orchestrator.golang.fmt import Printer, Spec
 
 TOO_LARGE = 1_000_000
 """fmt refuses widths and precisions beyond a million (its tooLarge)."""
@@ -24,7 +25,7 @@ def _parse_num(fmt: str, i: int) -> tuple[int | None, int]:
     return (None if value > TOO_LARGE else value), i
 
 
-def sprintf(fmt: str, *args: Any) -> str:
+def sprintf(printer: Printer, fmt: str, *args: Any) -> str:
     """fmt.Sprintf with Go's verbs, flags, ``*`` widths and error forms."""
     out: list[str] = []
     argnum = 0
@@ -122,12 +123,12 @@ def sprintf(fmt: str, *args: Any) -> str:
         argnum += 1
         if verb == "w":
             spec.verb = "v"
-            out.append(format_value(arg, spec))
+            out.append(printer.format_value(arg, spec))
             continue
-        out.append(format_value(arg, spec))
+        out.append(printer.format_value(arg, spec))
     if not reordered and argnum < len(args):
         extra = ", ".join(
-            "<nil>" if a is None else f"{go_type(a)}={format_value(a, Spec())}"
+            "<nil>" if a is None else f"{printer.type_of(a)}={printer.format_value(a, Spec())}"
             for a in args[argnum:]
         )
         out.append(f"%!(EXTRA {extra})")
