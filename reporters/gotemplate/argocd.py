@@ -19,52 +19,33 @@ returning the ``value`` of the named entry in the sync operation's ``info`` list
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote_plus
 
+from orchestrator.golang import argocd_repo
 from orchestrator.golang.timelayout import LAYOUTS, RFC3339
 from reporters.gotemplate.godurations import HOUR, MINUTE, MS, NS, SECOND, US, Duration
 from reporters.gotemplate.gotime import UTC, GoTime, parse_time
 from reporters.gotemplate.values import GoFunc, GoPanic
 
 S = "string"
-_SCP = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>[^:/]+):(?!//)(?P<path>.*)$")
-_URL = re.compile(
-    r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?:(?P<user>[^@/]*)@)?"
-    r"(?P<host>[^/?#]*)(?P<path>[^?#]*)(?P<rest>.*)$"
-)
 
 
-def _split_git_url(raw: str) -> tuple[str, str, str, str]:
-    """What chainguard-dev/git-urls finds in a Git URL: scheme, host, path, query/fragment."""
-    m = _URL.match(raw)
-    if m:
-        return m.group("scheme"), m.group("host"), m.group("path"), m.group("rest")
-    m = _SCP.match(raw)
-    if m:
-        path = m.group("path")
-        return "ssh", m.group("host"), path if path.startswith("/") else "/" + path, ""
-    if raw.startswith("/") or raw.startswith("."):
-        return "file", "", raw, ""
-    raise GoPanic(f"failed to parse URL: {raw}")
+def _repo_function(function: Callable[[str], str]) -> Callable[[str], str]:
+    """An Argo CD repo function; a URL whose Go rendering is not reproduced panics, saying
+    what to write instead, rather than printing a different URL."""
+
+    def call(raw: str) -> str:
+        try:
+            return function(raw)
+        except argocd_repo.RepoURLUnsupported as exc:
+            raise GoPanic(f"{exc} is not supported: {exc.hint}") from None
+
+    return call
 
 
-def repo_url_to_https(raw: str) -> str:
-    """repo.RepoURLToHTTPS: the same repository as an https URL, without credentials."""
-    _, host, path, rest = _split_git_url(raw)
-    return f"https://{host}{path}{rest}"
-
-
-def full_name_by_repo_url(raw: str) -> str:
-    """repo.FullNameByRepoURL: ``owner/repo`` (the path's first two parts, ``.git`` cut)."""
-    _, _, path, _ = _split_git_url(raw)
-    path = re.sub(r"\.git$", "", path)
-    parts = [p for p in path.split("/") if p]
-    if len(parts) >= 2:
-        return "/".join(parts[:2])
-    return path
+repo_url_to_https = _repo_function(argocd_repo.repo_url_to_https)
+full_name_by_repo_url = _repo_function(argocd_repo.full_name_by_repo_url)
 
 
 def _parse(timestamp: str) -> GoTime:
@@ -119,7 +100,7 @@ def argocd_helpers(
     repo_map: dict[str, Any] = {
         "RepoURLToHTTPS": GoFunc(repo_url_to_https, (S,), returns=S),
         "FullNameByRepoURL": GoFunc(full_name_by_repo_url, (S,), returns=S),
-        "QueryEscape": GoFunc(lambda s: quote_plus(s, safe="-_.~"), (S,), returns=S),
+        "QueryEscape": GoFunc(argocd_repo.query_escape, (S,), returns=S),
     }
     if get_commit_metadata is not None:
         repo_map["GetCommitMetadata"] = GoFunc(get_commit_metadata, (S,), returns="interface {}")
