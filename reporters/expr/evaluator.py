@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.golang.gotime import Time
+from orchestrator.golang.regexp import PatternUnsupported, matches
 from reporters.expr import nodes as n
 from reporters.expr.access import SliceUnsupported, contains_in, fetch, go_len, go_slice
 from reporters.expr.builtins import FAST, GROWING, PLAIN, Unsupported, b_now
@@ -44,7 +45,6 @@ from reporters.expr.operators import (
     subtract,
     to_int,
 )
-from reporters.expr.regex import PatternUnsupported, matches
 from reporters.expr.values import TypedList, go_type
 
 MEMORY_BUDGET = 1_000_000
