@@ -68,23 +68,15 @@ def _sort_key(key: Any) -> tuple[int, Any]:
     return (2, str(key))
 
 
+_JSON_TYPES: tuple[tuple[type | tuple[type, ...], str], ...] = (
+    (type(None), "<nil>"), (bool, "bool"), (int, "int"), (float, "float64"), (str, "string"),
+    ((list, tuple), "[]interface {}"), (dict, "map[string]interface {}"),
+)  # fmt: skip
+
+
 def json_type_of(value: Any) -> str:
     """The Go type of decoded JSON data, as ``%T`` names it (``encoding/json`` into ``any``)."""
-    if value is None:
-        return "<nil>"
-    if isinstance(value, bool):
-        return "bool"
-    if isinstance(value, int):
-        return "int"
-    if isinstance(value, float):
-        return "float64"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, list | tuple):
-        return "[]interface {}"
-    if isinstance(value, dict):
-        return "map[string]interface {}"
-    return "interface {}"
+    return next((name for kind, name in _JSON_TYPES if isinstance(value, kind)), "interface {}")
 
 
 @dataclass(frozen=True)

@@ -25,6 +25,15 @@ def _parse_num(fmt: str, i: int) -> tuple[int | None, int]:
     return (None if value > TOO_LARGE else value), i
 
 
+def _star(args: tuple[Any, ...], argnum: int) -> int | None:
+    """The int operand a ``*`` width or precision takes; None where fmt says BADWIDTH or
+    BADPREC (no operand, not an int, or beyond a million)."""
+    if argnum >= len(args) or not isinstance(args[argnum], int) or isinstance(args[argnum], bool):
+        return None
+    value = int(args[argnum])
+    return None if abs(value) > TOO_LARGE else value
+
+
 def sprintf(printer: Printer, fmt: str, *args: Any) -> str:
     """fmt.Sprintf with Go's verbs, flags, ``*`` widths and error forms."""
     out: list[str] = []
@@ -67,20 +76,13 @@ def sprintf(printer: Printer, fmt: str, *args: Any) -> str:
                 i = end + 1
         if i < n and fmt[i] == "*":
             i += 1
-            if (
-                argnum < len(args)
-                and isinstance(args[argnum], int)
-                and not isinstance(args[argnum], bool)
-            ):
-                w = int(args[argnum])
-                if abs(w) > TOO_LARGE:
-                    w = 0
-                    out.append("%!(BADWIDTH)")
+            w = _star(args, argnum)
+            if w is None:
+                out.append("%!(BADWIDTH)")
+            else:
                 if w < 0:
                     spec.minus, spec.zero, w = True, False, -w
                 spec.width = w
-            else:
-                out.append("%!(BADWIDTH)")
             argnum += 1
         else:
             spec.width, i = _parse_num(fmt, i)
@@ -88,18 +90,10 @@ def sprintf(printer: Printer, fmt: str, *args: Any) -> str:
             i += 1
             if i < n and fmt[i] == "*":
                 i += 1
-                if (
-                    argnum < len(args)
-                    and isinstance(args[argnum], int)
-                    and not isinstance(args[argnum], bool)
-                ):
-                    p = int(args[argnum])
-                    if abs(p) > TOO_LARGE:
-                        p = -1
-                        out.append("%!(BADPREC)")
-                    spec.prec = p if p >= 0 else None
-                else:
+                p = _star(args, argnum)
+                if p is None:
                     out.append("%!(BADPREC)")
+                spec.prec = p if p is not None and p >= 0 else None
                 argnum += 1
             else:
                 prec, i = _parse_num(fmt, i)

@@ -72,6 +72,16 @@ class _Piece:
     counted: bool = False  # contains a counted repeat {n,m}
 
 
+def _joined(separator: str, pieces: list[_Piece]) -> _Piece:
+    """A sequence or an alternation of pieces: repeatable, and holding what they hold."""
+    return _Piece(
+        separator.join(p.text for p in pieces),
+        any(p.unbounded for p in pieces),
+        True,
+        any(p.counted for p in pieces),
+    )
+
+
 class _Translator:
     def __init__(self, pattern: str, shown: str) -> None:
         self.pattern = pattern
@@ -91,24 +101,14 @@ class _Translator:
         while self.peek() == "|":
             self.i += 1
             branches.append(self.sequence(depth))
-        return _Piece(
-            "|".join(b.text for b in branches),
-            any(b.unbounded for b in branches),
-            True,
-            any(b.counted for b in branches),
-        )
+        return _joined("|", branches)
 
     def sequence(self, depth: int) -> _Piece:
         parts: list[_Piece] = []
         while self.peek() not in ("", "|", ")"):
             atom = self.atom(depth)
             parts.append(self.repeat(atom))
-        return _Piece(
-            "".join(p.text for p in parts),
-            any(p.unbounded for p in parts),
-            True,
-            any(p.counted for p in parts),
-        )
+        return _joined("", parts)
 
     def repeat(self, atom: _Piece) -> _Piece:
         char = self.peek()
