@@ -12,14 +12,14 @@ float as ``1e+06``. Python's own types stand for the common ones (``None``, ``bo
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from orchestrator.golang import jsonenc
 from orchestrator.golang.durations import Duration
-from orchestrator.golang.floats import format_float, json_float
+from orchestrator.golang.floats import format_float
 from orchestrator.golang.fmt import Printer, Spec
 from orchestrator.golang.gotime import Month, Time, Weekday
 
@@ -147,42 +147,7 @@ def to_json(value: Any) -> Any:
 
 def marshal(value: Any, indent: bool = False) -> str:
     """``json.Marshal`` (or ``MarshalIndent(v, "", "  ")``): sorted keys, HTML escaped."""
-    data = to_json(value)
-    text = _encode(data, "  " if indent else "", 0)
-    return text
-
-
-def _encode(data: Any, indent: str, level: int) -> str:
-    if data is None:
-        return "null"
-    if data is True:
-        return "true"
-    if data is False:
-        return "false"
-    if isinstance(data, int):
-        return str(data)
-    if isinstance(data, float):
-        return json_float(data)
-    if isinstance(data, str):
-        return _json_string(data)
-    pad = "\n" + indent * (level + 1) if indent else ""
-    end = "\n" + indent * level if indent else ""
-    sep = ": " if indent else ":"
-    if isinstance(data, list):
-        if not data:
-            return "[]"
-        return "[" + ",".join(pad + _encode(x, indent, level + 1) for x in data) + end + "]"
-    if not data:
-        return "{}"
-    items = sorted(data.items())
-    body = ",".join(pad + _json_string(k) + sep + _encode(v, indent, level + 1) for k, v in items)
-    return "{" + body + end + "}"
-
-
-def _json_string(text: str) -> str:
-    out = json.dumps(text, ensure_ascii=False)
-    out = out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return jsonenc.marshal(to_json(value), indent="  " if indent else None)
 
 
 def decode_object(value: Any) -> Any:

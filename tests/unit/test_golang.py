@@ -13,6 +13,7 @@ from orchestrator.golang import argocd_repo, regexp
 from orchestrator.golang.durations import DurationError, duration_string, parse_duration
 from orchestrator.golang.fmt import Printer, Spec
 from orchestrator.golang.gotime import UTC, Time, Zone
+from orchestrator.golang.jsonenc import MarshalError, marshal
 from orchestrator.golang.printf import sprintf
 from orchestrator.golang.timelayout import TimeParseError, parse_rfc3339, parse_time
 
@@ -80,3 +81,10 @@ def test_repo_urls_are_read_as_git_urls_reads_them() -> None:
     with pytest.raises(argocd_repo.RepoURLUnsupported) as exc:
         argocd_repo.repo_url_to_https("https://github.com/org/repo?ref=main")
     assert "https://" in exc.value.hint
+
+
+def test_json_is_written_as_encoding_json_writes_it() -> None:
+    data = {"b": "<x>\u2028", "a": [1e21, 1e-7, None, 0.5, 3]}
+    assert marshal(data) == '{"a":[1e+21,1e-7,null,0.5,3],"b":"\\u003cx\\u003e\\u2028"}'
+    with pytest.raises(MarshalError, match=r"json: unsupported value: \+Inf"):
+        marshal([float("inf")])
