@@ -19,6 +19,9 @@ HOUR = 60 * MINUTE
 MIN_DURATION = -(2**63)
 MAX_DURATION = 2**63 - 1
 _MAX = 1 << 63
+UNIT_NAMES = {"Nanosecond": NANO, "Microsecond": MICRO, "Millisecond": MILLI, "Second": SECOND,
+              "Minute": MINUTE, "Hour": HOUR}  # fmt: skip
+"""The Duration constants of Go's ``time`` package, by name (Argo CD's ``time.Hour``...)."""
 UNITS = {"ns": NANO, "us": MICRO, "\u00b5s": MICRO, "\u03bcs": MICRO, "ms": MILLI,
          "s": SECOND, "m": MINUTE, "h": HOUR}  # fmt: skip
 """The units ParseDuration knows (``µs`` as both the micro sign and the Greek mu)."""

@@ -18,26 +18,18 @@ class MarshalError(ValueError):
     """encoding/json refuses the value (an infinite float, a function); Go's message."""
 
 
+_SHORT = {'"': '\\"', "\\": "\\\\", "\n": "\\n", "\r": "\\r", "\t": "\\t", "\b": "\\b", "\f": "\\f"}
+"""The characters encoding/json writes with a short escape."""
+
+
 def json_string(s: str, escape_html: bool = True) -> str:
     """A JSON string as encoding/json writes it: HTML characters, U+2028/9 and invalid
     UTF-16 halves escaped, control characters as ``\\u00XX`` but for the short escapes."""
     out = ['"']
     for ch in s:
         code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
+        if ch in _SHORT:
+            out.append(_SHORT[ch])
         elif code < 0x20 or (escape_html and ch in "<>&"):
             out.append(f"\\u00{code:02x}")
         elif ch in "\u2028\u2029":

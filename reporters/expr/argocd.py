@@ -13,7 +13,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from orchestrator.golang import argocd_repo
-from orchestrator.golang.durations import HOUR, MICRO, MILLI, MINUTE, NANO, SECOND, Duration
+from orchestrator.golang.durations import UNIT_NAMES, Duration
 from orchestrator.golang.gotime import Time
 from orchestrator.golang.timelayout import LAYOUTS, TimeParseError, parse_rfc3339
 from reporters.expr.builtin_base import Unsupported
@@ -60,9 +60,7 @@ def time_namespace(now: Callable[[], Time]) -> dict[str, Any]:
     names: dict[str, Any] = {
         "Parse": GoFunc("Parse", ("string",), "time.Time", _parse),
         "Now": GoFunc("Now", (), "time.Time", now),
-        "Nanosecond": Duration(NANO), "Microsecond": Duration(MICRO),
-        "Millisecond": Duration(MILLI), "Second": Duration(SECOND),
-        "Minute": Duration(MINUTE), "Hour": Duration(HOUR),
+        **{name: Duration(unit) for name, unit in UNIT_NAMES.items()},
     }  # fmt: skip
     names.update(LAYOUTS)
     return names

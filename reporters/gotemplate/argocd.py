@@ -23,8 +23,9 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from orchestrator.golang import argocd_repo
+from orchestrator.golang.durations import UNIT_NAMES
 from orchestrator.golang.timelayout import LAYOUTS, RFC3339
-from reporters.gotemplate.godurations import HOUR, MINUTE, MS, NS, SECOND, US, Duration
+from reporters.gotemplate.godurations import Duration
 from reporters.gotemplate.gotime import UTC, GoTime, parse_time
 from reporters.gotemplate.values import GoFunc, GoPanic
 
@@ -78,12 +79,7 @@ def argocd_helpers(
     time_map: dict[str, Any] = {
         "Parse": GoFunc(_parse, (S,), returns="time.Time", name="Parse"),
         "Now": GoFunc(now or clock, (), returns="time.Time", name="Now"),
-        "Nanosecond": Duration(NS),
-        "Microsecond": Duration(US),
-        "Millisecond": Duration(MS),
-        "Second": Duration(SECOND),
-        "Minute": Duration(MINUTE),
-        "Hour": Duration(HOUR),
+        **{name: Duration(unit) for name, unit in UNIT_NAMES.items()},
         **LAYOUTS,
     }
     strings_map = {
