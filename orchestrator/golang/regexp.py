@@ -37,11 +37,13 @@ from functools import lru_cache
 MAX_REPEAT = 1000
 MAX_LENGTH = 2000
 _PUNCT = frozenset(string.punctuation)
-_ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"[\t\n\f\r ]",
+ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"[\t\n\f\r ]",
             "S": r"[^\t\n\f\r ]", "b": r"\b", "A": r"\A", "z": r"\Z",
             "t": r"\t", "n": r"\n", "r": r"\r", "f": r"\f", "v": r"\v"}  # fmt: skip
-_CLASS_ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"\t\n\f\r ",
+"""RE2's escapes outside a class, as Python writes them (ASCII, and ``\\s`` without ``\\v``)."""
+CLASS_ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"\t\n\f\r ",
                   "t": r"\t", "n": r"\n", "r": r"\r", "f": r"\f", "v": r"\v"}  # fmt: skip
+"""RE2's escapes inside a class, as Python writes them."""
 _REPEAT = re.compile(r"\{(0|[1-9][0-9]*)(,(0|[1-9][0-9]*)?)?\}")
 """A counted repeat as RE2 reads one: a count with a leading zero makes ``{`` plain text."""
 
@@ -190,9 +192,9 @@ class _Translator:
             self.i += 1
             if code in _PUNCT:
                 return _Piece(re.escape(code), False, True)
-            if code in _ESCAPES:
+            if code in ESCAPES:
                 anchor = code in "bAz"
-                return _Piece(_ESCAPES[code], False, not anchor)
+                return _Piece(ESCAPES[code], False, not anchor)
             raise self.refuse(f"the escape \\{code}")
         if char == "]" or char == "}":
             return _Piece(re.escape(char), False, True)
@@ -236,8 +238,8 @@ class _Translator:
             self.i += 1
             if code in _PUNCT:
                 return "\\" + code
-            if code in _CLASS_ESCAPES:
-                return _CLASS_ESCAPES[code]
+            if code in CLASS_ESCAPES:
+                return CLASS_ESCAPES[code]
             raise self.refuse(f"the escape \\{code} in a class")
         if char in "[&~|-" and self.pattern[self.i : self.i + 1] == char:
             raise self.refuse(f"a doubled {char!r} in a class")
