@@ -20,7 +20,7 @@ from orchestrator.golang.durations import (
     round_duration,
     truncate_duration,
 )
-from orchestrator.golang.gotime import UTC, Month, Time, Weekday
+from orchestrator.golang.gotime import UTC, ZERO_UNIX, Month, Time, Weekday
 from reporters.expr.signatures import METHODS
 from reporters.expr.values import GoFunc, Int64
 
@@ -55,10 +55,9 @@ def _time_methods(t: Time) -> dict[str, Callable[..., Any]]:
     }
 
 
-ZERO_SECONDS = -62135596800
-"""January 1, year 1, 00:00:00 UTC in Unix seconds: Go's zero Time."""
-ZERO_NANOS = ZERO_SECONDS * SECOND
-ZERO_TIME = Time(ZERO_SECONDS, 0, UTC)
+ZERO_NANOS = ZERO_UNIX * SECOND
+ZERO_TIME = Time(ZERO_UNIX, 0, UTC)
+"""Go's zero Time, what a nil ``time.Time`` argument becomes."""
 
 
 def _duration_methods(d: Duration) -> dict[str, Callable[..., Any]]:
