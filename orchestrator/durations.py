@@ -3,7 +3,8 @@
 * **promoflow's own** (:func:`parse_duration`, :func:`format_duration`): what teams write
   in their resources, ``30s``, ``15m``, ``1h30m`` and also ``2d``, bounded to
   :data:`MAX_DAYS` so a typo is refused and every later conversion stays exact.
-* **Go's** ``time.ParseDuration`` (:func:`parse_go`, :func:`format_go`): what Argo CD's
+* **Go's** ``time.ParseDuration`` (:func:`parse_go`, from :mod:`orchestrator.golang.durations`,
+  and :func:`format_go`): what Argo CD's
   notification settings and everything promoflow hands to Argo are read with.
 * **Argo's** ``ParseStringToDuration`` (:func:`parse_argo`): Argo Workflows reads
   ``suspend.duration``, retry ``backoff.duration``/``maxDuration``/``cap`` and
@@ -27,126 +28,23 @@ import re
 from datetime import timedelta
 from typing import Any
 
-NANOSECOND = 1
-_UNITS = {
-    "ns": 1,
-    "us": 1_000,
-    "\u00b5s": 1_000,  # U+00B5 MICRO SIGN
-    "\u03bcs": 1_000,  # U+03BC GREEK SMALL LETTER MU
-    "ms": 1_000_000,
-    "s": 1_000_000_000,
-    "m": 60 * 1_000_000_000,
-    "h": 3600 * 1_000_000_000,
-}
+from orchestrator.golang.durations import MAX_DURATION as INT64_MAX
+from orchestrator.golang.durations import MIN_DURATION as INT64_MIN
+from orchestrator.golang.durations import DurationError
+from orchestrator.golang.durations import parse_duration as parse_go
+
+__all__ = [
+    "DURATION_PATTERN",
+    "DurationError",
+    "argo_seconds",
+    "format_duration",
+    "format_go",
+    "is_argo_duration",
+    "parse_argo",
+    "parse_duration",
+    "parse_go",
+]
 _MAX = 1 << 63
-INT64_MAX = _MAX - 1
-INT64_MIN = -_MAX
-
-
-class DurationError(ValueError):
-    """Go (or Argo) would refuse this text; the message is the one Go or Argo prints."""
-
-
-def _quote(text: str) -> str:
-    """Go's ``time.quote``: non-ASCII and control characters as ``\\xHH`` UTF-8 bytes."""
-    out = ['"']
-    for char in text:
-        if char < " " or ord(char) >= 0x80:
-            out += [f"\\x{byte:02x}" for byte in char.encode("utf-8", "surrogatepass")]
-        elif char in '"\\':
-            out.append("\\" + char)
-        else:
-            out.append(char)
-    return "".join(out) + '"'
-
-
-def _leading_int(s: str) -> tuple[int, str]:
-    """``time.leadingInt``: the leading digits; an error past 1<<63 (Go's overflow)."""
-    i, value = 0, 0
-    while i < len(s) and "0" <= s[i] <= "9":
-        if value > _MAX // 10:
-            raise OverflowError
-        value = value * 10 + ord(s[i]) - 48
-        if value > _MAX:
-            raise OverflowError
-        i += 1
-    return value, s[i:]
-
-
-def _leading_fraction(s: str) -> tuple[int, float, str]:
-    """``time.leadingFraction``: digits after the point; extra precision is dropped."""
-    i, value, scale, overflow = 0, 0, 1.0, False
-    while i < len(s) and "0" <= s[i] <= "9":
-        if not overflow:
-            if value > (_MAX - 1) // 10:
-                overflow = True
-            else:
-                candidate = value * 10 + ord(s[i]) - 48
-                if candidate > _MAX:
-                    overflow = True
-                else:
-                    value = candidate
-                    scale *= 10
-        i += 1
-    return value, scale, s[i:]
-
-
-def parse_go(text: str) -> int:
-    """Go's ``time.ParseDuration``: nanoseconds, or :class:`DurationError` with Go's text."""
-    original, s = text, text
-    invalid = DurationError(f"time: invalid duration {_quote(original)}")
-    negative = False
-    if s and s[0] in "+-":
-        negative = s[0] == "-"
-        s = s[1:]
-    if s == "0":
-        return 0
-    if not s:
-        raise invalid
-    total = 0
-    while s:
-        if not (s[0] == "." or "0" <= s[0] <= "9"):
-            raise invalid
-        before = len(s)
-        try:
-            whole, s = _leading_int(s)
-        except OverflowError:
-            raise invalid from None
-        had_int = before != len(s)
-        frac, scale, had_frac = 0, 1.0, False
-        if s and s[0] == ".":
-            s = s[1:]
-            before = len(s)
-            frac, scale, s = _leading_fraction(s)
-            had_frac = before != len(s)
-        if not had_int and not had_frac:
-            raise invalid
-        i = 0
-        while i < len(s) and not (s[i] == "." or "0" <= s[i] <= "9"):
-            i += 1
-        if i == 0:
-            raise DurationError(f"time: missing unit in duration {_quote(original)}")
-        unit_text, s = s[:i], s[i:]
-        unit = _UNITS.get(unit_text)
-        if unit is None:
-            raise DurationError(
-                f"time: unknown unit {_quote(unit_text)} in duration {_quote(original)}"
-            )
-        if whole > _MAX // unit:
-            raise invalid
-        whole *= unit
-        if frac > 0:
-            whole += int(float(frac) * (float(unit) / scale))
-            if whole > _MAX:
-                raise invalid
-        total += whole
-        if total > _MAX:
-            raise invalid
-    if negative:
-        return -total
-    if total > INT64_MAX:
-        raise invalid
-    return total
 
 
 def _atoi(text: str) -> int | None:

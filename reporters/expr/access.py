@@ -7,7 +7,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reporters.expr.gotime import Duration, Month, Time, Weekday
+from orchestrator.golang.durations import Duration
+from orchestrator.golang.gotime import Month, Time, Weekday
 from reporters.expr.operators import GoPanic, equal, to_int
 from reporters.expr.values import GroupMap, StringMap, TypedList, Uint8, go_format
 from reporters.expr.values import go_type as T

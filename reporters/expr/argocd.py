@@ -11,22 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote_plus
 
+from orchestrator.golang import argocd_repo
+from orchestrator.golang.durations import UNIT_NAMES, Duration
+from orchestrator.golang.gotime import Time
+from orchestrator.golang.timelayout import LAYOUTS, TimeParseError, parse_rfc3339
+from reporters.expr.builtin_base import Unsupported
 from reporters.expr.builtin_text import b_lower, b_upper
-from reporters.expr.gitrepo import full_name_by_repo_url, repo_url_to_https
-from reporters.expr.gotime import (
-    HOUR,
-    LAYOUTS,
-    MICRO,
-    MILLI,
-    MINUTE,
-    NANO,
-    SECOND,
-    Duration,
-    Time,
-)
-from reporters.expr.gotimeparse import TimeParseError, parse_rfc3339
 from reporters.expr.operators import GoPanic
 from reporters.expr.values import GoFunc, StringMap, decode_object
 
@@ -46,18 +37,30 @@ def _parse(text: str) -> Time:
         raise GoPanic(str(exc)) from None
 
 
-def query_escape(text: str) -> str:
-    """``url.QueryEscape``: spaces as ``+``, unreserved characters kept."""
-    return quote_plus(text, safe="-_.~")
+query_escape = argocd_repo.query_escape
+
+
+def repo_url_to_https(raw: str) -> str:
+    """``repo.RepoURLToHTTPS``, refused where Go's rendering is not reproduced."""
+    try:
+        return argocd_repo.repo_url_to_https(raw)
+    except argocd_repo.RepoURLUnsupported as exc:
+        raise Unsupported(str(exc), exc.hint) from None
+
+
+def full_name_by_repo_url(raw: str) -> str:
+    """``repo.FullNameByRepoURL``, refused where Go's reading is not reproduced."""
+    try:
+        return argocd_repo.full_name_by_repo_url(raw)
+    except argocd_repo.RepoURLUnsupported as exc:
+        raise Unsupported(str(exc), exc.hint) from None
 
 
 def time_namespace(now: Callable[[], Time]) -> dict[str, Any]:
     names: dict[str, Any] = {
         "Parse": GoFunc("Parse", ("string",), "time.Time", _parse),
         "Now": GoFunc("Now", (), "time.Time", now),
-        "Nanosecond": Duration(NANO), "Microsecond": Duration(MICRO),
-        "Millisecond": Duration(MILLI), "Second": Duration(SECOND),
-        "Minute": Duration(MINUTE), "Hour": Duration(HOUR),
+        **{name: Duration(unit) for name, unit in UNIT_NAMES.items()},
     }  # fmt: skip
     names.update(LAYOUTS)
     return names

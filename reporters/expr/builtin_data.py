@@ -10,11 +10,9 @@ import json
 from collections.abc import Callable
 from typing import Any
 
+from orchestrator.golang.gotime import Time
 from reporters.expr.access import fetch
 from reporters.expr.builtin_base import MAX_DEPTH, Budget, Unsupported
-from reporters.expr.gotime import (
-    Time,
-)
 from reporters.expr.methods import method
 from reporters.expr.operators import (
     GoPanic,

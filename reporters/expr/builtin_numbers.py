@@ -213,7 +213,7 @@ def _shift(kind: str) -> Callable[[int, int], int]:
     def apply(x: int, y: int) -> int:
         if y < 0:
             raise GoPanic(f"invalid operation: negative shift count {y} (type int)")
-        from reporters.expr.gotime import wrap64
+        from orchestrator.golang.durations import wrap64
 
         if kind == "shl":
             return wrap64(x << y) if y < 64 else 0

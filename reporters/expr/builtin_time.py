@@ -8,15 +8,11 @@ from collections.abc import Callable
 from datetime import UTC, datetime
 from typing import Any
 
+from orchestrator.golang.durations import Duration, parse_duration
+from orchestrator.golang.gotime import Time
+from orchestrator.golang.timelayout import TimeParseError, parse_time
+from orchestrator.golang.timelayout import parse_rfc3339 as _rfc3339
 from reporters.expr.builtin_base import Unsupported
-from reporters.expr.gotime import (
-    Duration,
-    Time,
-    days_from_civil,
-    days_in,
-)
-from reporters.expr.gotimeparse import TimeParseError, parse_duration
-from reporters.expr.gotimeparse import parse_rfc3339 as _rfc3339
 from reporters.expr.operators import (
     GoPanic,
     as_string,
@@ -30,16 +26,8 @@ def b_duration(text: Any) -> Duration:
         raise GoPanic(str(exc)) from None
 
 
-_DATE_FORMS = {
-    "2006-01-02": re.compile(r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2})"),
-    "15:04:05": re.compile(r"(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?P<f>[.,]\d+)?"),
-    "2006-01-02 15:04:05": re.compile(
-        r"(?P<y>\d{4})-(?P<mo>\d{2})-(?P<d>\d{2}) "
-        r"(?P<h>\d{1,2}):(?P<mi>\d{2}):(?P<s>\d{2})(?P<f>[.,]\d+)?"
-    ),
-}
-"""How Go's time.Parse reads these layouts: ``15`` takes one or two digits, the others
-exactly their width, and a fraction may follow the seconds."""
+_DATE_FORMS = ("2006-01-02", "15:04:05", "2006-01-02 15:04:05")
+"""The plain layouts expr's ``date()`` tries before RFC 3339."""
 _WORDY = re.compile(
     r"(Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|Mon|Tue|Wed|Thu|Fri|Sat|Sun)"
 )
@@ -47,22 +35,10 @@ _WORDY = re.compile(
 
 def _date_in(layout: str, text: str) -> Time | None:
     """``time.Parse(layout, text)`` in UTC for the plain layouts, or None where Go fails."""
-    match = _DATE_FORMS[layout].fullmatch(text)
-    if not match:
+    try:
+        return parse_time(layout, text)
+    except TimeParseError:
         return None
-    parts = match.groupdict()
-    year = int(parts.get("y") or 0)
-    month = int(parts.get("mo") or 1)
-    day = int(parts.get("d") or 1)
-    hour, minute, second = (int(parts.get(k) or 0) for k in ("h", "mi", "s"))
-    if not 1 <= month <= 12 or not 1 <= day <= days_in(year, month):
-        return None
-    if hour > 23 or minute > 59 or second > 59:
-        return None
-    fraction = parts.get("f") or ""
-    nanos = int((fraction[1:] + "000000000")[:9]) if fraction else 0
-    days = days_from_civil(year, month, day)
-    return Time(days * 86400 + hour * 3600 + minute * 60 + second, nanos)
 
 
 def _date_default(text: str) -> Time:

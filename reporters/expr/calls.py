@@ -9,8 +9,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from orchestrator.golang.durations import Duration
 from reporters.expr.builtin_base import Unsupported
-from reporters.expr.gotime import Duration
 from reporters.expr.methods import ZERO_TIME
 from reporters.expr.operators import GoPanic
 from reporters.expr.values import GoFunc, go_type

@@ -10,6 +10,7 @@ called natures here as there; anything of unknown type passes, as it does in Go.
 
 from __future__ import annotations
 
+from orchestrator.golang.regexp import PatternError, PatternUnsupported, compile_re2
 from reporters.expr import nodes as n
 from reporters.expr.builtin_checks import check_builtin
 from reporters.expr.errors import ExprSyntaxError, ExprUnsupported
@@ -33,7 +34,6 @@ from reporters.expr.natures import (
     of,
     reflect_kind,
 )
-from reporters.expr.regex import PatternError, PatternUnsupported, compile_re2
 from reporters.expr.signatures import METHODS, OVERLOADS, TIME_ARITHMETIC
 
 

@@ -14,6 +14,8 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from orchestrator.golang.gotime import Time
+from orchestrator.golang.regexp import PatternUnsupported, matches
 from reporters.expr import nodes as n
 from reporters.expr.access import SliceUnsupported, contains_in, fetch, go_len, go_slice
 from reporters.expr.builtins import FAST, GROWING, PLAIN, Unsupported, b_now
@@ -24,7 +26,6 @@ from reporters.expr.errors import (
     ExprUnsupported,
 )
 from reporters.expr.fold import StringSet
-from reporters.expr.gotime import Time
 from reporters.expr.loops import LOOPS, Scope, pointer
 from reporters.expr.methods import method
 from reporters.expr.operators import (
@@ -44,7 +45,6 @@ from reporters.expr.operators import (
     subtract,
     to_int,
 )
-from reporters.expr.regex import PatternUnsupported, matches
 from reporters.expr.values import TypedList, go_type
 
 MEMORY_BUDGET = 1_000_000

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from orchestrator.golang.durations import wrap64
 from reporters.expr import nodes as n
 from reporters.expr.errors import ExprSyntaxError, ExprUnsupported
-from reporters.expr.gotime import wrap64
 from reporters.expr.operators import PowUnsupported, float_divide, go_pow
 
 

@@ -12,10 +12,10 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from orchestrator.golang.gotime import Time
 from reporters.expr import nodes as n
 from reporters.expr.builtin_base import Unsupported
 from reporters.expr.builtins import go_sort
-from reporters.expr.gotime import Time
 from reporters.expr.operators import GoPanic, add, as_bool, as_string, compare
 from reporters.expr.values import GoFunc, GroupMap, Uint8, go_type
 

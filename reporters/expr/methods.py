@@ -7,46 +7,22 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from reporters.expr.gotime import (
+from orchestrator.golang.durations import (
     HOUR,
     MICRO,
     MILLI,
     MINUTE,
     SECOND,
-    UTC_ZONE,
     Duration,
-    Month,
-    Time,
-    Weekday,
+    abs_duration,
+    go_rem,
+    in_units,
+    round_duration,
+    truncate_duration,
 )
+from orchestrator.golang.gotime import UTC, ZERO_UNIX, Month, Time, Weekday
 from reporters.expr.signatures import METHODS
 from reporters.expr.values import GoFunc, Int64
-
-
-def _tmod(value: int, step: int) -> int:
-    """Go's ``%``: the remainder takes the dividend's sign."""
-    remainder = abs(value) % abs(step)
-    return -remainder if value < 0 else remainder
-
-
-def _in_units(value: int, unit: int) -> float:
-    """``Duration.Hours`` and friends: whole units plus the fraction, as Go splits them."""
-    whole = _tmod(value, unit)
-    return float((value - whole) // unit) + whole / unit
-
-
-def _round_duration(d: int, m: int) -> int:
-    if m <= 0:
-        return d
-    r = _tmod(d, m)
-    if d < 0:
-        r = -r
-        if r + r < m:
-            return d + r
-        return max(d - m + r, -(2**63))
-    if r + r < m:
-        return d - r
-    return min(d + m - r, 2**63 - 1)
 
 
 def _time_methods(t: Time) -> dict[str, Callable[..., Any]]:
@@ -54,11 +30,11 @@ def _time_methods(t: Time) -> dict[str, Callable[..., Any]]:
     return {
         "Add": lambda d: t.add(int(d)),
         "Sub": lambda u: t.sub(u),
-        "Before": lambda u: t.unix_nano() < u.unix_nano(),
-        "After": lambda u: t.unix_nano() > u.unix_nano(),
-        "Equal": lambda u: t.unix_nano() == u.unix_nano(),
+        "Before": t.before,
+        "After": t.after,
+        "Equal": t.equal,
         "Compare": lambda u: (t.unix_nano() > u.unix_nano()) - (t.unix_nano() < u.unix_nano()),
-        "IsZero": lambda: t.seconds == ZERO_SECONDS and t.nanos == 0,
+        "IsZero": t.is_zero,
         "Unix": lambda: Int64(t.seconds),
         "UnixMilli": lambda: Int64(t.unix_nano() // MILLI),
         "UnixMicro": lambda: Int64(t.unix_nano() // MICRO),
@@ -72,32 +48,31 @@ def _time_methods(t: Time) -> dict[str, Callable[..., Any]]:
         "Nanosecond": lambda: t.nanos,
         "YearDay": lambda: wall.yday,
         "Weekday": lambda: Weekday(wall.weekday),
-        "UTC": lambda: t.in_zone(UTC_ZONE),
+        "UTC": lambda: t.in_zone(UTC),
         "Format": lambda layout: t.format(layout),
         "String": lambda: t.go_string(),
         "Truncate": lambda d: t.add(-((t.unix_nano() - ZERO_NANOS) % int(d))) if d > 0 else t,
     }
 
 
-ZERO_SECONDS = -62135596800
-"""January 1, year 1, 00:00:00 UTC in Unix seconds: Go's zero Time."""
-ZERO_NANOS = ZERO_SECONDS * SECOND
-ZERO_TIME = Time(ZERO_SECONDS, 0, UTC_ZONE)
+ZERO_NANOS = ZERO_UNIX * SECOND
+ZERO_TIME = Time(ZERO_UNIX, 0, UTC)
+"""Go's zero Time, what a nil ``time.Time`` argument becomes."""
 
 
 def _duration_methods(d: Duration) -> dict[str, Callable[..., Any]]:
     value = int(d)
     return {
-        "Hours": lambda: _in_units(value, HOUR),
-        "Minutes": lambda: _in_units(value, MINUTE),
-        "Seconds": lambda: _in_units(value, SECOND),
-        "Milliseconds": lambda: Int64((value - _tmod(value, MILLI)) // MILLI),
-        "Microseconds": lambda: Int64((value - _tmod(value, MICRO)) // MICRO),
+        "Hours": lambda: in_units(value, HOUR),
+        "Minutes": lambda: in_units(value, MINUTE),
+        "Seconds": lambda: in_units(value, SECOND),
+        "Milliseconds": lambda: Int64((value - go_rem(value, MILLI)) // MILLI),
+        "Microseconds": lambda: Int64((value - go_rem(value, MICRO)) // MICRO),
         "Nanoseconds": lambda: Int64(value),
         "String": lambda: d.go_string(),
-        "Abs": lambda: Duration(abs(value)) if value != -(2**63) else Duration(2**63 - 1),
-        "Round": lambda m: Duration(_round_duration(value, int(m))),
-        "Truncate": lambda m: Duration(value if m <= 0 else value - _tmod(value, int(m))),
+        "Abs": lambda: Duration(abs_duration(value)),
+        "Round": lambda m: Duration(round_duration(value, int(m))),
+        "Truncate": lambda m: Duration(truncate_duration(value, int(m))),
     }
 
 

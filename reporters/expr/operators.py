@@ -14,7 +14,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from reporters.expr.gotime import Duration, Time, wrap64
+from orchestrator.golang.durations import Duration, wrap64
+from orchestrator.golang.gotime import Time
 from reporters.expr.values import GoFunc, Int64, TypedList, Uint8
 from reporters.expr.values import go_type as T
 

@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from orchestrator.golang.gotime import Time
 from reporters.expr import nodes as n
 from reporters.expr.builtins import system_clock
 from reporters.expr.checker import check
@@ -25,7 +26,6 @@ from reporters.expr.errors import (
 )
 from reporters.expr.evaluator import Evaluator, Limits
 from reporters.expr.fold import optimize
-from reporters.expr.gotime import Time
 from reporters.expr.parser import parse
 from reporters.expr.values import go_format
 

@@ -12,14 +12,16 @@ float as ``1e+06``. Python's own types stand for the common ones (``None``, ``bo
 
 from __future__ import annotations
 
-import json
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from decimal import Decimal
 from typing import Any
 
-from reporters.expr.gotime import DAYS, MONTHS, Duration, Month, Time, Weekday
+from orchestrator.golang import jsonenc
+from orchestrator.golang.durations import Duration
+from orchestrator.golang.floats import format_float
+from orchestrator.golang.fmt import Printer, Spec
+from orchestrator.golang.gotime import Month, Time, Weekday
 
 
 class Int64(int):
@@ -109,96 +111,9 @@ def go_type(value: Any) -> str:
     return "unknown"
 
 
-def _digits(value: float) -> tuple[str, int]:
-    """The shortest decimal digits of ``abs(value)`` that read back as it, and the place of
-    the decimal point (``0.d1d2... * 10**dp``), as strconv's shortest formatting finds them."""
-    _, digits, exponent = Decimal(repr(abs(value))).as_tuple()
-    text = "".join(map(str, digits)).rstrip("0") or "0"
-    assert isinstance(exponent, int)
-    return text, len(digits) + exponent
-
-
-def format_float(value: float) -> str:
-    """``strconv.FormatFloat(value, 'g', -1, 64)``, which is what ``%v`` prints."""
-    if math.isnan(value):
-        return "NaN"
-    if math.isinf(value):
-        return "+Inf" if value > 0 else "-Inf"
-    sign = "-" if math.copysign(1.0, value) < 0 else ""
-    if value == 0:
-        return sign + "0"
-    digits, point = _digits(value)
-    exp = point - 1
-    if exp < -4 or exp >= 6:  # shortest %g decides with a precision of 6
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp):02d}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
-
-
-def json_float(value: float) -> str:
-    """How encoding/json writes a float64: plain decimals, exponents beyond 1e21 or under
-    1e-6 (``1e-07``, not ``1e-7``... Go trims the exponent's leading zero)."""
-    if value == 0:
-        return "-0" if math.copysign(1.0, value) < 0 else "0"
-    digits, point = _digits(value)
-    sign = "-" if value < 0 else ""
-    magnitude = abs(value)
-    if magnitude < 1e-6 or magnitude >= 1e21:
-        exp = point - 1
-        mantissa = digits[0] + ("." + digits[1:] if len(digits) > 1 else "")
-        return f"{sign}{mantissa}e{'-' if exp < 0 else '+'}{abs(exp)}"
-    if point <= 0:
-        return f"{sign}0.{'0' * -point}{digits}"
-    if point >= len(digits):
-        return sign + digits + "0" * (point - len(digits))
-    return f"{sign}{digits[:point]}.{digits[point:]}"
-
-
-def _sort_key(key: Any) -> tuple[int, Any]:
-    """internal/fmtsort's order for the keys of one map (all of one kind in practice)."""
-    if isinstance(key, bool):
-        return (0, key)
-    if isinstance(key, int | float):
-        return (1, key)
-    if isinstance(key, str):
-        return (2, key)
-    return (3, str(key))
-
-
 def go_format(value: Any, top: bool = True) -> str:
     """``fmt.Sprintf("%v", value)``, as ``string()`` and Argo CD's ``oncePer`` use it."""
-    match value:
-        case None:
-            return "<nil>"
-        case bool():
-            return "true" if value else "false"
-        case Duration():
-            return value.go_string()
-        case Month():
-            return MONTHS[value - 1] if 1 <= value <= 12 else f"%!Month({int(value)})"
-        case Weekday():
-            return DAYS[value] if 0 <= value <= 6 else f"%!Weekday({int(value)})"
-        case int():
-            return str(int(value))
-        case float():
-            return format_float(value)
-        case str():
-            return value
-        case Time():
-            return value.go_string()
-        case list():
-            return "[" + " ".join(go_format(item, False) for item in value) + "]"
-        case dict():
-            items = sorted(value.items(), key=lambda kv: _sort_key(kv[0]))
-            inner = " ".join(f"{go_format(k, False)}:{go_format(v, False)}" for k, v in items)
-            return f"map[{inner}]"
-        case GoFunc():
-            return "0x0"
-    return str(value)
+    return _PRINTER.format_value(value, Spec())
 
 
 class Unmarshalable(ValueError):
@@ -232,42 +147,7 @@ def to_json(value: Any) -> Any:
 
 def marshal(value: Any, indent: bool = False) -> str:
     """``json.Marshal`` (or ``MarshalIndent(v, "", "  ")``): sorted keys, HTML escaped."""
-    data = to_json(value)
-    text = _encode(data, "  " if indent else "", 0)
-    return text
-
-
-def _encode(data: Any, indent: str, level: int) -> str:
-    if data is None:
-        return "null"
-    if data is True:
-        return "true"
-    if data is False:
-        return "false"
-    if isinstance(data, int):
-        return str(data)
-    if isinstance(data, float):
-        return json_float(data)
-    if isinstance(data, str):
-        return _json_string(data)
-    pad = "\n" + indent * (level + 1) if indent else ""
-    end = "\n" + indent * level if indent else ""
-    sep = ": " if indent else ":"
-    if isinstance(data, list):
-        if not data:
-            return "[]"
-        return "[" + ",".join(pad + _encode(x, indent, level + 1) for x in data) + end + "]"
-    if not data:
-        return "{}"
-    items = sorted(data.items())
-    body = ",".join(pad + _json_string(k) + sep + _encode(v, indent, level + 1) for k, v in items)
-    return "{" + body + end + "}"
-
-
-def _json_string(text: str) -> str:
-    out = json.dumps(text, ensure_ascii=False)
-    out = out.replace("<", "\\u003c").replace(">", "\\u003e").replace("&", "\\u0026")
-    return out.replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
+    return jsonenc.marshal(to_json(value), indent="  " if indent else None)
 
 
 def decode_object(value: Any) -> Any:
@@ -281,3 +161,6 @@ def decode_object(value: Any) -> Any:
     if isinstance(value, list | tuple):
         return [decode_object(v) for v in value]
     raise TypeError(f"not JSON data: {type(value).__name__}")
+
+
+_PRINTER = Printer(go_type, lambda value: isinstance(value, GoFunc))

@@ -19,56 +19,38 @@ returning the ``value`` of the named entry in the sync operation's ``info`` list
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Mapping
 from typing import Any
-from urllib.parse import quote_plus
 
-from reporters.gotemplate.godurations import HOUR, MINUTE, MS, NS, SECOND, US, Duration
-from reporters.gotemplate.gotime import UTC, GoTime
-from reporters.gotemplate.timelayout import parse_time
+from orchestrator.golang import argocd_repo
+from orchestrator.golang.durations import UNIT_NAMES
+from orchestrator.golang.timelayout import LAYOUTS, RFC3339
+from reporters.gotemplate.godurations import Duration
+from reporters.gotemplate.gotime import UTC, GoTime, parse_time
 from reporters.gotemplate.values import GoFunc, GoPanic
 
 S = "string"
-_SCP = re.compile(r"^(?:(?P<user>[^@/]+)@)?(?P<host>[^:/]+):(?!//)(?P<path>.*)$")
-_URL = re.compile(
-    r"^(?P<scheme>[a-zA-Z][a-zA-Z0-9+.-]*)://(?:(?P<user>[^@/]*)@)?"
-    r"(?P<host>[^/?#]*)(?P<path>[^?#]*)(?P<rest>.*)$"
-)
 
 
-def _split_git_url(raw: str) -> tuple[str, str, str, str]:
-    """What chainguard-dev/git-urls finds in a Git URL: scheme, host, path, query/fragment."""
-    m = _URL.match(raw)
-    if m:
-        return m.group("scheme"), m.group("host"), m.group("path"), m.group("rest")
-    m = _SCP.match(raw)
-    if m:
-        path = m.group("path")
-        return "ssh", m.group("host"), path if path.startswith("/") else "/" + path, ""
-    if raw.startswith("/") or raw.startswith("."):
-        return "file", "", raw, ""
-    raise GoPanic(f"failed to parse URL: {raw}")
+def _repo_function(function: Callable[[str], str]) -> Callable[[str], str]:
+    """An Argo CD repo function; a URL whose Go rendering is not reproduced panics, saying
+    what to write instead, rather than printing a different URL."""
+
+    def call(raw: str) -> str:
+        try:
+            return function(raw)
+        except argocd_repo.RepoURLUnsupported as exc:
+            raise GoPanic(f"{exc} is not supported: {exc.hint}") from None
+
+    return call
 
 
-def repo_url_to_https(raw: str) -> str:
-    """repo.RepoURLToHTTPS: the same repository as an https URL, without credentials."""
-    _, host, path, rest = _split_git_url(raw)
-    return f"https://{host}{path}{rest}"
-
-
-def full_name_by_repo_url(raw: str) -> str:
-    """repo.FullNameByRepoURL: ``owner/repo`` (the path's first two parts, ``.git`` cut)."""
-    _, _, path, _ = _split_git_url(raw)
-    path = re.sub(r"\.git$", "", path)
-    parts = [p for p in path.split("/") if p]
-    if len(parts) >= 2:
-        return "/".join(parts[:2])
-    return path
+repo_url_to_https = _repo_function(argocd_repo.repo_url_to_https)
+full_name_by_repo_url = _repo_function(argocd_repo.full_name_by_repo_url)
 
 
 def _parse(timestamp: str) -> GoTime:
-    return parse_time("2006-01-02T15:04:05Z07:00", timestamp, UTC)
+    return parse_time(RFC3339, timestamp, UTC)
 
 
 def get_info_item(app: Mapping[str, Any] | None, name: str) -> str:
@@ -97,28 +79,8 @@ def argocd_helpers(
     time_map: dict[str, Any] = {
         "Parse": GoFunc(_parse, (S,), returns="time.Time", name="Parse"),
         "Now": GoFunc(now or clock, (), returns="time.Time", name="Now"),
-        "Nanosecond": Duration(NS),
-        "Microsecond": Duration(US),
-        "Millisecond": Duration(MS),
-        "Second": Duration(SECOND),
-        "Minute": Duration(MINUTE),
-        "Hour": Duration(HOUR),
-        "Layout": "01/02 03:04:05PM '06 -0700",
-        "ANSIC": "Mon Jan _2 15:04:05 2006",
-        "UnixDate": "Mon Jan _2 15:04:05 MST 2006",
-        "RubyDate": "Mon Jan 02 15:04:05 -0700 2006",
-        "RFC822": "02 Jan 06 15:04 MST",
-        "RFC822Z": "02 Jan 06 15:04 -0700",
-        "RFC850": "Monday, 02-Jan-06 15:04:05 MST",
-        "RFC1123": "Mon, 02 Jan 2006 15:04:05 MST",
-        "RFC1123Z": "Mon, 02 Jan 2006 15:04:05 -0700",
-        "RFC3339": "2006-01-02T15:04:05Z07:00",
-        "RFC3339Nano": "2006-01-02T15:04:05.999999999Z07:00",
-        "Kitchen": "3:04PM",
-        "Stamp": "Jan _2 15:04:05",
-        "StampMilli": "Jan _2 15:04:05.000",
-        "StampMicro": "Jan _2 15:04:05.000000",
-        "StampNano": "Jan _2 15:04:05.000000000",
+        **{name: Duration(unit) for name, unit in UNIT_NAMES.items()},
+        **LAYOUTS,
     }
     strings_map = {
         "ReplaceAll": GoFunc(
@@ -134,7 +96,7 @@ def argocd_helpers(
     repo_map: dict[str, Any] = {
         "RepoURLToHTTPS": GoFunc(repo_url_to_https, (S,), returns=S),
         "FullNameByRepoURL": GoFunc(full_name_by_repo_url, (S,), returns=S),
-        "QueryEscape": GoFunc(lambda s: quote_plus(s, safe="-_.~"), (S,), returns=S),
+        "QueryEscape": GoFunc(argocd_repo.query_escape, (S,), returns=S),
     }
     if get_commit_metadata is not None:
         repo_map["GetCommitMetadata"] = GoFunc(get_commit_metadata, (S,), returns="interface {}")

@@ -11,9 +11,8 @@ from __future__ import annotations
 from typing import Any
 from urllib.parse import quote_plus
 
-from reporters.gotemplate.gofmt import Spec, format_value, sprint, sprintln
-from reporters.gotemplate.goprintf import sprintf
-from reporters.gotemplate.gostrings import is_print
+from orchestrator.golang.strconv import is_print
+from reporters.gotemplate.gofmt import Spec, format_value, sprint, sprintf, sprintln
 from reporters.gotemplate.reflection import INVALID, Boxed, is_true, unbox
 from reporters.gotemplate.values import (
     GoError,

@@ -8,8 +8,8 @@ text; :func:`byte_column` turns them into the byte columns Go reports.
 
 from __future__ import annotations
 
-from reporters.gotemplate.gostrings import quote as quote_go
-from reporters.gotemplate.gostrings import quote_rune
+from orchestrator.golang.strconv import quote as quote_go
+from orchestrator.golang.strconv import quote_rune
 from reporters.gotemplate.tokens import (
     KEYWORDS,
     LEFT_COMMENT,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from reporters.gotemplate.gostrings import quote
+from orchestrator.golang.strconv import quote
 
 
 class Node:

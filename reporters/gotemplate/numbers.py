@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 
-from reporters.gotemplate.gostrings import UnquoteError, unquote_char
+from orchestrator.golang.strconv import UnquoteError, unquote_char
 from reporters.gotemplate.nodes import NumberNode
 from reporters.gotemplate.tokens import Kind
 
@@ -112,7 +112,7 @@ def new_number(pos: int, text: str, kind: Kind) -> NumberNode:
         f = parse_float(text)
         if f is not None:
             if not any(c in text for c in ".eEpP"):
-                from reporters.gotemplate.gostrings import quote
+                from orchestrator.golang.strconv import quote
 
                 raise ValueError(f"integer overflow: {quote(text)}")
             n.is_float, n.float64 = True, f
@@ -122,7 +122,7 @@ def new_number(pos: int, text: str, kind: Kind) -> NumberNode:
                 if 0 <= f < 2**64:
                     n.is_uint, n.uint64 = True, int(f)
     if not (n.is_int or n.is_uint or n.is_float):
-        from reporters.gotemplate.gostrings import quote
+        from orchestrator.golang.strconv import quote
 
         raise ValueError(f"illegal number syntax: {quote(text)}")
     return n

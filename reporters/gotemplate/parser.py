@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from orchestrator.golang.strconv import UnquoteError, unquote
 from reporters.gotemplate.errors import TemplateSyntaxError
-from reporters.gotemplate.gostrings import UnquoteError, unquote
 from reporters.gotemplate.lexer import Item, Kind, Lexer
 from reporters.gotemplate.nodes import (
     ActionNode,

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Protocol
 
-from reporters.gotemplate.gostrings import UnquoteError, unquote
+from orchestrator.golang.strconv import UnquoteError, unquote
 from reporters.gotemplate.nodes import (
     BoolNode,
     ChainNode,
@@ -216,7 +216,7 @@ class PipelineParser:
             if isinstance(node, VariableNode):
                 return VariableNode(chain.pos, [*node.ident, *chain.fields], node.pos)
             if isinstance(node, BoolNode | StringNode | NumberNode | NilNode | DotNode):
-                from reporters.gotemplate.gostrings import quote
+                from orchestrator.golang.strconv import quote
 
                 self.errorf(f"unexpected . after term {quote(str(node))}")
             return chain

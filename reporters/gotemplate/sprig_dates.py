@@ -11,9 +11,8 @@ import time as _time
 from typing import Any
 
 from reporters.gotemplate.godurations import HOUR, MINUTE, SECOND, Duration, parse_duration
-from reporters.gotemplate.gotime import UTC, GoTime, load_location
+from reporters.gotemplate.gotime import UTC, ZERO_UNIX, GoTime, load_location, parse_time
 from reporters.gotemplate.sprig_convert import ANY
-from reporters.gotemplate.timelayout import parse_time
 from reporters.gotemplate.values import GoError, GoFunc, GoInt
 
 T = "time.Time"
@@ -99,7 +98,7 @@ def _to_date(fmt: str, text: str) -> GoTime:
     try:
         return parse_time(fmt, text, UTC)
     except GoError:
-        return GoTime(-62135596800, 0, UTC)
+        return GoTime(ZERO_UNIX, 0, UTC)
 
 
 def _ago(date: Any) -> str:

@@ -1,8 +1,6 @@
 """sprig's encodings (v3.3.0): base64, base32, JSON (Go's encoding/json), hashes.
 
-``toJson`` is Go's ``json.Marshal``: keys sorted, ``<``, ``>`` and ``&`` written as
-``\\u003c``..., floats in Go's shortest form (``1e+21`` becomes ``1e21``); Python's json
-module differs on each, so the encoder is written out here.
+``toJson`` is Go's ``json.Marshal`` (:mod:`orchestrator.golang.jsonenc`).
 """
 
 from __future__ import annotations
@@ -14,7 +12,7 @@ import json
 import zlib
 from typing import Any
 
-from reporters.gotemplate.gofloat import json_float
+from orchestrator.golang import jsonenc
 from reporters.gotemplate.sprig_convert import ANY
 from reporters.gotemplate.values import GoError, GoFunc
 
@@ -59,82 +57,12 @@ def _b32dec(v: str) -> str:
     return data.decode("utf-8", "replace")
 
 
-def json_string(s: str, escape_html: bool) -> str:
-    out = ['"']
-    for ch in s:
-        code = ord(ch)
-        if ch == '"':
-            out.append('\\"')
-        elif ch == "\\":
-            out.append("\\\\")
-        elif ch == "\n":
-            out.append("\\n")
-        elif ch == "\r":
-            out.append("\\r")
-        elif ch == "\t":
-            out.append("\\t")
-        elif ch == "\b":
-            out.append("\\b")
-        elif ch == "\f":
-            out.append("\\f")
-        elif code < 0x20 or (escape_html and ch in "<>&"):
-            out.append(f"\\u00{code:02x}")
-        elif ch in "\u2028\u2029":
-            out.append(f"\\u{code:04x}")
-        elif 0xD800 <= code <= 0xDFFF:
-            out.append("\\ufffd")
-        else:
-            out.append(ch)
-    out.append('"')
-    return "".join(out)
-
-
-def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None, level: int = 0) -> str:
-    """encoding/json's Marshal (or MarshalIndent with prefix "" and ``indent``)."""
-    if v is None:
-        return "null"
-    if isinstance(v, bool):
-        return "true" if v else "false"
-    if isinstance(v, int):
-        return str(int(v))
-    if isinstance(v, float):
-        if v != v or v in (float("inf"), float("-inf")):
-            raise GoError(f"json: unsupported value: {json_float_text(v)}")
-        return json_float(v)
-    if isinstance(v, str):
-        return json_string(v, escape_html)
-    if isinstance(v, bytes | bytearray):
-        return '"' + base64.b64encode(bytes(v)).decode() + '"'
-    marshal_json = getattr(v, "go_json", None)
-    if callable(marshal_json):
-        return str(marshal_json())
-    nl = "" if indent is None else "\n" + indent * (level + 1)
-    end = "" if indent is None else "\n" + indent * level
-    if isinstance(v, dict):
-        if not v:
-            return "{}"
-        sep = ":" if indent is None else ": "
-        parts = [
-            json_string(str(k), escape_html)
-            + sep
-            + marshal(v[k], escape_html=escape_html, indent=indent, level=level + 1)
-            for k in sorted(v, key=lambda k: str(k).encode())
-        ]
-        return "{" + nl + ("," + nl).join(parts) + end + "}"
-    if isinstance(v, list | tuple):
-        if not v:
-            return "[]"
-        parts = [marshal(x, escape_html=escape_html, indent=indent, level=level + 1) for x in v]
-        return "[" + nl + ("," + nl).join(parts) + end + "]"
-    if callable(v):
-        raise GoError("json: unsupported type: func()")
-    return "{}"
-
-
-def json_float_text(v: float) -> str:
-    from reporters.gotemplate.gofloat import format_float
-
-    return format_float(v)
+def marshal(v: Any, *, escape_html: bool = True, indent: str | None = None) -> str:
+    """encoding/json's Marshal; what it refuses is the function's error."""
+    try:
+        return jsonenc.marshal(v, escape_html=escape_html, indent=indent)
+    except jsonenc.MarshalError as exc:
+        raise GoError(str(exc)) from None
 
 
 def _to_json(v: Any) -> str:

@@ -2,8 +2,12 @@
 
 Go's regexp is RE2: no look-around or back-references, ``$`` only at the very end unless
 ``(?m)``, ``$1``/``${name}`` in replacements, and its own rule for empty matches next to a
-previous match. Patterns are translated into Python's syntax (refusing what RE2 refuses)
-and the match loops of ``FindAll``, ``ReplaceAll`` and ``Split`` are mirrored by hand.
+previous match. Patterns are translated into Python's syntax (refusing what RE2 refuses;
+RE2's escapes as :mod:`orchestrator.golang.regexp` writes them) and the match loops of
+``FindAll``, ``ReplaceAll`` and ``Split`` are mirrored by hand. Unlike expr's and the
+engine's match-only translation, templates need the whole of Go's regexp API and its error
+messages, so this translation accepts more (POSIX classes, ``(?m)``) at the cost of a
+guarantee.
 """
 
 from __future__ import annotations
@@ -12,6 +16,7 @@ import re
 from collections.abc import Callable, Iterator
 from functools import lru_cache
 
+from orchestrator.golang.regexp import CLASS_ESCAPES, ESCAPES
 from reporters.gotemplate.values import GoError, GoFunc, GoPanic, StrList
 
 S = "string"
@@ -54,12 +59,10 @@ def _translate(expr: str) -> str:
             d = expr[i + 1]
             if d.isdigit() and d != "0":
                 raise RegexError(f"error parsing regexp: invalid escape sequence: `\\{d}`")
-            if d == "z":
-                out.append("\\Z")
-            elif d in "pP":
+            if d in "pP":
                 raise RegexError("unicode classes are not supported here")
-            else:
-                out.append(c + d)
+            else:  # RE2's escapes where Python reads them otherwise (\s has no \v, \z)
+                out.append((CLASS_ESCAPES if in_class else ESCAPES).get(d, c + d))
             i += 2
             continue
         if in_class:
@@ -178,7 +181,7 @@ def _must(expr: str) -> re.Pattern[str]:
 
 
 def _backquote(expr: str) -> str:
-    from reporters.gotemplate.gostrings import quote
+    from orchestrator.golang.strconv import quote
 
     return "`" + expr + "`" if "`" not in expr else quote(expr)
 

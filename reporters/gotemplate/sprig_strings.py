@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reporters.gotemplate.goprintf import sprintf
-from reporters.gotemplate.gostrings import quote as go_quote
+from orchestrator.golang.strconv import quote as go_quote
+from reporters.gotemplate.gofmt import sprintf
 from reporters.gotemplate.sprig_case import (
     go_space,
     initials,

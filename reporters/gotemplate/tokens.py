@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from reporters.gotemplate.gostrings import quote as quote_go
+from orchestrator.golang.strconv import quote as quote_go
 
 SPACE_CHARS = " \t\r\n"
 StateFn = Callable[[], Any]

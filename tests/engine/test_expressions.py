@@ -248,7 +248,7 @@ def test_re2_patterns_match_as_in_go(pattern: str, text: str, found: bool) -> No
 @pytest.mark.parametrize(
     "pattern",
     ["(?i)a", "a(?=b)", "\\Z", "\\B", "\\pL", "[[:digit:]]", "x{,3}", "x{1001}", "a**",
-     "(a+)+", "(x{2}){3}", "[a&&b]", "[z-a]", "(", "\\1", "a{"],
+     "(a+)+", "(x{2}){3}", "[a&&b]", "[z-a]", "(", "\\1", "a{", "x{01}"],
 )  # fmt: skip
 def test_re2_syntax_outside_the_subset_is_refused(pattern: str) -> None:
     with pytest.raises(PatternError, match=re.escape(pattern)):

@@ -10,9 +10,9 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from orchestrator.golang.timelayout import parse_rfc3339
 from reporters.expr import ExprRuntimeError, ExprSyntaxError, ExprUnsupported, compile
 from reporters.expr.argocd import trigger_env
-from reporters.expr.gotimeparse import parse_rfc3339
 from reporters.expr.values import Unmarshalable, go_format, go_type, marshal
 
 VECTORS = Path(__file__).resolve().parents[2] / "vectors" / "expr"

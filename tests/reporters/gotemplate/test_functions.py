@@ -149,3 +149,20 @@ def test_random_numbers_bytes_uuids_and_shuffles() -> None:
     )
     shuffled = render('{{ shuffle "abcdefghij" }}')
     assert sorted(shuffled) == list("abcdefghij")
+
+
+@pytest.mark.parametrize(
+    ("pattern", "text", "found"),
+    [("\\s", "\v", "false"), ("\\s", "\t", "true"), ("[\\s]", "\v", "false"),
+     ("a\\z", "a", "true")],
+)  # fmt: skip
+def test_regex_escapes_mean_what_they_mean_in_re2(pattern: str, text: str, found: str) -> None:
+    """RE2's \\s has no vertical tab (Python's has), and \\z is Python's \\Z."""
+    assert render("{{ regexMatch .p .t }}", {"p": pattern, "t": text}) == found
+
+
+def test_a_repository_url_go_would_print_otherwise_is_an_error_with_a_hint() -> None:
+    data = argocd_helpers()
+    data["u"] = "https://github.com/org/repo?ref=main"
+    with pytest.raises(TemplateExecError, match="is not supported: write the repository URL"):
+        render("{{ call .repo.RepoURLToHTTPS .u }}", data)

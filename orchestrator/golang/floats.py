@@ -3,8 +3,11 @@
 Go prints a float64 million as ``1e+06`` (``%v`` switches to exponent form at 21 digits
 for JSON and at an exponent of 6 otherwise), ``%x`` as ``0x1.cp+01`` and ``%b`` as
 ``7881299347898368p-51``; Python's ``repr`` and ``format`` give none of these, so the
-forms are built here from the shortest round-tripping digits.
+forms are built here from the shortest round-tripping digits. Argo Workflows' messages,
+expr's ``string()`` and templates' ``printf`` all print floats this way.
 """
+
+from __future__ import annotations
 
 import math
 import struct

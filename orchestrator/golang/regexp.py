@@ -1,28 +1,30 @@
-"""``matches``: Go's RE2 patterns run with Python's ``re``, where the two agree.
+"""Go's RE2 patterns run with Python's ``re``, where the two agree on whether text matches.
 
-expr matches with Go's ``regexp`` (RE2 syntax, leftmost-first, linear time). Python reads much
-of the same text differently, so a pattern is translated element by element and anything
-whose meaning differs is refused (:class:`PatternUnsupported`, with what to write instead)
-rather than guessed:
+expr's ``matches`` and Argo Workflows' ``when`` (``=~``, ``!~``) match with Go's ``regexp``
+(RE2 syntax, leftmost-first, linear time). Python reads much of the same text differently,
+so a pattern is translated element by element and anything whose meaning differs is
+refused (:class:`PatternUnsupported`, with what to write instead) rather than guessed:
 
 * accepted: literal characters, ``\\`` before punctuation, ``.``, ``^``, ``$`` (end of text
   only, as in RE2: Python's ``$`` would also match before a final newline), ``\\A``, ``\\z``,
-  ``\\d \\D \\w \\W \\s \\S \\b \\B`` (ASCII, as in RE2; RE2's ``\\s`` has no ``\\v``),
+  ``\\d \\D \\w \\W \\s \\S \\b`` (ASCII, as in RE2; RE2's ``\\s`` has no ``\\v``),
   ``\\t \\n \\r \\f \\v``, classes with ranges and those escapes, ``(...)``, ``(?:...)``,
   ``(?P<name>...)``, ``|``, ``* + ?`` and ``{n}``, ``{n,}``, ``{n,m}`` (up to 1000), each
   optionally lazy;
 * flags ``(?i)`` and ``(?s)`` at the start of the pattern; ``(?i)`` only where pattern and
   text are ASCII (RE2 folds case by Unicode rules: K with the Kelvin sign);
-* refused: other flags, flags inside the pattern, lookarounds and
-  backreferences (not RE2), ``\\p{..}``, ``\\Q..\\E``, ``\\x..`` and other escapes, POSIX
-  classes ``[[:alpha:]]``, a ``{`` that is not a repeat (text in RE2, a repeat to Python in
-  ``{,3}``), a repeat of a repeat (``a**``, ``a*+``: an error in RE2, possessive in Python),
-  and an unbounded repeat inside another (``(a+)*``: Python would backtrack exponentially
-  where RE2 runs in linear time);
+* refused: ``\\B`` (Python's never matches empty text, RE2's does), other flags, flags
+  inside the pattern, lookarounds and backreferences (not RE2), ``\\p{..}``, ``\\Q..\\E``,
+  ``\\x..`` and other escapes, POSIX classes ``[[:alpha:]]``, a ``{`` that is not a repeat
+  (text in RE2, a repeat to Python in ``{,3}``; ``{01}`` is text in RE2 too), a repeat of a
+  repeat (``a**``, ``a*+``: an error in RE2, possessive in Python), a counted repeat inside
+  another (RE2 limits their product), and an unbounded repeat inside another (``(a+)*``:
+  Python would backtrack exponentially where RE2 runs in linear time);
 * invalid patterns are refused too, as not every RE2 error message is mirrored.
 
 Only whether a pattern matches is used, so greedy or lazy and leftmost-first choices give
-the same answer in both engines.
+the same answer in both engines. sprig's find and replace functions need Go's whole match
+loop and RE2's error messages, so templates translate with ``reporters.gotemplate.sprig_regex``.
 """
 
 from __future__ import annotations
@@ -35,12 +37,15 @@ from functools import lru_cache
 MAX_REPEAT = 1000
 MAX_LENGTH = 2000
 _PUNCT = frozenset(string.punctuation)
-_ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"[\t\n\f\r ]",
-            "S": r"[^\t\n\f\r ]", "b": r"\b", "B": r"\B", "A": r"\A", "z": r"\Z",
+ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"[\t\n\f\r ]",
+            "S": r"[^\t\n\f\r ]", "b": r"\b", "A": r"\A", "z": r"\Z",
             "t": r"\t", "n": r"\n", "r": r"\r", "f": r"\f", "v": r"\v"}  # fmt: skip
-_CLASS_ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"\t\n\f\r ",
+"""RE2's escapes outside a class, as Python writes them (ASCII, and ``\\s`` without ``\\v``)."""
+CLASS_ESCAPES = {"d": r"\d", "D": r"\D", "w": r"\w", "W": r"\W", "s": r"\t\n\f\r ",
                   "t": r"\t", "n": r"\n", "r": r"\r", "f": r"\f", "v": r"\v"}  # fmt: skip
-_REPEAT = re.compile(r"\{(\d+)(,(\d*))?\}")
+"""RE2's escapes inside a class, as Python writes them."""
+_REPEAT = re.compile(r"\{(0|[1-9][0-9]*)(,(0|[1-9][0-9]*)?)?\}")
+"""A counted repeat as RE2 reads one: a count with a leading zero makes ``{`` plain text."""
 
 
 class PatternError(ValueError):
@@ -66,6 +71,17 @@ class _Piece:
     text: str
     unbounded: bool  # contains an unbounded repeat
     repeatable: bool
+    counted: bool = False  # contains a counted repeat {n,m}
+
+
+def _joined(separator: str, pieces: list[_Piece]) -> _Piece:
+    """A sequence or an alternation of pieces: repeatable, and holding what they hold."""
+    return _Piece(
+        separator.join(p.text for p in pieces),
+        any(p.unbounded for p in pieces),
+        True,
+        any(p.counted for p in pieces),
+    )
 
 
 class _Translator:
@@ -87,14 +103,14 @@ class _Translator:
         while self.peek() == "|":
             self.i += 1
             branches.append(self.sequence(depth))
-        return _Piece("|".join(b.text for b in branches), any(b.unbounded for b in branches), True)
+        return _joined("|", branches)
 
     def sequence(self, depth: int) -> _Piece:
         parts: list[_Piece] = []
         while self.peek() not in ("", "|", ")"):
             atom = self.atom(depth)
             parts.append(self.repeat(atom))
-        return _Piece("".join(p.text for p in parts), any(p.unbounded for p in parts), True)
+        return _joined("", parts)
 
     def repeat(self, atom: _Piece) -> _Piece:
         char = self.peek()
@@ -122,13 +138,18 @@ class _Translator:
             raise self.refuse("a repeat of nothing or of an anchor")
         if unbounded and atom.unbounded:
             raise self.refuse("an unbounded repeat inside another")
+        counted = char == "{"
+        if counted and atom.counted:
+            raise self.refuse("a counted repeat inside another")
         lazy = ""
         if self.peek() == "?":
             lazy = "?"
             self.i += 1
         if self.peek() in ("*", "+", "?", "{") and self.peek():
             raise self.refuse("a repeat of a repeat")
-        return _Piece(atom.text + count + lazy, unbounded or atom.unbounded, False)
+        return _Piece(
+            atom.text + count + lazy, unbounded or atom.unbounded, False, counted or atom.counted
+        )
 
     def atom(self, depth: int) -> _Piece:
         char = self.peek()
@@ -146,12 +167,14 @@ class _Translator:
                     raise self.refuse("this group name")
                 prefix, self.i = f"(?P<{name}>", end + 1
             elif self.peek() == "?":
-                raise self.refuse("a (?...) group other than (?:...) and (?P<name>...)")
+                raise self.refuse(
+                    "a group flag or lookaround '(?' other than (?:...) and (?P<name>...)"
+                )
             inner = self.alternation(depth + 1)
             if self.peek() != ")":
                 raise self.refuse("an unclosed group")
             self.i += 1
-            return _Piece(prefix + inner.text + ")", inner.unbounded, True)
+            return _Piece(prefix + inner.text + ")", inner.unbounded, True, inner.counted)
         if char in (")", "*", "+", "?"):
             raise self.refuse(f"a bare {char!r}")
         if char == "{":
@@ -169,9 +192,9 @@ class _Translator:
             self.i += 1
             if code in _PUNCT:
                 return _Piece(re.escape(code), False, True)
-            if code in _ESCAPES:
-                anchor = code in "bBAz"
-                return _Piece(_ESCAPES[code], False, not anchor)
+            if code in ESCAPES:
+                anchor = code in "bAz"
+                return _Piece(ESCAPES[code], False, not anchor)
             raise self.refuse(f"the escape \\{code}")
         if char == "]" or char == "}":
             return _Piece(re.escape(char), False, True)
@@ -215,8 +238,8 @@ class _Translator:
             self.i += 1
             if code in _PUNCT:
                 return "\\" + code
-            if code in _CLASS_ESCAPES:
-                return _CLASS_ESCAPES[code]
+            if code in CLASS_ESCAPES:
+                return CLASS_ESCAPES[code]
             raise self.refuse(f"the escape \\{code} in a class")
         if char in "[&~|-" and self.pattern[self.i : self.i + 1] == char:
             raise self.refuse(f"a doubled {char!r} in a class")

@@ -1,14 +1,15 @@
-"""fmt.Sprintf as templates call it through ``printf``: verbs, flags, widths, indexes.
+"""fmt.Sprintf, as templates call it through ``printf``: verbs, flags, widths, indexes.
 
 The format string is read as fmt's doPrintf reads it (``%[2]d``, ``%*d``, ``%-08.3f``),
 with its error forms (``%!d(MISSING)``, ``%!(EXTRA string=x)``, ``%!v(BADINDEX)``,
-``%!(NOVERB)``); each operand is then formatted by :mod:`reporters.gotemplate.gofmt`.
+``%!(NOVERB)``); each operand is then formatted by a :class:`~orchestrator.golang.fmt.Printer`.
 """
+
+from __future__ import annotations
 
 from typing import Any
 
-from reporters.gotemplate.gofmt import Spec, format_value
-from reporters.gotemplate.values import go_type
+from orchestrator.golang.fmt import Printer, Spec
 
 TOO_LARGE = 1_000_000
 """fmt refuses widths and precisions beyond a million (its tooLarge)."""
@@ -24,7 +25,16 @@ def _parse_num(fmt: str, i: int) -> tuple[int | None, int]:
     return (None if value > TOO_LARGE else value), i
 
 
-def sprintf(fmt: str, *args: Any) -> str:
+def _star(args: tuple[Any, ...], argnum: int) -> int | None:
+    """The int operand a ``*`` width or precision takes; None where fmt says BADWIDTH or
+    BADPREC (no operand, not an int, or beyond a million)."""
+    if argnum >= len(args) or not isinstance(args[argnum], int) or isinstance(args[argnum], bool):
+        return None
+    value = int(args[argnum])
+    return None if abs(value) > TOO_LARGE else value
+
+
+def sprintf(printer: Printer, fmt: str, *args: Any) -> str:
     """fmt.Sprintf with Go's verbs, flags, ``*`` widths and error forms."""
     out: list[str] = []
     argnum = 0
@@ -66,20 +76,13 @@ def sprintf(fmt: str, *args: Any) -> str:
                 i = end + 1
         if i < n and fmt[i] == "*":
             i += 1
-            if (
-                argnum < len(args)
-                and isinstance(args[argnum], int)
-                and not isinstance(args[argnum], bool)
-            ):
-                w = int(args[argnum])
-                if abs(w) > TOO_LARGE:
-                    w = 0
-                    out.append("%!(BADWIDTH)")
+            w = _star(args, argnum)
+            if w is None:
+                out.append("%!(BADWIDTH)")
+            else:
                 if w < 0:
                     spec.minus, spec.zero, w = True, False, -w
                 spec.width = w
-            else:
-                out.append("%!(BADWIDTH)")
             argnum += 1
         else:
             spec.width, i = _parse_num(fmt, i)
@@ -87,18 +90,10 @@ def sprintf(fmt: str, *args: Any) -> str:
             i += 1
             if i < n and fmt[i] == "*":
                 i += 1
-                if (
-                    argnum < len(args)
-                    and isinstance(args[argnum], int)
-                    and not isinstance(args[argnum], bool)
-                ):
-                    p = int(args[argnum])
-                    if abs(p) > TOO_LARGE:
-                        p = -1
-                        out.append("%!(BADPREC)")
-                    spec.prec = p if p >= 0 else None
-                else:
+                p = _star(args, argnum)
+                if p is None:
                     out.append("%!(BADPREC)")
+                spec.prec = p if p is not None and p >= 0 else None
                 argnum += 1
             else:
                 prec, i = _parse_num(fmt, i)
@@ -122,12 +117,12 @@ def sprintf(fmt: str, *args: Any) -> str:
         argnum += 1
         if verb == "w":
             spec.verb = "v"
-            out.append(format_value(arg, spec))
+            out.append(printer.format_value(arg, spec))
             continue
-        out.append(format_value(arg, spec))
+        out.append(printer.format_value(arg, spec))
     if not reordered and argnum < len(args):
         extra = ", ".join(
-            "<nil>" if a is None else f"{go_type(a)}={format_value(a, Spec())}"
+            "<nil>" if a is None else f"{printer.type_of(a)}={printer.format_value(a, Spec())}"
             for a in args[argnum:]
         )
         out.append(f"%!(EXTRA {extra})")

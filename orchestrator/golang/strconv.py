@@ -1,8 +1,9 @@
-"""Go's ``strconv`` quoting and unquoting, which template syntax and error messages use.
+"""Go's ``strconv`` quoting and unquoting, which Go's messages and literals use.
 
 Python's ``repr`` and ``json`` quote differently from ``strconv.Quote`` (which keeps
-printable Unicode, writes ``\\x7f`` and ``\\u00a0``), and template string literals follow
-Go's escape rules, so both directions are written out here.
+printable Unicode, writes ``\\x7f`` and ``\\u00a0``); expr's and text/template's error
+messages quote with it (``%q``, ``%#v``, ``%#U``) and template string literals follow Go's
+escape rules, so both directions are written out here.
 """
 
 from __future__ import annotations
