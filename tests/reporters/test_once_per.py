@@ -14,21 +14,14 @@ from pathlib import Path
 import pytest
 
 from reporters.notifications import notifier
-from reporters.notifications.config import Notifications, load
+from reporters.notifications.config import Notifications
 from reporters.notifications.notifier import Notifier
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
-from tests.support.notifications import deploy, outbox, shop
+from tests.support.notifications import deploy, loaded, outbox, shop
 from tests.support.reporter_apps import NEW, OLD
 
-CONFIGMAP = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-notifications-cm
-data:
-  service.slack: |
-    token: xoxb-test
+DATA = """\
   template.deployed: |
     message: "{{.app.status.operationState.syncResult.revision}}"
   trigger.on-deployed: |
@@ -45,9 +38,7 @@ data:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Notifications:
-    path = tmp_path / "cm.yaml"
-    path.write_text(CONFIGMAP)
-    return load(path)
+    return loaded(tmp_path, DATA)
 
 
 def _messages(store: Store) -> list[str]:

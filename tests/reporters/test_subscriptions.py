@@ -13,16 +13,10 @@ from reporters.events.transitions import essentials
 from reporters.notifications.config import Notifications, load
 from reporters.notifications.errors import ConfigError
 from reporters.notifications.subscriptions import wanted
+from tests.support.notifications import configmap, loaded
 from tests.support.reporter_apps import app
 
-CONFIGMAP = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-notifications-cm
-data:
-  service.slack: |
-    token: xoxb-test
+DATA = """\
   service.webhook.audit: |
     url: https://audit.example.com/hooks
   trigger.on-deployed: |
@@ -40,9 +34,7 @@ data:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Notifications:
-    path = tmp_path / "cm.yaml"
-    path.write_text(CONFIGMAP)
-    return load(path)
+    return loaded(tmp_path, DATA)
 
 
 def _annotated(annotations: dict[str, str]) -> dict[str, Any]:
@@ -152,7 +144,7 @@ def test_the_reporter_keeps_the_subscription_annotations_of_both_prefixes() -> N
 def test_per_service_default_triggers_are_checked_where_they_are_written(tmp_path: Path) -> None:
     path = tmp_path / "cm.yaml"
     path.write_text(
-        CONFIGMAP.replace("defaultTriggers.audit: |\n    - on-health-degraded", "")
+        configmap(DATA).replace("defaultTriggers.audit: |\n    - on-health-degraded", "")
         + "  defaultTriggers.pager: |\n    - on-health-degradd\n"
     )
     with pytest.raises(ConfigError) as caught:

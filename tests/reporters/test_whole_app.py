@@ -11,21 +11,14 @@ from typing import Any
 
 import pytest
 
-from reporters.notifications.config import Notifications, load
+from reporters.notifications.config import Notifications
 from reporters.notifications.notifier import Notifier
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
-from tests.support.notifications import outbox, shop
+from tests.support.notifications import loaded, outbox, shop
 from tests.support.reporter_apps import NEW, app, finished
 
-CONFIGMAP = """\
-apiVersion: v1
-kind: ConfigMap
-metadata:
-  name: argocd-notifications-cm
-data:
-  service.slack: |
-    token: xoxb-test
+DATA = """\
   template.app-deployed: |
     message: >-
       {{.app.spec.project}} by {{index .app.metadata.annotations "team"}},
@@ -46,9 +39,7 @@ data:
 
 @pytest.fixture
 def config(tmp_path: Path) -> Notifications:
-    path = tmp_path / "cm.yaml"
-    path.write_text(CONFIGMAP)
-    return load(path)
+    return loaded(tmp_path, DATA)
 
 
 def _whole(one: dict[str, Any]) -> dict[str, Any]:

@@ -3,8 +3,10 @@ make it go through, and what each sink was sent."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
+from reporters.notifications.config import Notifications, load
 from reporters.pipeline import Pipeline
 from reporters.state.store import Store
 from tests.support.reporter_apps import OLD, app, finished
@@ -33,3 +35,26 @@ def deploy(pipeline: Pipeline, revision: str, at: str, name: str = "shop-dev") -
     done["metadata"].update((pipeline.seen.get(f"argocd/{name}") or shop())["metadata"])
     done["metadata"]["name"] = name
     pipeline.handle(f"argocd/{name}", done)
+
+
+HEADER = """\
+apiVersion: v1
+kind: ConfigMap
+metadata:
+  name: argocd-notifications-cm
+data:
+  service.slack: |
+    token: xoxb-test
+"""
+
+
+def configmap(data: str) -> str:
+    """An argocd-notifications-cm with a Slack bot and ``data``'s keys (indented by two)."""
+    return HEADER + data
+
+
+def loaded(tmp_path: Path, data: str) -> Notifications:
+    """That ConfigMap, written and loaded as the reporter loads it."""
+    path = tmp_path / "cm.yaml"
+    path.write_text(configmap(data))
+    return load(path)
