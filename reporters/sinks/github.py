@@ -10,10 +10,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from reporters.sinks.answers import Pool
 from reporters.sinks.delivery import SinkError
 from reporters.sinks.github_api import GitHubApi, app_of, commit_of, shorten
-from reporters.sinks.github_app import InstallationToken
 
 STATES = {
     "app.sync-started": ("pending", "Argo CD is syncing {app}"),
@@ -29,21 +27,11 @@ STATUS_STATES = ("error", "failure", "pending", "success")
 
 class GitHubStatusSink:
     def __init__(
-        self,
-        token: str = "",
-        ui: str = "",
-        *,
-        name: str = "github-status",
-        api: str = "",
-        app: InstallationToken | None = None,
-        insecure: bool = False,
-        pool: Pool | None = None,
-        timeout: float = 10,
+        self, ui: str = "", *, name: str = "github-status", api: GitHubApi | None = None
     ) -> None:
+        """``api``: the GitHub it posts to (default: GIT_TOKEN on github.com)."""
         self.name = name
-        self._api = GitHubApi(
-            token, api=api, app=app, insecure=insecure, pool=pool, timeout=timeout
-        )
+        self._api = api or GitHubApi()
         self.ui = ui.rstrip("/")
 
     def send(self, event: dict[str, Any]) -> None:

@@ -32,9 +32,7 @@ from __future__ import annotations
 from typing import Any
 
 from orchestrator.adapters.scm import ScmTarget
-from reporters.sinks.answers import Pool
 from reporters.sinks.github_api import GitHubApi, app_of, commit_of, shorten
-from reporters.sinks.github_app import InstallationToken
 
 EVENTS = {
     "app.sync-started": ("in_progress", "Argo CD is syncing {app}"),
@@ -48,22 +46,12 @@ STATES = ("error", "failure", "inactive", "in_progress", "queued", "pending", "s
 
 class GitHubDeploymentSink:
     def __init__(
-        self,
-        token: str = "",
-        ui: str = "",
-        *,
-        name: str = "github-deployment",
-        api: str = "",
-        app: InstallationToken | None = None,
-        insecure: bool = False,
-        pool: Pool | None = None,
-        timeout: float = 10,
+        self, ui: str = "", *, name: str = "github-deployment", api: GitHubApi | None = None
     ) -> None:
+        """``api``: the GitHub it posts to (default: GIT_TOKEN on github.com)."""
         self.name = name
         self.ui = ui.rstrip("/")
-        self._api = GitHubApi(
-            token, api=api, app=app, insecure=insecure, pool=pool, timeout=timeout
-        )
+        self._api = api or GitHubApi()
 
     def send(self, event: dict[str, Any]) -> None:
         commit = commit_of(event)

@@ -13,6 +13,7 @@ from typing import Any
 
 from reporters.sinks.answers import Pool
 from reporters.sinks.github import GitHubStatusSink
+from reporters.sinks.github_api import GitHubApi
 from reporters.sinks.github_app import InstallationToken
 from reporters.sinks.github_deployment import GitHubDeploymentSink
 
@@ -30,12 +31,10 @@ class GitHubSink:
         name: str = "github",
     ) -> None:
         self.name = name
-        self._status = GitHubStatusSink(
-            token, ui, name=name, api=api, app=app, insecure=insecure, pool=pool
-        )
-        self._deployment = GitHubDeploymentSink(
-            token, ui, name=name, api=api, app=app, insecure=insecure, pool=pool
-        )
+        # one API for both: one connection pool, one installation token
+        github = GitHubApi(token, api=api, app=app, insecure=insecure, pool=pool)
+        self._status = GitHubStatusSink(ui, name=name, api=github)
+        self._deployment = GitHubDeploymentSink(ui, name=name, api=github)
 
     def send(self, event: dict[str, Any]) -> None:
         notification = (event.get("data") or {}).get("notification") or {}

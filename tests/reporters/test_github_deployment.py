@@ -10,6 +10,7 @@ import pytest
 
 from reporters.pipeline import Pipeline
 from reporters.sinks.delivery import SinkError
+from reporters.sinks.github_api import GitHubApi
 from reporters.sinks.github_deployment import STATES, GitHubDeploymentSink
 from reporters.state.store import Store
 from tests.fakes.scm_server import FakeScm
@@ -29,7 +30,7 @@ def scm(monkeypatch: pytest.MonkeyPatch) -> Iterator[FakeScm]:
 
 @pytest.fixture
 def sink() -> Iterator[GitHubDeploymentSink]:
-    sink = GitHubDeploymentSink(TOKEN, ui=UI)
+    sink = GitHubDeploymentSink(UI, api=GitHubApi(TOKEN))
     yield sink
     sink.close()
 
@@ -302,7 +303,7 @@ def test_rate_limits_are_transient_only_with_retry_after(
 
 def test_a_refused_token_is_permanent_and_never_shown(scm: FakeScm) -> None:
     wrong = "ghp_not-the-right-one"
-    sink = GitHubDeploymentSink(wrong, ui=UI)
+    sink = GitHubDeploymentSink(UI, api=GitHubApi(wrong))
     with pytest.raises(SinkError) as refused:
         sink.send(event("app.deployed", scm))
     sink.close()

@@ -10,6 +10,7 @@ import pytest
 from reporters.pipeline import Pipeline
 from reporters.sinks.delivery import SinkError
 from reporters.sinks.github import GitHubStatusSink
+from reporters.sinks.github_api import GitHubApi
 from reporters.state.store import Store
 from tests.fakes.scm_server import FakeScm
 from tests.support.reporter_apps import NEW, app, finished
@@ -23,7 +24,7 @@ def test_a_deploy_sets_success_on_the_commit_of_the_apps_repository(
     with FakeScm("github", token=TOKEN, project="acme/gitops") as scm:
         monkeypatch.setenv("PROMOFLOW_SCM_API_URL", scm.url)
         monkeypatch.setenv("PROMOFLOW_SCM", "github")
-        sink = GitHubStatusSink(TOKEN, ui="https://argocd.example.com")
+        sink = GitHubStatusSink("https://argocd.example.com", api=GitHubApi(TOKEN))
         settled = app(NEW, op=finished(), reconciled="2026-11-24T10:01:05Z")
         settled["spec"] = {"source": {"repoURL": f"{scm.url}/acme/gitops.git", "path": "dev"}}
         events: list[Any] = []
