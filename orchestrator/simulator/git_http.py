@@ -22,11 +22,13 @@ import io
 import logging
 import os
 import subprocess
+import sys
 import threading
 from dataclasses import dataclass
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from types import TracebackType
+from typing import Any
 from urllib.parse import urlsplit
 
 log = logging.getLogger(__name__)
@@ -58,6 +60,13 @@ class _Server(ThreadingHTTPServer):
     stats: Stats
     lock: threading.Lock
     protocol_v2: bool
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that drops its keep-alive connection (git does, and so does a step that
+        exits) is not an error of the server: socketserver would print a traceback."""
+        if isinstance(sys.exc_info()[1], ConnectionResetError | BrokenPipeError):
+            return
+        super().handle_error(request, client_address)
 
 
 class _Handler(BaseHTTPRequestHandler):

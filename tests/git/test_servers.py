@@ -128,3 +128,24 @@ def test_a_server_that_is_not_smart_http_is_refused(host: GitHost) -> None:
     assert "not found" in str(exc.value) or "smart HTTP" in str(exc.value)
     assert not exc.value.transient
     assert remote.branches() == ["main"]
+
+
+def test_a_client_that_resets_its_connection_prints_no_traceback(
+    host: GitHost, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """git, and a step that exits, drop keep-alive connections; the test server must not
+    print socketserver's traceback for it (nor would a demo)."""
+    import socket
+    import struct
+    import time
+    from urllib.parse import urlsplit
+
+    remote = shop_repo(host)
+    parts = urlsplit(remote.url)
+    for _ in range(3):
+        client = socket.create_connection((parts.hostname or "", parts.port or 80))
+        client.sendall(b"GET /x HTTP/1.1\r\nHost: x\r\n")  # a request left half-sent
+        client.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+        client.close()  # linger 0: a reset, not a FIN
+    time.sleep(0.3)  # the server's threads read the reset
+    assert "Traceback" not in capfd.readouterr().err
