@@ -76,6 +76,7 @@ def check_template(text: str) -> None:
     template(text)
 
 
+@lru_cache(maxsize=1024)
 def reads_event(text: str) -> bool:
     """Whether a condition reads ``event``: it is about events, not the app's state."""
     return any(name.path.split(".")[0] == EVENT for name in condition(text).names())

@@ -128,8 +128,11 @@ class Notifier:
         if obj is None:
             return routed
         app = whole if whole is not None else obj
+        subscribed = wanted(self.config, app, self._problem)
+        if not subscribed:
+            return routed  # an app nobody listens to: nothing to decode or evaluate
         env = condition_env(app, event, self.config.context)
-        for trigger, recipients in sorted(wanted(self.config, app, self._problem).items()):
+        for trigger, recipients in sorted(subscribed.items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
                 if states_only and reads_event(condition.when):
