@@ -13,6 +13,9 @@ or changing health. Two readers, each in a process of its own:
             its templates in Go templates), every app subscribed to every trigger, the
             whole objects kept compressed and every update's state conditions evaluated
 
+``BENCH_APP_SIZE=real`` makes every app Argo CD's live Application (10 KB of JSON each),
+``BENCH_EVENTS`` sets the number of changes (30,000 keeps a real-size run to minutes).
+
 Printed: events/s of each and the ratios (target >= 0.5), and the reporter's peak RSS at
 EVENTS/10 and at EVENTS (target: within 20% of each other: memory bounded by the apps,
 not by the events).
@@ -41,7 +44,39 @@ EVENTS = int(os.environ.get("BENCH_EVENTS", "200000"))
 console = Console(highlight=False)
 
 
+REAL_SIZE = os.environ.get("BENCH_APP_SIZE") == "real"
+"""Each app Argo CD's live Application (14 KB: resources, history, conditions) but for its
+name and the fields the stream changes; else a few hundred bytes each."""
+LIVE = os.path.join(
+    os.path.dirname(__file__), "..", "tests", "refdata", "argo-cd", "application-live-example.yaml"
+)
+
+
+def _live() -> dict[str, Any]:
+    import yaml
+
+    with open(LIVE) as fh:
+        found: dict[str, Any] = yaml.safe_load(fh)
+    return found
+
+
+_BASE = json.dumps(_live()) if REAL_SIZE else ""
+
+
 def _app(i: int, version: int, revision: str, health: str, op: str) -> dict[str, Any]:
+    small = _small(i, version, revision, health, op)
+    if not REAL_SIZE:
+        return small
+    app: dict[str, Any] = json.loads(_BASE)
+    app["metadata"].update(small["metadata"])
+    app["spec"]["source"] = small["spec"]["source"]
+    app["status"].update(small["status"])
+    if not op:
+        app["status"].pop("operationState", None)
+    return app
+
+
+def _small(i: int, version: int, revision: str, health: str, op: str) -> dict[str, Any]:
     name = f"app-{i}"
     status: dict[str, Any] = {
         "sync": {"status": "Synced", "revision": revision},
@@ -237,7 +272,8 @@ def _run(mode: str, events: int) -> dict[str, float]:
 
 
 def main() -> None:
-    console.print(f"{APPS:,} apps; the watch sends {EVENTS:,} changes")
+    size = "real-size (Argo CD's live Application)" if REAL_SIZE else "small"
+    console.print(f"{APPS:,} {size} apps; the watch sends {EVENTS:,} changes")
     limit = _run("limit", EVENTS)
     reporter = _run("reporter", EVENTS)
     catalog = _run("catalog", EVENTS)
