@@ -30,11 +30,14 @@ def run_check(notifications: Path, secrets: Path | None, app_path: Path | None) 
         for problem in exc.problems:
             err.print(str(problem), markup=False)
         return 1
+    except OSError as exc:  # as `promoflow reporter` says it
+        err.print(f"error: cannot read {exc.filename}: {exc.strerror}", markup=False)
+        return 2
     app: dict[str, Any] = SAMPLE
     if app_path is not None:
         try:
             loaded = yaml.safe_load(app_path.read_text())
-        except (OSError, yaml.YAMLError) as exc:
+        except (OSError, UnicodeDecodeError, yaml.YAMLError) as exc:
             err.print(f"error: --app {app_path}: {exc}", markup=False)
             return 2
         if not isinstance(loaded, dict) or loaded.get("kind") != "Application":

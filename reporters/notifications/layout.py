@@ -68,6 +68,15 @@ def block_start(lines: list[str], at: Position) -> Offset:
     return Offset(at.line, len(line) - len(after.lstrip()) + 1, block=False)
 
 
+def _text(path: Path, display: str, problems: list[Problem]) -> str | None:
+    """A file's text; a file that is not UTF-8 (a binary given by mistake) is a problem."""
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        problems.append(Problem(Position(display), "not UTF-8 text: expected YAML"))
+        return None
+
+
 def entries(path: Path, display: str, problems: list[Problem]) -> list[Entry]:
     if path.is_dir():  # a mounted ConfigMap: one file per key (skipping ``..data`` links)
         out = []
@@ -75,11 +84,16 @@ def entries(path: Path, display: str, problems: list[Problem]) -> list[Entry]:
             if item.name.startswith(".") or not item.is_file():
                 continue
             file = f"{display}/{item.name}"
-            entry = embedded(item.name, item.read_text(), file, Offset(), problems, Position(file))
+            text = _text(item, file, problems)
+            if text is None:
+                continue
+            entry = embedded(item.name, text, file, Offset(), problems, Position(file))
             if entry is not None:
                 out.append(entry)
         return out
-    text = path.read_text()
+    text = _text(path, display, problems)
+    if text is None:
+        return []
     documents = [d for d in read_documents(text, display)]
     for found in documents:
         if isinstance(found, Problem):

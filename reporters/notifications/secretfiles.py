@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from orchestrator.loading.yaml_source import read_documents
-from orchestrator.problems import Problem
+from orchestrator.problems import Position, Problem
 from reporters.notifications.errors import ConfigError
 
 
@@ -13,13 +13,17 @@ def read_secrets(path: Path) -> dict[str, str]:
     """A mounted Secret (a directory, one file per key) or a Secret manifest."""
     import base64
 
-    if path.is_dir():
-        return {
-            p.name: p.read_text().strip()
-            for p in sorted(path.iterdir())
-            if p.is_file() and not p.name.startswith(".")
-        }
-    for found in read_documents(path.read_text(), str(path)):
+    try:
+        if path.is_dir():
+            return {
+                p.name: p.read_text(encoding="utf-8").strip()
+                for p in sorted(path.iterdir())
+                if p.is_file() and not p.name.startswith(".")
+            }
+        text = path.read_text(encoding="utf-8")
+    except UnicodeDecodeError:  # the values never appear: only that one is not text
+        raise ConfigError([Problem(Position(str(path)), "a value is not UTF-8 text")]) from None
+    for found in read_documents(text, str(path)):
         if isinstance(found, Problem):
             raise ConfigError([found])
         data = found.data

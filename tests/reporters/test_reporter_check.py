@@ -100,3 +100,27 @@ def test_validate_given_a_notifications_configmap_points_to_the_check() -> None:
         f"error: no promoflow resources in {path}: it is a notifications ConfigMap; check it "
         f"with `promoflow reporter check --notifications {path}`"
     )
+
+
+def test_files_that_cannot_be_read_are_told_not_crashed_on(tmp_path: Path) -> None:
+    path = _catalog(tmp_path)
+    binary = tmp_path / "binary.yaml"
+    binary.write_bytes(b"\x00\xff")
+    missing = invoke("reporter", "check", "--notifications", str(path), "--secrets",
+                     str(tmp_path / "nope"))  # fmt: skip
+    assert missing.code == 2
+    assert (
+        missing.stderr.strip()
+        == f"error: cannot read {tmp_path / 'nope'}: No such file or directory"
+    )
+    for args, said in [
+        (["--notifications", str(binary)], f"{binary}:1:1: error: not UTF-8 text: expected YAML"),
+        (["--notifications", str(path), "--secrets", str(binary)],
+         f"{binary}:1:1: error: a value is not UTF-8 text"),
+    ]:  # fmt: skip
+        result = invoke("reporter", "check", *args)
+        assert result.code == 1 and result.stderr.strip() == said, result.output
+    app = invoke("reporter", "check", "--notifications", str(path), "--secrets",
+                 str(tmp_path / "secret"), "--app", str(binary))  # fmt: skip
+    assert app.code == 2 and app.stderr.startswith(f"error: --app {binary}: ")
+    assert "internal error" not in missing.output + app.output
