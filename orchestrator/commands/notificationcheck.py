@@ -52,6 +52,12 @@ def run_check(notifications: Path, secrets: Path | None, app_path: Path | None) 
     for trigger, index, outcome in report.conditions:
         table.add_row(trigger, str(index), outcome)
     out.print(table)
+    if not report.subscribed:
+        out.print(
+            f"\nno subscription or annotation names {name}: nothing would be sent to it "
+            "(give an app with the labels or annotations your subscriptions match: --app)",
+            markup=False,
+        )
     for sent in report.sent:
         out.print(
             f"\n[bold]{sent.trigger}[/] -> {sent.template} -> {sent.service}"

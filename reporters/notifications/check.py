@@ -4,17 +4,21 @@
 conditions evaluated on the app (a given one, or :data:`SAMPLE`), each firing condition's
 templates rendered for each subscribed recipient, the way the reporter renders them. A
 condition or template that fails on the app is a problem, as it would be when it runs.
-Conditions on ``event`` (promoflow's own catalog) are listed as waiting for their event.
+Conditions on ``event`` (promoflow's own catalog) that name their event type are checked
+on a sample event of that type; the others are listed as waiting for their event.
 """
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
 from reporters.notifications import languages
 from reporters.notifications.config import Notifications
 from reporters.notifications.subscriptions import wanted
+
+_EVENT_TYPE = re.compile(r"event\.type\s*==\s*['\"]([\w.-]+)['\"]")
 
 SAMPLE: dict[str, Any] = {
     "apiVersion": "argoproj.io/v1alpha1",
@@ -69,29 +73,61 @@ class Report:
 
     conditions: list[tuple[str, int, str]] = field(default_factory=list)
     sent: list[Sent] = field(default_factory=list)
+    subscribed: bool = False
+    """Whether any subscription or annotation names the app at all."""
     problems: list[str] = field(default_factory=list)
 
 
 def check(config: Notifications, app: dict[str, Any]) -> Report:
     report = Report()
     recipients = wanted(config, app, lambda text: report.problems.append(text))
+    report.subscribed = any(recipients.values())
     event = {"id": "check", "type": "app.changed", "data": {}}
-    env = languages.condition_env(app, event, config.context)
     for trigger in sorted(config.triggers):
         for index, condition in enumerate(config.triggers[trigger]):
+            about = event
             if languages.reads_event(condition.when):
-                report.conditions.append((trigger, index, "waits for its event"))
-                continue
+                # promoflow's own conditions name the event they are about: check them
+                # on a sample of it (the app's, with its revision)
+                named = _EVENT_TYPE.search(condition.when)
+                if named is None:
+                    report.conditions.append((trigger, index, "waits for its event"))
+                    continue
+                about = sample_event(app, named.group(1))
             try:
-                fired = languages.evaluate(condition.when, env)
+                fired = languages.evaluate(
+                    condition.when, languages.condition_env(app, about, config.context)
+                )
             except languages.RenderError as exc:
                 report.problems.append(f"trigger {trigger}[{index}]: when: {_first(exc)}")
                 report.conditions.append((trigger, index, "fails"))
                 continue
-            report.conditions.append((trigger, index, "fires" if fired else "does not fire"))
+            outcome = "fires" if fired else "does not fire"
+            if about is not event:
+                outcome += f" (on a sample {about['type']} event)"
+            report.conditions.append((trigger, index, outcome))
             if fired:
-                _send(config, app, event, trigger, condition.send, recipients, report)
+                _send(config, app, about, trigger, condition.send, recipients, report)
     return report
+
+
+def sample_event(app: dict[str, Any], kind: str) -> dict[str, Any]:
+    """An event of type ``kind`` about ``app``, as the reporter would make it."""
+    meta = app.get("metadata") or {}
+    status = app.get("status") or {}
+    labels = meta.get("labels") or {}
+    return {
+        "id": "check",
+        "type": kind,
+        "subject": f"{meta.get('namespace', '')}/{meta.get('name', '')}",
+        "data": {
+            "app": f"{meta.get('namespace', '')}/{meta.get('name', '')}",
+            "revision": (status.get("sync") or {}).get("revision", ""),
+            "message": (status.get("operationState") or {}).get("message", ""),
+            "product": labels.get("promoflow.dev/product", ""),
+            "environment": labels.get("promoflow.dev/environment", ""),
+        },
+    }
 
 
 def _send(

@@ -124,3 +124,43 @@ def test_files_that_cannot_be_read_are_told_not_crashed_on(tmp_path: Path) -> No
                  str(tmp_path / "secret"), "--app", str(binary))  # fmt: skip
     assert app.code == 2 and app.stderr.startswith(f"error: --app {binary}: ")
     assert "internal error" not in missing.output + app.output
+
+
+def test_the_documented_example_is_checked_on_sample_events(tmp_path: Path) -> None:
+    """promoflow's own triggers are about events: each is checked on a sample event of the
+    type it names, for the app given."""
+    example = Path(__file__).resolve().parents[2] / "docs" / "examples" / "notifications.yaml"
+    secrets = tmp_path / "secrets"
+    secrets.mkdir()
+    for name in ("slack-token", "github-token", "jira-token", "audit-hmac"):
+        (secrets / name).write_text(f"value-of-{name}")
+    app = tmp_path / "app.yaml"
+    app.write_text(
+        yaml.safe_dump(
+            {
+                "apiVersion": "argoproj.io/v1alpha1",
+                "kind": "Application",
+                "metadata": {
+                    "name": "shop-prod",
+                    "namespace": "argocd",
+                    "labels": {
+                        "promoflow.dev/product": "shop",
+                        "promoflow.dev/environment": "prod",
+                    },
+                },
+                "status": {
+                    "sync": {"status": "Synced", "revision": "9f2c1e0" + "d" * 33},
+                    "health": {"status": "Healthy"},
+                },
+            }
+        )
+    )
+    sample = invoke("reporter", "check", "--notifications", str(example), "--secrets",
+                    str(secrets))  # fmt: skip
+    assert sample.code == 0 and "no subscription or annotation names guestbook" in sample.stdout
+    given = invoke("reporter", "check", "--notifications", str(example), "--secrets",
+                   str(secrets), "--app", str(app))  # fmt: skip
+    assert given.code == 0, given.output
+    assert "on-deployed -> app-deployed -> slack:deploys" in given.stdout
+    assert "jira.comment: Deployed to prod at 9f2c1e0ddddd." in given.stdout
+    assert "value-of-" not in given.output
