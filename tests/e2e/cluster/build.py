@@ -189,6 +189,8 @@ ARGOCD_LINKS = (
     "argocd-application-controller",
     "argocd-repo-server",
     "argocd-git-ask-pass",
+    # The notifications controller, run beside the reporter in the parity tests.
+    "argocd-notifications",
 )
 
 
