@@ -49,6 +49,10 @@ class ExprStruct:
     def go_type(self) -> str:
         return self.shape.go_type
 
+    @property
+    def go_nil(self) -> bool:
+        return self.shape.nil
+
     def expr_fetch(self, key: Any) -> Any:
         """``runtime.Fetch(struct, key)``."""
         if type(key) is str:
