@@ -1,5 +1,6 @@
-"""The Argo CD API server over HTTP (httpx): read, refresh and sync applications, and
-follow the application event stream.
+"""The Argo CD API server over HTTP (httpx): read, refresh and sync applications, follow
+the application event stream, and read what the repo server reads for an app (a
+revision's metadata, a source's details: the reporter's ``repo`` template functions).
 
 Connection settings are read as the argocd CLI reads them: ``ARGOCD_SERVER`` (host:port or
 a URL), ``ARGOCD_AUTH_TOKEN`` and ``ARGOCD_OPTS`` (``--plaintext`` for HTTP, ``--insecure``

@@ -67,6 +67,13 @@ class GoStruct:
             return False, None
         return True, template_value(self.shape.fields[name])
 
+    def go_deref(self) -> GoStruct:
+        """The value a non-nil pointer points to (text/template prints that)."""
+        shape = self.shape
+        if not shape.pointer or shape.nil:
+            return self
+        return GoStruct(Struct(shape.name, shape.fields, shape.methods))
+
     def go_methods(self) -> dict[str, GoFunc]:
         return {name: _method(name, m) for name, m in self.shape.methods.items()}
 

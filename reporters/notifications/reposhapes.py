@@ -15,6 +15,10 @@ each language wraps it in its own value protocol (:mod:`reporters.gotemplate.gos
 
 The API server's JSON has the proto's lower-case names (``valueFiles``) and leaves out
 empty fields; the Go structs always have every field, empty when the JSON lacks it.
+
+This mirrors by hand what Go does with those structs (there is no Go here): the
+vectors of ``tests/vectors/repofns`` (Go's text/template and expr v1.17.7 over structs of
+the same names and shapes) prove both languages' readings of them, errors included.
 """
 
 from __future__ import annotations

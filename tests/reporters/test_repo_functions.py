@@ -141,9 +141,11 @@ def test_the_caches_are_bounded() -> None:
 def test_app_details_of_a_directory_app(server: Server, readings: RepoReadings) -> None:
     text = (
         "{{ $d := call .repo.GetAppDetails }}{{ $d.Type }} "
-        "{{ if $d.Helm }}helm{{ else }}no helm{{ end }} {{ $d.Helm }} {{ $d.Directory }}"
+        "{{ if $d.Helm }}helm{{ else }}no helm{{ end }} {{ $d.Helm }} {{ $d.Directory }} "
+        '{{ printf "%v" $d.Directory }}'
     )
-    assert render(text, APP, readings) == "Directory no helm <nil> &{}"
+    # text/template prints what a pointer points to; fmt prints the pointer
+    assert render(text, APP, readings) == "Directory no helm <nil> {} &{}"
     assert server.asked == [("details", "shop", REPO, "web")]
 
 
