@@ -101,7 +101,7 @@ def test_every_case_is_answered_as_go_answers_it() -> None:
     differences = []
     addresses = 0
     for vector in vectors():
-        if "0xc" in str(vector.get("out", "")):
+        if "0xADDRESS" in str(vector.get("out", "")):
             addresses += 1
             continue
         if mine(vector) != expected(vector):
