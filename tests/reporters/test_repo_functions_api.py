@@ -189,3 +189,14 @@ def test_the_reporter_asks_the_argo_cd_of_its_environment(
     assert str(http.base_url).startswith("https://argocd-server.argocd.svc")
     assert http.timeout.read == 10.0
     assert "a-token-of-the-reporter" in ReporterSettings().secrets()
+
+
+def test_reporter_check_says_its_answers_are_samples(tmp_path: Path) -> None:
+    from tests.unit.invoke import invoke
+
+    text = "{{ (call .repo.GetCommitMetadata .app.status.sync.revision).Author }}"
+    result = invoke("reporter", "check", "--notifications", str(configuration(tmp_path, text)))
+    assert result.code == 0, result.output
+    assert "on-any -> t -> stdout" in result.stdout
+    assert "message: Jane Doe <jane@example.com>" in result.stdout
+    assert "gave sample answers" in result.stdout
