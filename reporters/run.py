@@ -19,7 +19,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
+
 from orchestrator.access import Access
+from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.adapters.kubereviews import KubernetesReviews
 from orchestrator.settings import load as load_settings
 from orchestrator.urls import scrub
@@ -30,6 +33,7 @@ from reporters.enrich.jira import JiraIssues
 from reporters.notifications.config import load
 from reporters.notifications.errors import ConfigError
 from reporters.notifications.notifier import Notifier
+from reporters.notifications.repofns import RepoReadings
 from reporters.notifications.secretfiles import read_secrets
 from reporters.notifications.services import sinks_for
 from reporters.queue import DEFAULT_CAPACITY
@@ -43,6 +47,8 @@ from reporters.watch.shards import ordinal
 from reporters.watch.watcher import Watcher
 
 USAGE_ERROR = 2
+REPO_TIMEOUT = 10.0
+"""Seconds a render waits for Argo CD's answer to a ``repo`` function, each attempt."""
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -116,9 +122,10 @@ def run(options: Options) -> int:
         try:
             found = read_secrets(Path(options.secrets)) if options.secrets else {}
             secrets += tuple(v.strip() for v in found.values() if len(v.strip()) >= MIN_SECRET)
-            notifier, services = _notifications(options.notifications, found, options.secrets)
-        except ConfigError as exc:
-            print(str(exc), file=sys.stderr)
+            repo = repo_readings(settings)
+            notifier, services = _notifications(options.notifications, found, options.secrets, repo)
+        except (ConfigError, ArgoCDError) as exc:
+            print(str(exc) if isinstance(exc, ConfigError) else f"error: {exc}", file=sys.stderr)
             return USAGE_ERROR
         except OSError as exc:
             print(f"error: cannot read {exc.filename}: {exc.strerror}", file=sys.stderr)
@@ -206,11 +213,28 @@ def run(options: Options) -> int:
     return 0
 
 
-def _notifications(path: str, found: dict[str, str], secrets: str) -> tuple[Notifier, list[Sink]]:
+def repo_readings(settings: ReporterSettings) -> RepoReadings | None:
+    """What answers ``repo.GetCommitMetadata`` and ``repo.GetAppDetails``: the Argo CD
+    API server of ``ARGOCD_SERVER``, asked with a short timeout, as a render waits for it
+    (:mod:`reporters.notifications.repofns`); none without an address."""
+    if not settings.argocd_server:
+        return None
+    try:
+        client = ArgoCDClient(settings.argocd())
+    except ValueError as exc:  # ARGOCD_SERVER: not a usable address
+        raise ArgoCDError(str(exc)) from None
+    client.http.timeout = httpx.Timeout(REPO_TIMEOUT, connect=REPO_TIMEOUT / 2)
+    return RepoReadings(client)
+
+
+def _notifications(
+    path: str, found: dict[str, str], secrets: str, repo: RepoReadings | None = None
+) -> tuple[Notifier, list[Sink]]:
     """The configured notifications and a sink per service; :class:`ConfigError` with
-    every problem of the file (``FILE:LINE:COL: error: ...``)."""
-    config = load(Path(path), found, secrets_from=secrets)
-    return Notifier(config), sinks_for(config)
+    every problem of the file (``FILE:LINE:COL: error: ...``), a template calling a
+    function that asks Argo CD without ``repo`` among them."""
+    config = load(Path(path), found, secrets_from=secrets, argocd=repo is not None)
+    return Notifier(config, repo=repo), sinks_for(config)
 
 
 def _serve(reporter: Reporter, access: Access, host: str, port: int) -> Any:

@@ -2,7 +2,10 @@
 
 The chart puts these in the reporter's pod: credentials from Secrets (the sinks' shared
 secret, Jira's, the report token the notify step sends, and tokens the sinks may use) and
-the Argo CD UI address events link to. They are read once, with pydantic-settings and
+the Argo CD UI address events link to, and the Argo CD API server Argo CD's
+``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask (``ARGOCD_SERVER``,
+``ARGOCD_OPTS`` and ``ARGOCD_AUTH_TOKEN``, as the argocd CLI and the gate read them).
+They are read once, with pydantic-settings and
 :func:`orchestrator.settings.load`, so a bad value is one ``VARIABLE: problem`` line, and
 each credential is a ``SecretStr``: never printed, never in an error. Every credential here
 is also scrubbed from what the reporter writes (:meth:`ReporterSettings.secrets`).
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 from pydantic import Field, SecretStr
 from pydantic_settings import BaseSettings, SettingsConfigDict
+
+from orchestrator.settings import ArgoCDSettings
 
 MIN_SECRET = 4
 """Shorter values are not masked wherever they appear (a secret ``a`` would mask every
@@ -28,6 +33,8 @@ class ReporterSettings(BaseSettings):
     model_config = SettingsConfigDict(extra="ignore", populate_by_name=False)
 
     argocd_ui: str = Field("", validation_alias="PROMOFLOW_ARGOCD_UI")
+    argocd_server: str = Field("", validation_alias="ARGOCD_SERVER")
+    argocd_opts: str = Field("", validation_alias="ARGOCD_OPTS")
     jira_user: str = Field("", validation_alias="JIRA_USER")
     sink_secret: SecretStr = _secret("PROMOFLOW_SINK_SECRET")
     jira_token: SecretStr = _secret("JIRA_TOKEN")
@@ -37,6 +44,13 @@ class ReporterSettings(BaseSettings):
     argocd_auth_token: SecretStr = _secret("ARGOCD_AUTH_TOKEN")
     github_token: SecretStr = _secret("GITHUB_TOKEN")
     slack_token: SecretStr = _secret("SLACK_TOKEN")
+
+    def argocd(self) -> ArgoCDSettings:
+        """The Argo CD API connection, read as the gate reads it (``ValueError`` naming
+        ``ARGOCD_SERVER`` when it is not a usable address)."""
+        return ArgoCDSettings(
+            server=self.argocd_server, auth_token=self.argocd_auth_token, opts=self.argocd_opts
+        )
 
     def secrets(self) -> tuple[str, ...]:
         """Every credential the reporter holds, to keep out of events, the store and logs

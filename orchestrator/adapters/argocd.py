@@ -1,5 +1,6 @@
-"""The Argo CD API server over HTTP (httpx): read, refresh and sync applications, and
-follow the application event stream.
+"""The Argo CD API server over HTTP (httpx): read, refresh and sync applications, follow
+the application event stream, and read what the repo server reads for an app (a
+revision's metadata, a source's details: the reporter's ``repo`` template functions).
 
 Connection settings are read as the argocd CLI reads them: ``ARGOCD_SERVER`` (host:port or
 a URL), ``ARGOCD_AUTH_TOKEN`` and ``ARGOCD_OPTS`` (``--plaintext`` for HTTP, ``--insecure``
@@ -14,8 +15,9 @@ timeout retrying a host name that does not resolve or a URL that leads to an HTM
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 
@@ -160,6 +162,39 @@ class ArgoCDClient:
         data = self._json(response, what)
         items = data.get("items") if isinstance(data, dict) else None
         return [item for item in items or [] if isinstance(item, dict)]
+
+    def revision_metadata(
+        self, name: str, revision: str, *, app_namespace: str = "", project: str = ""
+    ) -> dict[str, Any]:
+        """``RevisionMetadata`` (author, date, message, tags) of ``revision`` in the app's
+        repository, as the repo server reads it for the app's project."""
+        what = f"metadata of revision {revision} of {name}"
+        params = {k: v for k, v in (("appNamespace", app_namespace), ("project", project)) if v}
+        path = f"/api/v1/applications/{quote(name, safe='')}/revisions/{quote(revision, safe='')}"
+        response = self._get(f"{path}/metadata", what, **params)
+        self._check(response, what)
+        data = self._json(response, what)
+        return data if isinstance(data, dict) else {}
+
+    def app_details(
+        self, source: Mapping[str, Any], *, name: str = "", project: str = ""
+    ) -> dict[str, Any]:
+        """``RepoAppDetailsResponse`` (type, helm, kustomize, directory) of an app's
+        ``source``: the repo server's reading of it, allowed by the app's RBAC."""
+        repo = str(source.get("repoURL", ""))
+        what = f"app details of {repo}"
+        body = {"source": dict(source), "appName": name, "appProject": project}
+        try:
+            response = self.http.post(
+                f"/api/v1/repositories/{quote(repo, safe='')}/appdetails", json=body
+            )
+        except httpx.InvalidURL:
+            raise ArgoCDError(f"{what}: not a valid request URL") from None
+        except httpx.HTTPError as exc:
+            raise self._failed(what, exc) from None
+        self._check(response, what)
+        data = self._json(response, what)
+        return data if isinstance(data, dict) else {}
 
     def list_apps(self, selector: str) -> list[App]:
         response = self._get("/api/v1/applications", "list applications", selector=selector)

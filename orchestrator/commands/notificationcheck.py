@@ -71,6 +71,13 @@ def run_check(notifications: Path, secrets: Path | None, app_path: Path | None) 
                 out.print(f"  {key}:", markup=False)
                 for line in lines:
                     out.print(f"    {line}", markup=False)
+    if report.sampled:
+        out.print(
+            "\nrepo.GetCommitMetadata and repo.GetAppDetails gave sample answers (a sample "
+            "commit, the app's source type); the reporter asks the Argo CD API server of "
+            "ARGOCD_SERVER for the real ones",
+            markup=False,
+        )
     for told in report.problems:
         err.print(f"error: {told}", markup=False)
     return 1 if report.problems else 0

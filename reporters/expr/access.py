@@ -39,6 +39,9 @@ def fetch(base: Any, key: Any, methods: Any = None) -> Any:
     """``runtime.Fetch``: index, map key, or method value (``methods`` resolves those)."""
     if base is None:
         raise GoPanic(f"cannot fetch {_index_text(key)} from {T(base)}")
+    struct_fetch = getattr(base, "expr_fetch", None)
+    if callable(struct_fetch):  # a Go struct (Argo CD's repo functions return them)
+        return struct_fetch(key)
     if has_methods(base) and type(key) is str and methods is not None:
         method = methods(base, key)
         if method is not None:

@@ -1,8 +1,9 @@
 """What Argo CD puts beside ``app`` when it runs a trigger (``expression.Spawn`` in
 util/notification/expression, v3.2): the ``time`` and ``strings`` namespaces, ``repo``'s
 functions that need no API (``QueryEscape``, ``RepoURLToHTTPS``, ``FullNameByRepoURL``), and
-``context``. ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask the Argo CD API: they
-are left out, so a condition that calls them fails as calling a missing function does.
+``context``. ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask the Argo CD API: a
+caller that can ask it passes them in (:mod:`reporters.notifications.repofns`); without
+them a condition that calls them fails as calling a missing function does.
 Argo CD v3.2 registers no other namespace (no ``sync``); ``secrets`` is added by Argo CD
 when self-service notifications are off, and a caller can pass it the same way.
 """
@@ -81,8 +82,10 @@ def trigger_env(
     app: Mapping[str, Any],
     now: Callable[[], Time],
     context: Mapping[str, str] | None = None,
+    repo: Mapping[str, GoFunc] | None = None,
 ) -> dict[str, Any]:
-    """The variables of one trigger run: ``app`` decoded as Kubernetes decodes JSON."""
+    """The variables of one trigger run: ``app`` decoded as Kubernetes decodes JSON;
+    ``repo``: ``GetCommitMetadata`` and ``GetAppDetails`` when Argo CD can answer them."""
     return {
         "app": decode_object(app),
         "context": StringMap(context or {}),
@@ -94,5 +97,6 @@ def trigger_env(
             "FullNameByRepoURL": GoFunc(
                 "FullNameByRepoURL", ("string",), "string", full_name_by_repo_url
             ),
+            **(repo or {}),
         },
     }

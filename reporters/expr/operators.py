@@ -87,8 +87,8 @@ def equal(a: Any, b: Any) -> bool:
         return int(a) == int(b)
     if type(a) is bool and type(b) is bool:
         return a == b
-    if a is None and b is None:
-        return True
+    if (a is None or getattr(a, "go_nil", False)) and (b is None or getattr(b, "go_nil", False)):
+        return True  # runtime.IsNil: a typed nil pointer is nil too
     return deep_equal(a, b)
 
 

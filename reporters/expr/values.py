@@ -108,7 +108,8 @@ def go_type(value: Any) -> str:
             return "map[string]interface {}"
         case GoFunc():
             return f"func({', '.join(value.params)}) {value.result}".rstrip()
-    return "unknown"
+    named = getattr(value, "go_type", None)
+    return named if isinstance(named, str) else "unknown"
 
 
 def go_format(value: Any, top: bool = True) -> str:

@@ -7,10 +7,13 @@ map, so templates call them with ``call``:
 The pure ones are here. ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask Argo CD's repo
 server; a caller that can answer passes them in:
 
-* ``get_commit_metadata(sha: str) -> Mapping[str, Any]`` with ``Message``, ``Author``,
-  ``Date`` (a :class:`~reporters.gotemplate.gotime.GoTime`) and ``Tags`` (a list of str);
-* ``get_app_details() -> Mapping[str, Any]`` with ``Type``, ``Helm``, ``Kustomize``,
-  ``Directory``.
+* ``get_commit_metadata(sha: str)`` giving Argo CD's ``shared.CommitMetadata``
+  (``Message``, ``Author``, ``Date``, ``Tags``);
+* ``get_app_details()`` giving ``shared.AppDetail`` (``Type``, ``Helm``, ``Kustomize``,
+  ``Directory``),
+
+as :class:`~reporters.gotemplate.gostruct.GoStruct` values
+(:mod:`reporters.notifications.repofns` makes them from the Argo CD API's answers).
 
 ``sync.GetInfoItem(app, name)`` is documented in Argo CD's notification functions but not
 registered for templates in v3.2.12; it is offered here for configurations that want it,

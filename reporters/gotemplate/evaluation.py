@@ -183,6 +183,8 @@ class Evaluation(ExecState):
         fields = getattr(receiver, "go_field", None)
         if callable(fields):
             found, value = fields(name)
+            if found and getattr(receiver, "go_nil", False):
+                self.errorf(f"nil pointer evaluating {typ}.{name}")
             if found:
                 if has_args:
                     self.errorf(f"{name} has arguments but cannot be invoked as function")

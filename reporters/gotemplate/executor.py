@@ -206,4 +206,5 @@ class Executor(Calls):
         if isinstance(v, GoFunc) or (callable(v) and not hasattr(v, "go_string")):
             typ = v.go_type if isinstance(v, GoFunc) else "func"
             self.errorf(f"can't print {n} of type {typ}")
-        self.write(format_value(v, Spec()))
+        deref = getattr(v, "go_deref", None)  # printableValue: a pointer prints as its value
+        self.write(format_value(deref() if callable(deref) else v, Spec()))

@@ -61,7 +61,7 @@ def static_type(value: Any) -> str:
 def is_true(value: Any) -> bool:
     """Go's template truth: not the zero value of its type."""
     value = unbox(value)
-    if value is INVALID or value is None:
+    if value is INVALID or value is None or getattr(value, "go_nil", False):
         return False
     if isinstance(value, bool):
         return value

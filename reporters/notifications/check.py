@@ -6,6 +6,9 @@ templates rendered for each subscribed recipient, the way the reporter renders t
 condition or template that fails on the app is a problem, as it would be when it runs.
 Conditions on ``event`` (promoflow's own catalog) that name their event type are checked
 on a sample event of that type; the others are listed as waiting for their event.
+Argo CD's ``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` get sample answers
+(:class:`~reporters.notifications.repofns.SampleServer`: a check runs in CI, where no
+Argo CD is at hand), and the report says when they were asked.
 """
 
 from __future__ import annotations
@@ -16,6 +19,7 @@ from typing import Any
 
 from reporters.notifications import languages
 from reporters.notifications.config import Notifications
+from reporters.notifications.repofns import RepoReadings, SampleServer
 from reporters.notifications.subscriptions import wanted
 
 _EVENT_TYPE = re.compile(r"event\.type\s*==\s*['\"]([\w.-]+)['\"]")
@@ -76,9 +80,14 @@ class Report:
     subscribed: bool = False
     """Whether any subscription or annotation names the app at all."""
     problems: list[str] = field(default_factory=list)
+    sampled: bool = False
+    """Whether a template or condition called a ``repo`` function (answered by samples)."""
 
 
-def check(config: Notifications, app: dict[str, Any]) -> Report:
+def check(config: Notifications, app: dict[str, Any], repo: RepoReadings | None = None) -> Report:
+    """What ``config`` does for ``app``; ``repo`` answers the ``repo`` functions that ask
+    Argo CD (sample answers when not given)."""
+    repo = repo or RepoReadings(SampleServer())
     report = Report()
     recipients = wanted(config, app, lambda text: report.problems.append(text))
     report.subscribed = any(recipients.values())
@@ -96,7 +105,7 @@ def check(config: Notifications, app: dict[str, Any]) -> Report:
                 about = sample_event(app, named.group(1))
             try:
                 fired = languages.evaluate(
-                    condition.when, languages.condition_env(app, about, config.context)
+                    condition.when, languages.condition_env(app, about, config.context, repo)
                 )
             except languages.RenderError as exc:
                 report.problems.append(f"trigger {trigger}[{index}]: when: {_first(exc)}")
@@ -107,7 +116,8 @@ def check(config: Notifications, app: dict[str, Any]) -> Report:
                 outcome += f" (on a sample {about['type']} event)"
             report.conditions.append((trigger, index, outcome))
             if fired:
-                _send(config, app, about, trigger, condition.send, recipients, report)
+                _send(config, app, about, trigger, condition.send, recipients, report, repo)
+    report.sampled = repo.asked > 0 and isinstance(repo.server, SampleServer)
     return report
 
 
@@ -138,6 +148,7 @@ def _send(
     templates: tuple[str, ...],
     recipients: dict[str, set[tuple[str, str]]],
     report: Report,
+    repo: RepoReadings,
 ) -> None:
     for name in templates:
         template = config.templates.get(name, {})
@@ -145,7 +156,9 @@ def _send(
             service = config.services.get(service_name)
             if service is None:
                 continue
-            data = languages.template_data(app, event, config.context, service.type, recipient)
+            data = languages.template_data(
+                app, event, config.context, service.type, recipient, repo
+            )
             fields = {"message": template.get("message", "")}
             block = template.get(service.type)
             if service.type == "webhook" and isinstance(block, dict):

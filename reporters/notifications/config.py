@@ -110,9 +110,8 @@ def _condition(raw: Mapping[str, Any]) -> Condition:
 
 
 class _Reader:
-    def __init__(self, secrets: Mapping[str, str], secrets_from: str) -> None:
-        self.secrets = secrets
-        self.secrets_from = secrets_from
+    def __init__(self, secrets: Mapping[str, str], secrets_from: str, argocd: bool) -> None:
+        self.secrets, self.secrets_from, self.argocd = secrets, secrets_from, argocd
         self.problems: list[Problem] = []
         self.config = Notifications()
         self.where_send: list[tuple[Position, str]] = []
@@ -261,7 +260,7 @@ class _Reader:
             except ExpressionError as exc:
                 self.error(where.at(*loc), f"{key}: {field}: {exc}")
                 return
-            for problem in fieldcheck.template_problems(value):
+            for problem in fieldcheck.template_problems(value, self.argocd):
                 self.error(where.at(*loc), f"{key}: {field}: {problem}")
         elif isinstance(value, dict):
             for k, v in value.items():
@@ -301,7 +300,7 @@ class _Reader:
                     except ExpressionError as exc:
                         self.error(where.at(i, field_name), f"{key}[{i}].{field_name}: {exc}")
                         continue
-                    for problem in fieldcheck.condition_problems(str(text)):
+                    for problem in fieldcheck.condition_problems(str(text), self.argocd):
                         self.error(where.at(i, field_name), f"{key}[{i}].{field_name}: {problem}")
             send = raw.get("send")
             if not isinstance(send, list) or not send:
@@ -378,15 +377,20 @@ class _Reader:
 
 
 def load(
-    path: Path, secrets: Mapping[str, str] | None = None, *, secrets_from: str = ""
+    path: Path,
+    secrets: Mapping[str, str] | None = None,
+    *,
+    secrets_from: str = "",
+    argocd: bool = True,
 ) -> Notifications:
-    """The configuration at ``path``; :class:`ConfigError` with every problem found."""
+    """The configuration at ``path``; :class:`ConfigError` with every problem found.
+    ``argocd``: whether an Argo CD API answers the ``repo`` functions that ask it."""
     display = str(path)
     if not path.exists():
         raise ConfigError([Problem(Position(display), "no such file or directory")])
     problems: list[Problem] = []
     found = entries(path, display, problems)
-    reader = _Reader(secrets or {}, secrets_from)
+    reader = _Reader(secrets or {}, secrets_from, argocd)
     reader.problems += problems
     for entry in found:
         reader.entry(entry)

@@ -28,10 +28,26 @@ SECRETS = (
 )
 
 
-def template_problems(text: str) -> Iterator[str]:
-    """Each field path of a template no data can hold, said where it is in the text."""
+REPO_FUNCTIONS = ("repo.GetCommitMetadata", "repo.GetAppDetails")
+"""Argo CD's functions that ask its API server (:mod:`.repofns`)."""
+
+
+def _unanswered(path: str) -> str:
+    return (
+        f"{path} asks the Argo CD API server, and the reporter has none: set ARGOCD_SERVER "
+        "(host:port, or a URL) and ARGOCD_AUTH_TOKEN in its environment, as the argocd "
+        "CLI reads them"
+    )
+
+
+def template_problems(text: str, argocd: bool = True) -> Iterator[str]:
+    """Each field path of a template no data can hold, said where it is in the text;
+    without ``argocd``, each call of a function that needs the Argo CD API too."""
     for ref in languages.template(text).references():
         if ref.kind != "field" or not ref.path.startswith("."):
+            continue
+        if not argocd and ref.path[1:] in REPO_FUNCTIONS:
+            yield f"line {ref.line}, column {ref.column}: {_unanswered(ref.path)}"
             continue
         problem = _problem(ref.path[1:], TEMPLATE_ROOTS, ".")
         if problem:
@@ -41,9 +57,13 @@ def template_problems(text: str) -> Iterator[str]:
             )
 
 
-def condition_problems(text: str) -> Iterator[str]:
-    """Each variable path of a condition no environment can hold."""
+def condition_problems(text: str, argocd: bool = True) -> Iterator[str]:
+    """Each variable path of a condition no environment can hold (and, without
+    ``argocd``, each call of a function that needs the Argo CD API)."""
     for name in languages.condition(text).names():
+        if not argocd and name.kind == "function" and name.path in REPO_FUNCTIONS:
+            yield f"line {name.line}, column {name.column}: {_unanswered(name.path)}"
+            continue
         if name.kind != "variable":
             continue
         problem = _problem(name.path, CONDITION_ROOTS, "")

@@ -16,7 +16,7 @@ both are compiled once per text.
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from functools import lru_cache
 from typing import Any
 
@@ -24,8 +24,15 @@ from orchestrator.sandbox.frozen import freeze
 from reporters import expr, gotemplate
 from reporters.expr.argocd import trigger_env
 from reporters.expr.builtins import system_clock
+from reporters.expr.gostruct import ExprStruct
+from reporters.expr.operators import GoPanic as ExprPanic
+from reporters.expr.values import GoFunc as ExprFunc
 from reporters.expr.values import decode_object
 from reporters.gotemplate.argocd import argocd_helpers
+from reporters.gotemplate.gostruct import GoStruct
+from reporters.gotemplate.values import GoPanic
+from reporters.notifications.repofns import RepoCallFailed, RepoReadings
+from reporters.notifications.reposhapes import Struct
 
 _UNDOTTED = re.compile(
     r'function "(app|context|event|serviceType|recipient|secrets|time|strings|repo)" not defined'
@@ -82,11 +89,45 @@ def reads_event(text: str) -> bool:
     return any(name.path.split(".")[0] == EVENT for name in condition(text).names())
 
 
+def _repo_calls(
+    app: Mapping[str, Any], repo: RepoReadings
+) -> tuple[Callable[[str], Struct], Callable[[], Struct]]:
+    """``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` of one app: a failure is the
+    function's panic (:class:`RepoCallFailed`)."""
+    return (lambda sha: repo.commit_metadata(app, sha)), (lambda: repo.app_details(app))
+
+
+def _panicking(call: Callable[..., Struct], wrap: Callable[[Struct], Any], panic: type) -> Any:
+    def run(*args: Any) -> Any:
+        try:
+            return wrap(call(*args))
+        except RepoCallFailed as exc:
+            raise panic(str(exc)) from None
+
+    return run
+
+
 def condition_env(
-    app: Mapping[str, Any], event: Mapping[str, Any], context: Mapping[str, str]
+    app: Mapping[str, Any],
+    event: Mapping[str, Any],
+    context: Mapping[str, str],
+    repo: RepoReadings | None = None,
 ) -> dict[str, Any]:
-    """What a condition sees: Argo CD's variables, and ``event``."""
-    env = trigger_env(app, system_clock, context)
+    """What a condition sees: Argo CD's variables, and ``event``; ``repo``'s two
+    functions when an Argo CD answers them."""
+    functions = None
+    if repo is not None:
+        commit, details = _repo_calls(app, repo)
+        functions = {
+            "GetCommitMetadata": ExprFunc(
+                "GetCommitMetadata", ("string",), "interface {}",
+                _panicking(commit, ExprStruct, ExprPanic),
+            ),
+            "GetAppDetails": ExprFunc(
+                "GetAppDetails", (), "interface {}", _panicking(details, ExprStruct, ExprPanic)
+            ),
+        }  # fmt: skip
+    env = trigger_env(app, system_clock, context, functions)
     env[EVENT] = decode_object(event)
     return env
 
@@ -114,15 +155,24 @@ def template_data(
     context: Mapping[str, str],
     service_type: str,
     recipient: str,
+    repo: RepoReadings | None = None,
 ) -> dict[str, Any]:
-    """What a template sees, as notifications-engine's ``Send`` gives it, and ``.event``."""
+    """What a template sees, as notifications-engine's ``Send`` gives it, and ``.event``;
+    ``repo``'s two functions when an Argo CD answers them."""
+    helpers = argocd_helpers()
+    if repo is not None:
+        commit, details = _repo_calls(app, repo)
+        helpers = argocd_helpers(
+            get_commit_metadata=_panicking(commit, GoStruct, GoPanic),
+            get_app_details=_panicking(details, GoStruct, GoPanic),
+        )
     data = {
         "app": app,
         "context": context,
         "serviceType": service_type,
         "recipient": recipient,
         EVENT: event,
-        **argocd_helpers(),
+        **helpers,
     }
     # read-only: what one template sets (sprig's set, unset, merge) no other one sees
     frozen: dict[str, Any] = freeze(data)

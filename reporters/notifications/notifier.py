@@ -41,6 +41,7 @@ from reporters.notifications.languages import (
     render,
     template_data,
 )
+from reporters.notifications.repofns import RepoReadings
 from reporters.notifications.subscriptions import wanted
 from reporters.state.store import Outgoing
 
@@ -87,8 +88,12 @@ class Notifier:
         *,
         clock: Callable[[], float] = time.time,
         warn: Callable[[str], None] | None = None,
+        repo: RepoReadings | None = None,
     ) -> None:
+        """``repo``: what answers Argo CD's ``repo.GetCommitMetadata`` and
+        ``repo.GetAppDetails`` (none: the configuration may not call them)."""
         self.config = config
+        self.repo = repo
         self.conditions = dict(conditions or {})
         self.clock = clock
         self._once: dict[str, dict[str, None]] = {}
@@ -131,7 +136,7 @@ class Notifier:
         subscribed = wanted(self.config, app, self._problem)
         if not subscribed:
             return routed  # an app nobody listens to: nothing to decode or evaluate
-        env = condition_env(app, event, self.config.context)
+        env = condition_env(app, event, self.config.context, self.repo)
         for trigger, recipients in sorted(subscribed.items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
@@ -224,7 +229,7 @@ class Notifier:
         block = template.get(service.type)
         if service.type == "webhook" and isinstance(block, dict):
             block = block.get(service.name)
-        data = template_data(app, event, self.config.context, service.type, recipient)
+        data = template_data(app, event, self.config.context, service.type, recipient, self.repo)
         try:
             message = render(template.get("message", ""), data)
             rendered = render(block, data) if block is not None else None
@@ -257,5 +262,5 @@ class Notifier:
         data = dict(event.get("data") or {})
         event["id"] = data.pop("notification", {}).get("event", event.get("id"))
         event["data"] = data
-        env = condition_env(obj, event, self.config.context)
+        env = condition_env(obj, event, self.config.context, self.repo)
         return self._evaluate(trigger, conditions[int(index)].when, env)

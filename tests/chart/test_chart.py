@@ -530,3 +530,14 @@ def test_the_kind_workflow_installs_the_chart_with_values_it_accepts() -> None:
         for c in d["spec"]["template"]["spec"]["containers"]
     }
     assert images == {image}
+
+
+def test_the_reporters_reach_argo_cds_api_for_the_repo_functions() -> None:
+    """``repo.GetCommitMetadata`` and ``repo.GetAppDetails`` ask the Argo CD API server the
+    gate steps ask, with the same token Secret (a configuration calling them without an
+    address is refused at start)."""
+    [reporters] = objects("defaults", "StatefulSet")
+    env = {e["name"]: e for e in reporters["spec"]["template"]["spec"]["containers"][0]["env"]}
+    assert env["ARGOCD_SERVER"]["value"] == "argocd-server.argocd.svc:443"
+    ref = env["ARGOCD_AUTH_TOKEN"]["valueFrom"]["secretKeyRef"]
+    assert (ref["name"], ref["key"], ref["optional"]) == ("promoflow-argocd", "token", True)

@@ -19,6 +19,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 import httpx
 import pytest
@@ -298,6 +299,47 @@ def test_argocd_managed_resources_carry_the_live_workload(
     assert [c["image"] for c in containers] == [f"registry.invalid/{workload_app}:1"]
     missing = "/api/v1/applications/pfe2e-no-such-app/managed-resources"
     same(Answer.of(argocd.fake.get(missing)), Answer.of(argocd.real.get(missing)))
+
+
+def test_argocd_revision_metadata_of_the_deployed_commit(argocd: ArgoCDPair) -> None:
+    """What ``repo.GetCommitMetadata`` reads (the reporter's notifications): author, date,
+    message; ``tags`` only when the commit has some."""
+    argocd.sim.add_commit(
+        "https://git.example.com/x.git", argocd.first,
+        author="promoflow e2e <e2e@example.com>", message="parity", date="2026-01-01T00:00:00Z",
+    )  # fmt: skip
+    path = f"/api/v1/applications/{argocd.app}/revisions/{argocd.first}/metadata"
+    fake, real = argocd.fake.get(path), argocd.real.get(path)
+    same(Answer.of(fake), Answer.of(real))
+    assert real.json()["date"].endswith("Z")
+
+
+@pytest.mark.parametrize("app", ["own", "pfe2e-no-such-app"])
+def test_argocd_revision_metadata_refused(argocd: ArgoCDPair, app: str) -> None:
+    """An unknown revision of the app, and any revision of a missing app."""
+    name = argocd.app if app == "own" else app
+    path = f"/api/v1/applications/{name}/revisions/{'0' * 40}/metadata"
+    same(Answer.of(argocd.fake.get(path)), Answer.of(argocd.real.get(path)))
+
+
+def _details(http: httpx.Client, app: str, project: str | None = None) -> httpx.Response:
+    spec = http.get(f"/api/v1/applications/{app}").json()["spec"]
+    source = spec["source"]
+    body = {"source": source, "appName": app, "appProject": project or spec["project"]}
+    repo = quote(source["repoURL"], safe="")
+    return http.post(f"/api/v1/repositories/{repo}/appdetails", json=body)
+
+
+def test_argocd_app_details_of_the_app_source(argocd: ArgoCDPair) -> None:
+    """What ``repo.GetAppDetails`` reads: the app's (plain directory) source."""
+    fake, real = _details(argocd.fake, argocd.app), _details(argocd.real, argocd.app)
+    same(Answer.of(fake), Answer.of(real))
+    same(fake.json().get("type"), real.json().get("type"))
+
+
+def test_argocd_app_details_for_another_project(argocd: ArgoCDPair) -> None:
+    fake = _details(argocd.fake, argocd.app, "pfe2e-other")
+    same(Answer.of(fake), Answer.of(_details(argocd.real, argocd.app, "pfe2e-other")))
 
 
 # --- Kubernetes API vs the simulator's FakeKubeAPI -------------------------------------------

@@ -25,6 +25,7 @@ from starlette.routing import Route
 from orchestrator.argocd_shapes import normalize_repo_url, sources
 from orchestrator.labelselector import labels_of, parse_selector
 from orchestrator.simulator.argocd.events import App, StreamEnd, Subscription
+from orchestrator.simulator.argocd.repository import RepoReadings
 from orchestrator.simulator.argocd.resources import HealthMessages
 from orchestrator.simulator.argocd.state import ApiError, SimulatorState, not_found
 from orchestrator.simulator.serve import ServerThread
@@ -78,7 +79,7 @@ class _HeadersWithFirstEvent(StreamingResponse):
         await send({"type": "http.response.body", "body": b"", "more_body": False})
 
 
-class ArgoCDSimulator(SimulatorState):
+class ArgoCDSimulator(SimulatorState, RepoReadings):
     """Applications in memory, changed by scenario helpers and served over HTTP."""
 
     def __init__(
@@ -105,6 +106,7 @@ class ArgoCDSimulator(SimulatorState):
         self._served: set[Subscription] = set()
         """The subscriptions of this API server's own streams (closed when it stops)."""
         self._closed = False
+        self._init_repo_readings()
 
     @property
     def open_streams(self) -> int:
@@ -128,6 +130,15 @@ class ArgoCDSimulator(SimulatorState):
                 Route("/api/v1/applications/{applicationName}/resource-tree", self._tree),
                 Route("/api/v1/applications/{applicationName}/managed-resources", self._managed),
                 Route("/api/v1/stream/applications", self._stream),
+                Route(
+                    "/api/v1/applications/{name}/revisions/{revision}/metadata",
+                    self._revision_metadata,
+                ),
+                Route(
+                    "/api/v1/repositories/{repo:path}/appdetails",
+                    self._app_details,
+                    methods=["POST"],
+                ),
             ]
         )
 
