@@ -102,6 +102,16 @@ class Delivery:
     def wake(self) -> None:
         self._wake.set()
 
+    def replace(self, sink: Sink) -> None:
+        """Deliver through ``sink`` (of the same name: the outbox is keyed by it) from the
+        next event on: one being sent finishes with the sink it began with, and is marked
+        delivered once, so nothing is lost or sent twice by the change."""
+        self.sink = sink
+        policy = getattr(sink, "policy", None) or Policy()
+        if policy != self.policy:
+            self.policy, self.bucket = policy, TokenBucket(policy.rate, policy.burst)
+        self._wake.set()
+
     def stop(self, timeout: float = 10) -> None:
         self._stop.set()
         self._wake.set()
@@ -112,6 +122,7 @@ class Delivery:
         send what is pending until a failure; the number delivered."""
         sent = 0
         for row in self.store.pending(self.sink.name):
+            sink = self.sink  # one sink for the whole of a send, even if replaced meanwhile
             wait = self.bucket.wait()
             while wait > 0:
                 if self._stop.wait(wait):
@@ -119,7 +130,7 @@ class Delivery:
                 wait = self.bucket.wait()
             try:
                 try:
-                    self.sink.send(row.event)
+                    sink.send(row.event)
                 except SinkError:
                     raise
                 except Exception as exc:  # a sink meeting data it cannot use: no retry helps
@@ -128,12 +139,12 @@ class Delivery:
                 attempt = row.attempts + 1
                 dead = exc.permanent or attempt >= self.policy.attempts
                 reason = scrub(str(exc), self.secrets)
-                self.store.failed(self.sink.name, row.id, reason, dead=dead)
+                self.store.failed(sink.name, row.id, reason, dead=dead)
                 self.failed += 1
                 if not dead:
                     self._stop.wait(self.policy.backoff(attempt, exc.retry_after))
                 return sent
-            self.store.delivered(self.sink.name, row.id)
+            self.store.delivered(sink.name, row.id)
             self.delivered += 1
             sent += 1
         return sent
