@@ -136,7 +136,7 @@ class Reporter:
         """A new configuration was refused: its problems, until a good one replaces it."""
         self.refused = list(problems)
 
-    def _reconfigured(self) -> None:
+    def reconfigured(self) -> None:
         """Apply the configurations given since the last batch, on the loop that routes,
         so every event is routed by one configuration whole. What the notifier remembers
         (conditions, values sent ``oncePer``) and what the store holds (held and queued
@@ -194,7 +194,7 @@ class Reporter:
         ticked = 0.0
         while not (self.stopping.is_set() and not len(self.queue)):
             if self._pending:
-                self._reconfigured()
+                self.reconfigured()
             item = self.queue.get(timeout=0.2)
             if item is not None:
                 self.pipeline.handle_all([item, *self.queue.take(BATCH - 1)])
