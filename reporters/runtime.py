@@ -153,7 +153,7 @@ class Reporter:
             self.pipeline.secrets = masked
             differ, gone = changed(notifier.config, config)
             for name in gone:
-                self.services.pop(name).stop(timeout=0)
+                self.services.pop(name).stop(timeout=0, close=True)
             for service in differ:
                 sink = sink_for(service)
                 if service.name in self.services:

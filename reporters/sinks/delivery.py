@@ -93,6 +93,9 @@ class Delivery:
         self.failed = 0
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._retired: list[Sink] = []
+        """Sinks replaced, closed by the worker once no send of theirs can be running."""
+        self._close = False
         self._thread = threading.Thread(target=self._run, name=f"sink {sink.name}", daemon=True)
 
     def start(self) -> Delivery:
@@ -106,13 +109,16 @@ class Delivery:
         """Deliver through ``sink`` (of the same name: the outbox is keyed by it) from the
         next event on: one being sent finishes with the sink it began with, and is marked
         delivered once, so nothing is lost or sent twice by the change."""
+        self._retired.append(self.sink)
         self.sink = sink
         policy = getattr(sink, "policy", None) or Policy()
         if policy != self.policy:
             self.policy, self.bucket = policy, TokenBucket(policy.rate, policy.burst)
         self._wake.set()
 
-    def stop(self, timeout: float = 10) -> None:
+    def stop(self, timeout: float = 10, *, close: bool = False) -> None:
+        """``close``: the sink too, once its last send is done (a service removed)."""
+        self._close = self._close or close
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)
@@ -151,8 +157,17 @@ class Delivery:
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._closed(self._retired)
             self._wake.clear()
             if not self.store.pending(self.sink.name, limit=1):
                 self._wake.wait(1.0)
                 continue
             self.drain_once()
+        self._closed([*self._retired, *([self.sink] if self._close else [])])
+
+    @staticmethod
+    def _closed(sinks: list[Sink]) -> None:
+        while sinks:
+            close = getattr(sinks.pop(), "close", None)
+            if close is not None:
+                close()
