@@ -193,9 +193,9 @@ class Reporter:
         # again by the next start's list, compared with the store
         ticked = 0.0
         while not (self.stopping.is_set() and not len(self.queue)):
-            if self._pending:
-                self.reconfigured()
             item = self.queue.get(timeout=0.2)
+            if self._pending:  # before the batch: what changed after a reload meets it
+                self.reconfigured()
             if item is not None:
                 self.pipeline.handle_all([item, *self.queue.take(BATCH - 1)])
             if time.time() - ticked >= 1.0:  # held notifications whose time came

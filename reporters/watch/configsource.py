@@ -167,7 +167,8 @@ class NotificationsSource:
             except ConfigError as exc:
                 lines = str(exc).splitlines()
                 if self.latest.get("configmap") is None:
-                    lines = [f"{self.names[0]}: deleted; the last configuration read keeps serving"]
+                    gone = "ConfigMap deleted: the last configuration read keeps serving"
+                    lines = [str(Problem(Position(self.names[0]), gone))]
                 for line in lines:
                     self.log(f"notifications: refused: {line}")
                 on_refused(lines)

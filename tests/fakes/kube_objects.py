@@ -169,3 +169,12 @@ class FakeKubeObjects:
 
 
 KINDS_OF = {v: k for k, v in KINDS.items()}
+
+
+def core_v1_at(url: str) -> Any:
+    """A ``CoreV1Api`` of the official client, talking to the fake at ``url``."""
+    from kubernetes import client
+
+    configuration = client.Configuration()
+    configuration.host = url
+    return client.CoreV1Api(client.ApiClient(configuration))
