@@ -11,13 +11,16 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import httpx
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse
 from starlette.routing import Route
 
+from orchestrator.access import Access
 from orchestrator.simulator.serve import ServerThread
+from reporters.app import create_app
 from reporters.notifications.config import Notifications, load_data
 from reporters.notifications.notifier import Notifier
 from reporters.notifications.services import sinks_for
@@ -139,6 +142,11 @@ def test_a_refused_configuration_is_on_the_status_until_a_good_one_replaces_it()
     reporter.refuse([problem])
     assert reporter.numbers()["notification_config_refused"] == 1
     assert reporter.numbers()["notification_config_problems"] == [problem]
+    app = create_app(reporter.stream, reporter.numbers, reporter.shards, access=Access("t0ken"))
+    with ServerThread(app) as server:
+        metrics = httpx.get(f"{server.url}/metrics", headers={"Authorization": "Bearer t0ken"})
+    assert "promoflow_reporter_notification_config_refused 1.0" in metrics.text
+    assert "promoflow_reporter_notification_reloads_total 0.0" in metrics.text
     reporter.reconfigure(_config("http://127.0.0.1:1/hooks", "two", audit=False))
     reporter.reconfigured()
     numbers = reporter.numbers()
