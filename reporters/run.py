@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from orchestrator.access import Access
+from orchestrator.adapters.informer import Refused
 from orchestrator.adapters.kubereviews import KubernetesReviews
 from orchestrator.settings import load as load_settings
 from orchestrator.urls import scrub
@@ -249,7 +250,15 @@ def _from_api(
         return source, source.load()
     except ConfigError as exc:
         print(str(exc), file=sys.stderr)
-    except Exception as exc:  # refused (403: the Role), the API unreachable
+    except Refused as exc:
+        names = " and ".join(n for n in (options.notifications_from, options.secrets_from) if n)
+        hint = ""
+        if exc.status in (401, 403):
+            hint = " (the reporter needs get, list and watch on them: the chart's fromArgoCD Role)"
+        print(
+            f"error: cannot read {names}: the Kubernetes API answered {exc}{hint}", file=sys.stderr
+        )
+    except Exception as exc:  # the API unreachable
         names = " and ".join(n for n in (options.notifications_from, options.secrets_from) if n)
         print(f"error: cannot read {names}: {reason_of(exc)}", file=sys.stderr)
     return USAGE_ERROR
