@@ -54,6 +54,8 @@ class FakeKubeObjects:
         self.history: list[tuple[int, str, Obj]] = []
         self.floor = 0
         self.closed = False
+        self.forbidden: set[str] = set()
+        """Names this server's caller may not read (a Role that does not name them)."""
         self._lock = threading.Lock()
 
     def put(self, kind: str, namespace: str, name: str, data: dict[str, str]) -> None:
@@ -128,6 +130,14 @@ class FakeKubeObjects:
         if kind not in KINDS or matches is None:
             reason = "field label not supported" if kind in KINDS else "the server could not find"
             return JSONResponse(_status(400, reason, "BadRequest"), status_code=400)
+        named = (request.query_params.get("fieldSelector") or "").partition("metadata.name=")[2]
+        if named in self.forbidden or (self.forbidden and not named):
+            message = (
+                f'{kind} "{named}" is forbidden: User "system:serviceaccount:promoflow:reporters" '
+                f'cannot list resource "{kind}" in API group "" in the namespace '
+                f'"{request.path_params["namespace"]}"'
+            )
+            return JSONResponse(_status(403, message, "Forbidden"), status_code=403)
         if request.query_params.get("watch") in ("true", "1"):
             return StreamingResponse(self._watch(request, matches), media_type="application/json")
         with self._lock:

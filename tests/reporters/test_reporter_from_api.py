@@ -154,6 +154,26 @@ def test_a_missing_configmap_stops_the_start_with_the_reason(tmp_path: Path) -> 
     ]
 
 
+def test_a_secret_the_reporter_may_not_read_stops_the_start_naming_the_role(
+    tmp_path: Path,
+) -> None:
+    objects = FakeKubeObjects()
+    objects.put("configmaps", *CM, _configmap("http://127.0.0.1:1/hooks", "one"))
+    objects.put("secrets", *SECRET, {"receiver-token": TOKEN})
+    objects.forbidden = {SECRET[1]}
+    with FakeKubeAPI(ArgoCDSimulator(), objects=objects).serve() as served:
+        env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kubeconfig", served.url))}
+        run = subprocess.run(
+            [*REPORTER, *FROM], env=env, capture_output=True, text=True, timeout=60, check=False
+        )
+    assert run.returncode == 2
+    assert run.stderr.splitlines() == [
+        "error: cannot read argocd/argocd-notifications-cm and "
+        "argocd/argocd-notifications-secret: the Kubernetes API answered 403 Forbidden (the "
+        "reporter needs get, list and watch on them: the chart's fromArgoCD Role)"
+    ]
+
+
 def test_a_file_and_an_object_for_one_configuration_is_a_usage_error(tmp_path: Path) -> None:
     both = subprocess.run(
         [*REPORTER, *FROM, "--notifications", str(tmp_path / "cm.yaml")],
