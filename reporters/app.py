@@ -55,6 +55,17 @@ class _Numbers(Collector):
             ("notification_problems", "Subscriptions naming an unknown trigger or service."),
         ):
             yield CounterMetricFamily(f"promoflow_reporter_{name}", help_text, numbers[name])
+        yield CounterMetricFamily(
+            "promoflow_reporter_notification_reloads",
+            "Notifications configurations applied after a change of the objects followed.",
+            numbers.get("notification_reloads", 0),
+        )
+        yield GaugeMetricFamily(
+            "promoflow_reporter_notification_config_refused",
+            "1 while the newest notifications configuration is refused (the last good one "
+            "serves; its problems are logged).",
+            numbers.get("notification_config_refused", 0),
+        )
         yield GaugeMetricFamily(
             "promoflow_reporter_queue_depth", "Apps waiting in the queue.", numbers["queue"]
         )

@@ -14,7 +14,7 @@ import sqlite3
 import sys
 import tempfile
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -23,6 +23,7 @@ import httpx
 
 from orchestrator.access import Access
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
+from orchestrator.adapters.informer import Refused
 from orchestrator.adapters.kubereviews import KubernetesReviews
 from orchestrator.settings import load as load_settings
 from orchestrator.urls import scrub
@@ -42,9 +43,10 @@ from reporters.runtime import Reporter
 from reporters.settings import MIN_SECRET, ReporterSettings
 from reporters.sinks.delivery import Sink
 from reporters.state.store import Store
+from reporters.watch.configsource import Loaded, NotificationsSource, parse_ref
 from reporters.watch.kinds import RESOURCE_KINDS, UNSHARDED
 from reporters.watch.shards import ordinal
-from reporters.watch.watcher import Watcher
+from reporters.watch.watcher import Watcher, reason_of
 
 USAGE_ERROR = 2
 REPO_TIMEOUT = 10.0
@@ -73,6 +75,10 @@ class Options:
     run_messages: bool = True
     notifications: str = ""
     secrets: str = ""
+    notifications_from: str = ""
+    """``NAMESPACE/NAME`` of a ConfigMap read and followed through the API (Argo CD's)."""
+    secrets_from: str = ""
+    """``NAMESPACE/NAME`` of the Secret that goes with it."""
     host: str = "127.0.0.1"
     kube_auth: bool = True
     auth_namespace: str = ""
@@ -110,7 +116,7 @@ def run(options: Options) -> int:
     store, no Kubernetes credentials)."""
     try:
         settings = load_settings(ReporterSettings)
-        default = [] if options.notifications else ["stdout"]
+        default = [] if options.notifications or options.notifications_from else ["stdout"]
         sinks = sinks_of(list(options.sinks) or default, options.jira, settings)
     except ValueError as exc:  # SettingsError too: VARIABLE: problem
         print(f"error: {exc}", file=sys.stderr)
@@ -118,10 +124,35 @@ def run(options: Options) -> int:
     notifier: Notifier | None = None
     services: list[Sink] = []
     secrets = settings.secrets()
-    if options.notifications:
+    masked = list(secrets)
+
+    def log(text: str) -> None:  # the API server's reasons may quote a URL or a token
+        print(scrub(text, tuple(masked)), file=sys.stderr)
+
+    source = None
+    if options.notifications_from:
+        try:
+            api = kube_api()
+        except Exception as exc:  # the client's own wording: no kubeconfig, no service account
+            print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        try:
+            repo = repo_readings(settings)
+        except ArgoCDError as exc:
+            print(f"error: {exc}", file=sys.stderr)
+            return USAGE_ERROR
+        started = _from_api(options, api, log, argocd=repo is not None)
+        if isinstance(started, int):
+            return started
+        source, loaded = started
+        secrets += _maskable(loaded.secrets)
+        masked[:] = secrets
+        notifier, services = Notifier(loaded.config, repo=repo), sinks_for(loaded.config)
+    elif options.notifications:
         try:
             found = read_secrets(Path(options.secrets)) if options.secrets else {}
-            secrets += tuple(v.strip() for v in found.values() if len(v.strip()) >= MIN_SECRET)
+            secrets += _maskable(found)
+            masked[:] = secrets
             repo = repo_readings(settings)
             notifier, services = _notifications(options.notifications, found, options.secrets, repo)
         except (ConfigError, ArgoCDError) as exc:
@@ -136,7 +167,7 @@ def run(options: Options) -> int:
         return USAGE_ERROR
     share, kinds = list(options.share), list(options.resources)
     try:
-        api = kube_api()
+        api = api if source is not None else kube_api()
     except Exception as exc:  # the client's own wording: no kubeconfig, no service account
         print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
         return USAGE_ERROR
@@ -148,10 +179,6 @@ def run(options: Options) -> int:
         print(f"error: --state {state}: cannot open the store: {exc}", file=sys.stderr)
         return USAGE_ERROR
     namespaces = list(options.namespaces) or [""]
-
-    def log(text: str) -> None:  # the API server's reasons may quote a URL or a token
-        print(scrub(text, secrets), file=sys.stderr)
-
     watcher, *more = [
         Watcher(api, namespace, shard=shard, replicas=options.replicas, log=log)
         for namespace in namespaces
@@ -191,6 +218,8 @@ def run(options: Options) -> int:
         run_messages=RunMessages(api) if options.run_messages and "workflows" in kinds else None,
         secrets=secrets,
     )
+    if source is not None:
+        _follow(source, reporter, masked, log)
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     access = Access(
@@ -225,6 +254,61 @@ def repo_readings(settings: ReporterSettings) -> RepoReadings | None:
         raise ArgoCDError(str(exc)) from None
     client.http.timeout = httpx.Timeout(REPO_TIMEOUT, connect=REPO_TIMEOUT / 2)
     return RepoReadings(client)
+
+
+def _maskable(found: Mapping[str, str]) -> tuple[str, ...]:
+    """A Secret's values long enough to mask wherever they appear."""
+    return tuple(v.strip() for v in found.values() if len(v.strip()) >= MIN_SECRET)
+
+
+def _from_api(
+    options: Options, api: Any, log: Callable[[str], None], *, argocd: bool
+) -> tuple[NotificationsSource, Loaded] | int:
+    """The ConfigMap and Secret ``--notifications-from`` and ``--secrets-from`` name, read
+    through the API; the exit code when they cannot be used (not there, refused, broken)."""
+    from orchestrator.adapters.kubenamed import core_v1
+
+    secret = parse_ref(options.secrets_from) if options.secrets_from else None
+    source = NotificationsSource(
+        core_v1(api.api_client),
+        parse_ref(options.notifications_from),
+        secret,
+        log=log,
+        argocd=argocd,
+    )
+    try:
+        return source, source.load()
+    except ConfigError as exc:
+        print(str(exc), file=sys.stderr)
+    except Refused as exc:
+        names = " and ".join(n for n in (options.notifications_from, options.secrets_from) if n)
+        hint = ""
+        if exc.status in (401, 403):
+            hint = " (the reporter needs get, list and watch on them: the chart's fromArgoCD Role)"
+        print(
+            f"error: cannot read {names}: the Kubernetes API answered {exc}{hint}", file=sys.stderr
+        )
+    except Exception as exc:  # the API unreachable
+        names = " and ".join(n for n in (options.notifications_from, options.secrets_from) if n)
+        print(f"error: cannot read {names}: {reason_of(exc)}", file=sys.stderr)
+    return USAGE_ERROR
+
+
+def _follow(
+    source: NotificationsSource,
+    reporter: Reporter,
+    masked: list[str],
+    log: Callable[[str], None],
+) -> None:
+    """Reload on every change of the ConfigMap or the Secret, as Argo CD does."""
+
+    def loaded(new: Loaded) -> None:
+        values = _maskable(new.secrets)
+        masked.extend(v for v in values if v not in masked)
+        reporter.reconfigure(new.config, values)
+        log(f"notifications: loaded {' and '.join(source.names)}")
+
+    source.follow(loaded, reporter.refuse, reporter.stopping.is_set)
 
 
 def _notifications(

@@ -19,7 +19,9 @@ from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
 from reporters.events.reports import BadReport, change_of
 from reporters.events.transitions import App
+from reporters.notifications.config import Notifications
 from reporters.notifications.notifier import Notifier
+from reporters.notifications.services import changed, sink_for
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import DEFAULT_CAPACITY, CoalescingQueue
 from reporters.runstatus import RunMessages
@@ -55,6 +57,14 @@ class Reporter:
             Delivery(store, sink, getattr(sink, "policy", None), secrets=secrets).start()
             for sink in [*sinks, *services]
         ]
+        self._broadcasts = len(sinks)
+        self.services = {d.sink.name: d for d in self.deliveries[len(sinks) :]}
+        """The configured services' workers, by name (the ``--sink`` ones never change)."""
+        self._pending: list[tuple[Notifications, tuple[str, ...]]] = []
+        self._pending_lock = threading.Lock()
+        self.reloads = 0
+        self.refused: list[str] = []
+        """The problems of the newest configuration, refused (the last good one serves)."""
         self.pipeline = Pipeline(
             store,
             [s.name for s in sinks],
@@ -110,7 +120,55 @@ class Reporter:
             "notification_problems": self.pipeline.notifier.problems
             if self.pipeline.notifier
             else 0,
+            "notification_reloads": self.reloads,
+            "notification_config_refused": 1 if self.refused else 0,
+            "notification_config_problems": list(self.refused),
         }
+
+    def reconfigure(self, config: Notifications, secrets: tuple[str, ...] = ()) -> None:
+        """Serve ``config`` from the next batch on (any thread may call this); ``secrets``:
+        values to mask from then on, besides the ones masked already."""
+        with self._pending_lock:
+            self._pending.append((config, secrets))
+            self.refused = []
+
+    def refuse(self, problems: list[str]) -> None:
+        """A new configuration was refused: its problems, until a good one replaces it."""
+        self.refused = list(problems)
+
+    def reconfigured(self) -> None:
+        """Apply the configurations given since the last batch, on the loop that routes,
+        so every event is routed by one configuration whole. What the notifier remembers
+        (conditions, values sent ``oncePer``) and what the store holds (held and queued
+        notifications) stay; a service whose settings changed keeps its worker, which
+        sends with the new sink from its next event; a new one gets a worker; one removed
+        stops, and what it had not sent stays in the store, sent if it comes back."""
+        with self._pending_lock:
+            pending, self._pending = self._pending, []
+        notifier = self.pipeline.notifier
+        for config, secrets in pending:
+            if notifier is None:
+                return
+            masked = tuple(dict.fromkeys((*self.pipeline.secrets, *(s for s in secrets if s))))
+            self.pipeline.secrets = masked
+            differ, gone = changed(notifier.config, config)
+            for name in gone:
+                self.services.pop(name).stop(timeout=0, close=True)
+            for service in differ:
+                sink = sink_for(service)
+                if service.name in self.services:
+                    self.services[service.name].replace(sink)
+                else:
+                    policy = getattr(sink, "policy", None)
+                    self.services[service.name] = Delivery(self.pipeline.store, sink, policy)
+                    self.services[service.name].start()
+            self.deliveries = [*self.deliveries[: self._broadcasts], *self.services.values()]
+            for delivery in self.deliveries:
+                delivery.secrets = masked
+            notifier.config = config
+            self.reloads += 1
+        if pending:
+            self._wake()
 
     def shards(self) -> dict[str, Any]:
         return {
@@ -136,6 +194,8 @@ class Reporter:
         ticked = 0.0
         while not (self.stopping.is_set() and not len(self.queue)):
             item = self.queue.get(timeout=0.2)
+            if self._pending:  # before the batch: what changed after a reload meets it
+                self.reconfigured()
             if item is not None:
                 self.pipeline.handle_all([item, *self.queue.take(BATCH - 1)])
             if time.time() - ticked >= 1.0:  # held notifications whose time came

@@ -69,9 +69,18 @@ class Informer:
         """Whether the next round starts from a list (the first, or after a 410)."""
         return self.resource_version is None
 
-    def _relist(self) -> Iterator[tuple[str, Object | None]]:
+    def _list(self) -> Object:
+        """One list, as a JSON object (custom objects come as such)."""
         method, args = self._call()
-        listing = method(*args)
+        listing: Object = method(*args)
+        return listing
+
+    def _watch_options(self) -> dict[str, Any]:
+        """What the watch asks for besides the version, the timeout and bookmarks."""
+        return {}
+
+    def _relist(self) -> Iterator[tuple[str, Object | None]]:
+        listing = self._list()
         self.resource_version = str(listing["metadata"]["resourceVersion"])
         seen = set()
         for obj in listing.get("items") or []:
@@ -102,9 +111,10 @@ class Informer:
                 resource_version=self.resource_version,
                 timeout_seconds=max(int(watch_seconds), 1),
                 allow_watch_bookmarks=True,
+                **self._watch_options(),
             )
-            for event in stream:
-                obj = event.get("object") or {}
+            for event in stream:  # the JSON as sent, for kinds the client has a model of
+                obj = event.get("raw_object") or event.get("object") or {}
                 version = (obj.get("metadata") or {}).get("resourceVersion")
                 if version:
                     self.resource_version = str(version)

@@ -7,6 +7,7 @@ The flags are parsed and checked here, as every command's are (``-h``, usage err
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Annotated
 
@@ -41,6 +42,52 @@ def _among(text: str, option: str, known: list[str]) -> list[str]:
         if name not in known:
             raise typer.BadParameter(f"{name!r}: one of {', '.join(known)}", param_hint=option)
     return names
+
+
+def _object(text: str, option: str) -> str:
+    """``NAMESPACE/NAME`` of a ConfigMap or Secret, each part checked as Kubernetes checks
+    it (they go into API paths and field selectors)."""
+    from orchestrator.names import check_namespace
+
+    if not text:
+        return ""
+    namespace, slash, name = text.partition("/")
+    try:
+        if not slash:
+            raise ValueError("expected NAMESPACE/NAME, such as argocd/argocd-notifications-cm")
+        check_namespace(namespace)
+        if not (len(name) <= 253 and re.fullmatch(r"[a-z0-9]([-a-z0-9.]*[a-z0-9])?", name)):
+            raise ValueError(
+                f"{name!r} is not a Kubernetes object name: lowercase letters, digits, '-' "
+                "and '.', starting and ending with a letter or digit"
+            )
+    except ValueError as exc:
+        raise typer.BadParameter(str(exc), param_hint=option) from None
+    return text
+
+
+def _one_form(notifications: str, secrets: str, notifications_from: str, secrets_from: str) -> None:
+    """Files (--notifications, --secrets) or the objects through the API (--…-from), not
+    both: two configurations would have to be merged, and Argo CD reads one."""
+    for file, api, hint in (
+        (notifications, notifications_from, "--notifications"),
+        (secrets, secrets_from, "--secrets"),
+    ):
+        if file and api:
+            raise typer.BadParameter(
+                f"give {hint} (a file) or {hint}-from (NAMESPACE/NAME), not both",
+                param_hint=f"{hint}-from",
+            )
+    if secrets_from and not notifications_from:
+        raise typer.BadParameter(
+            "goes with --notifications-from; with --notifications, give --secrets",
+            param_hint="--secrets-from",
+        )
+    if secrets and notifications_from:
+        raise typer.BadParameter(
+            "goes with --notifications; with --notifications-from, give --secrets-from",
+            param_hint="--secrets",
+        )
 
 
 reporter_app = typer.Typer(
@@ -145,6 +192,23 @@ def reporter_cmd(
             "(directory) or a Secret manifest.",
         ),
     ] = "",
+    notifications_from: Annotated[
+        str,
+        typer.Option(
+            envvar="PROMOFLOW_NOTIFICATIONS_FROM",
+            help="Instead of --notifications: NAMESPACE/NAME of the ConfigMap itself, read "
+            "through the Kubernetes API and reloaded when it changes (Argo CD's: "
+            "argocd/argocd-notifications-cm; needs get, list, watch on it).",
+        ),
+    ] = "",
+    secrets_from: Annotated[
+        str,
+        typer.Option(
+            envvar="PROMOFLOW_NOTIFICATIONS_SECRETS_FROM",
+            help="With --notifications-from: NAMESPACE/NAME of the Secret its $name references "
+            "resolve from, followed alike (argocd/argocd-notifications-secret; absent: empty).",
+        ),
+    ] = "",
     host: Annotated[
         str, typer.Option(help="Where /stream, /metrics, /shards listen.")
     ] = "127.0.0.1",
@@ -175,6 +239,8 @@ def reporter_cmd(
       $ promoflow reporter --sink stdout
       $ promoflow reporter -n argocd --sink https://hooks.example.com/argocd
       $ promoflow reporter --notifications /etc/notifications --secrets /etc/secret
+      $ promoflow reporter --notifications-from argocd/argocd-notifications-cm \\
+          --secrets-from argocd/argocd-notifications-secret
       $ promoflow reporter check --notifications argocd-notifications-cm.yaml
     """
     if ctx.invoked_subcommand is not None:
@@ -193,6 +259,7 @@ def reporter_cmd(
         raise typer.BadParameter(
             f"{shard} is not below --replicas {replicas}", param_hint="--shard"
         )
+    _one_form(notifications, secrets, notifications_from, secrets_from)
     options = Options(
         namespaces=_namespaces(namespace, "--namespace"),
         sinks=sink or [],
@@ -210,6 +277,8 @@ def reporter_cmd(
         run_messages=run_messages,
         notifications=notifications,
         secrets=secrets,
+        notifications_from=_object(notifications_from, "--notifications-from"),
+        secrets_from=_object(secrets_from, "--secrets-from"),
         host=host,
         kube_auth=kube_auth,
         auth_namespace=auth_namespace,

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -31,11 +30,19 @@ from orchestrator.model.base import SourceMap
 from orchestrator.model.errors import dotted, problems_from
 from orchestrator.problems import Position, Problem, sort_problems, suggest
 from reporters import services
-from reporters.notifications import catalog, fieldcheck
+from reporters.notifications import fieldcheck
 from reporters.notifications.errors import ConfigError
 from reporters.notifications.languages import ExpressionError, check_expression, check_template
-from reporters.notifications.layout import Entry, entries
-from reporters.services import Options
+from reporters.notifications.layout import Entry, data_entries, entries
+from reporters.notifications.model import (
+    Condition,
+    Notifications,
+    Service,
+    Subscription,
+    condition_of,
+)
+
+__all__ = ["Condition", "Notifications", "Service", "Subscription", "blocks", "load", "load_data"]
 
 CONDITION_KEYS = ("when", "send", "oncePer", "for", "description")
 SUBSCRIPTION_KEYS = ("recipients", "triggers", "selector")
@@ -58,55 +65,6 @@ def blocks() -> list[str]:
     """What a template may hold: its ``message``, and a block for each kind of service
     that reads one (``slack:``, ``github:``)."""
     return ["message", *(k.name for k in services.kinds().values() if k.block)]
-
-
-@dataclass(frozen=True)
-class Service:
-    name: str
-    """What subscriptions and annotations call it: ``slack``, ``jira``, a webhook's name."""
-    type: str
-    options: Options
-    """With every ``$secret`` resolved: never logged, never in an event."""
-
-
-@dataclass(frozen=True)
-class Condition:
-    when: str
-    send: tuple[str, ...]
-    once_per: str = ""
-    hold: float = 0.0
-    """``for:``, seconds the condition must hold before anything is sent."""
-
-
-@dataclass(frozen=True)
-class Subscription:
-    recipients: tuple[tuple[str, str], ...]
-    """(service, recipient): ``slack:deploys`` is ("slack", "deploys")."""
-    triggers: tuple[str, ...] = ()
-    """None named: the default triggers."""
-    selector: str = ""
-
-
-@dataclass
-class Notifications:
-    services: dict[str, Service] = field(default_factory=dict)
-    templates: dict[str, dict[str, Any]] = field(default_factory=lambda: dict(catalog.TEMPLATES))
-    triggers: dict[str, tuple[Condition, ...]] = field(default_factory=dict)
-    default_triggers: tuple[str, ...] = tuple(catalog.DEFAULT_TRIGGERS)
-    service_default_triggers: dict[str, tuple[str, ...]] = field(default_factory=dict)
-    """``defaultTriggers.<service>``: what a subscription to that service naming no trigger
-    gets instead of :attr:`default_triggers` (Argo CD's per-service defaults)."""
-    subscriptions: tuple[Subscription, ...] = ()
-    context: dict[str, str] = field(default_factory=dict)
-
-    def __post_init__(self) -> None:
-        for name, conditions in catalog.TRIGGERS.items():
-            self.triggers.setdefault(name, tuple(_condition(c) for c in conditions))
-
-
-def _condition(raw: Mapping[str, Any]) -> Condition:
-    hold = parse_go(str(raw["for"])) / 1e9 if raw.get("for") else 0.0
-    return Condition(str(raw["when"]), tuple(raw["send"]), str(raw.get("oncePer") or ""), hold)
 
 
 class _Reader:
@@ -314,7 +272,7 @@ class _Reader:
                 except DurationError as exc:
                     self.error(where.at(i, "for"), f"{key}[{i}].for: {exc}")
             if len(self.problems) == before:
-                conditions.append(_condition(raw))
+                conditions.append(condition_of(raw))
         self.config.triggers[name] = tuple(conditions)
 
     def subscriptions(self, value: Any, where: SourceMap) -> None:
@@ -385,11 +343,34 @@ def load(
 ) -> Notifications:
     """The configuration at ``path``; :class:`ConfigError` with every problem found.
     ``argocd``: whether an Argo CD API answers the ``repo`` functions that ask it."""
-    display = str(path)
     if not path.exists():
-        raise ConfigError([Problem(Position(display), "no such file or directory")])
+        raise ConfigError([Problem(Position(str(path)), "no such file or directory")])
     problems: list[Problem] = []
-    found = entries(path, display, problems)
+    return _read(entries(path, str(path), problems), problems, secrets, secrets_from, argocd)
+
+
+def load_data(
+    data: Mapping[str, str],
+    name: str,
+    secrets: Mapping[str, str] | None = None,
+    *,
+    secrets_from: str = "",
+    argocd: bool = True,
+) -> Notifications:
+    """The configuration in a ConfigMap's ``data`` as the Kubernetes API gives it, called
+    ``name`` (``argocd/argocd-notifications-cm``): each problem is ``name/KEY:LINE:COL``,
+    in the key's own text, as for a mounted ConfigMap."""
+    problems: list[Problem] = []
+    return _read(data_entries(data, name, problems), problems, secrets, secrets_from, argocd)
+
+
+def _read(
+    found: list[Entry],
+    problems: list[Problem],
+    secrets: Mapping[str, str] | None,
+    secrets_from: str,
+    argocd: bool,
+) -> Notifications:
     reader = _Reader(secrets or {}, secrets_from, argocd)
     reader.problems += problems
     for entry in found:

@@ -9,6 +9,7 @@ string sits in the file: every problem then points at the line a person would ed
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -77,20 +78,28 @@ def _text(path: Path, display: str, problems: list[Problem]) -> str | None:
         return None
 
 
+def data_entries(data: Mapping[str, str], display: str, problems: list[Problem]) -> list[Entry]:
+    """A ConfigMap's keys, each its own text (a mounted ConfigMap's files, or its ``data``
+    as the Kubernetes API gives it): positions are ``display/KEY:LINE:COL``."""
+    out = []
+    for key, text in sorted(data.items()):
+        file = f"{display}/{key}"
+        entry = embedded(key, text, file, Offset(), problems, Position(file))
+        if entry is not None:
+            out.append(entry)
+    return out
+
+
 def entries(path: Path, display: str, problems: list[Problem]) -> list[Entry]:
     if path.is_dir():  # a mounted ConfigMap: one file per key (skipping ``..data`` links)
-        out = []
+        texts = {}
         for item in sorted(path.iterdir()):
             if item.name.startswith(".") or not item.is_file():
                 continue
-            file = f"{display}/{item.name}"
-            text = _text(item, file, problems)
-            if text is None:
-                continue
-            entry = embedded(item.name, text, file, Offset(), problems, Position(file))
-            if entry is not None:
-                out.append(entry)
-        return out
+            text = _text(item, f"{display}/{item.name}", problems)
+            if text is not None:
+                texts[item.name] = text
+        return data_entries(texts, display, problems)
     text = _text(path, display, problems)
     if text is None:
         return []

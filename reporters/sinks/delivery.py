@@ -93,6 +93,9 @@ class Delivery:
         self.failed = 0
         self._wake = threading.Event()
         self._stop = threading.Event()
+        self._retired: list[Sink] = []
+        """Sinks replaced, closed by the worker once no send of theirs can be running."""
+        self._close = False
         self._thread = threading.Thread(target=self._run, name=f"sink {sink.name}", daemon=True)
 
     def start(self) -> Delivery:
@@ -102,7 +105,20 @@ class Delivery:
     def wake(self) -> None:
         self._wake.set()
 
-    def stop(self, timeout: float = 10) -> None:
+    def replace(self, sink: Sink) -> None:
+        """Deliver through ``sink`` (of the same name: the outbox is keyed by it) from the
+        next event on: one being sent finishes with the sink it began with, and is marked
+        delivered once, so nothing is lost or sent twice by the change."""
+        self._retired.append(self.sink)
+        self.sink = sink
+        policy = getattr(sink, "policy", None) or Policy()
+        if policy != self.policy:
+            self.policy, self.bucket = policy, TokenBucket(policy.rate, policy.burst)
+        self._wake.set()
+
+    def stop(self, timeout: float = 10, *, close: bool = False) -> None:
+        """``close``: the sink too, once its last send is done (a service removed)."""
+        self._close = self._close or close
         self._stop.set()
         self._wake.set()
         self._thread.join(timeout)
@@ -112,6 +128,7 @@ class Delivery:
         send what is pending until a failure; the number delivered."""
         sent = 0
         for row in self.store.pending(self.sink.name):
+            sink = self.sink  # one sink for the whole of a send, even if replaced meanwhile
             wait = self.bucket.wait()
             while wait > 0:
                 if self._stop.wait(wait):
@@ -119,7 +136,7 @@ class Delivery:
                 wait = self.bucket.wait()
             try:
                 try:
-                    self.sink.send(row.event)
+                    sink.send(row.event)
                 except SinkError:
                     raise
                 except Exception as exc:  # a sink meeting data it cannot use: no retry helps
@@ -128,20 +145,29 @@ class Delivery:
                 attempt = row.attempts + 1
                 dead = exc.permanent or attempt >= self.policy.attempts
                 reason = scrub(str(exc), self.secrets)
-                self.store.failed(self.sink.name, row.id, reason, dead=dead)
+                self.store.failed(sink.name, row.id, reason, dead=dead)
                 self.failed += 1
                 if not dead:
                     self._stop.wait(self.policy.backoff(attempt, exc.retry_after))
                 return sent
-            self.store.delivered(self.sink.name, row.id)
+            self.store.delivered(sink.name, row.id)
             self.delivered += 1
             sent += 1
         return sent
 
     def _run(self) -> None:
         while not self._stop.is_set():
+            self._closed(self._retired)
             self._wake.clear()
             if not self.store.pending(self.sink.name, limit=1):
                 self._wake.wait(1.0)
                 continue
             self.drain_once()
+        self._closed([*self._retired, *([self.sink] if self._close else [])])
+
+    @staticmethod
+    def _closed(sinks: list[Sink]) -> None:
+        while sinks:
+            close = getattr(sinks.pop(), "close", None)
+            if close is not None:
+                close()

@@ -78,8 +78,9 @@ class Watcher:
         if reason != self._last_error:
             self._last_error = reason
             group, _, plural = self.resource
+            what = f"{plural}.{group}" if group else plural  # the core group has no name
             where = f" in {self.namespace}" if self.namespace else ""
-            self.log(f"watch of {plural}.{group}{where} failed: {reason}; retrying with backoff")
+            self.log(f"watch of {what}{where} failed: {reason}; retrying with backoff")
         self.sleep(backoff)
 
     def changes(self, stop: Callable[[], bool] = lambda: False) -> Iterator[tuple[str, App | None]]:
@@ -103,11 +104,11 @@ class Watcher:
                 self._failed(str(exc), backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
             except Exception as exc:  # a dropped connection, a server restarting
-                self._failed(_reason(exc), backoff)
+                self._failed(reason_of(exc), backoff)
                 backoff = min(backoff * 2, MAX_BACKOFF)
 
 
-def _reason(exc: Exception) -> str:
+def reason_of(exc: Exception) -> str:
     """One line: the exception's kind and its innermost cause (urllib3 wraps the socket's)."""
     inner: BaseException = exc
     while inner.__cause__ is not None or getattr(inner, "reason", None) is not None:

@@ -41,6 +41,8 @@ CASES: dict[str, tuple[str, ...]] = {
                      "reporters.extraEnv[0].name=KUBERNETES_SERVICE_HOST",
                      "reporters.extraEnv[0].value=127.0.0.1"),
     "no-run-messages": (*BASE, "reporters.runMessages=false"),
+    "argocd-notifications": (*BASE, "reporters.notifications.fromArgoCD.enabled=true",
+                             "argocd.namespace=cd"),
     "monitoring": (*BASE, "serviceMonitor.enabled=true", "serviceMonitor.labels.release=kube-prom"),
     "python-config": ("config.python=true",
                       "config.files.flows\\.py=from orchestrator.dsl import env"),

@@ -147,6 +147,45 @@ REVIEWS = [
 """Both servers check the tokens of /stream, /reports, /shards and /metrics."""
 
 
+def test_argocds_notifications_objects_are_read_by_name_through_the_api() -> None:
+    """``fromArgoCD``: the reporters are pointed at Argo CD's ConfigMap and Secret, and may
+    read those two and nothing else of Argo CD's namespace; nothing is mounted."""
+    added = grants("argocd-notifications") - grants("defaults")
+    assert added == table(
+        (REPORTERS, "cd", "argoproj.io", "applications", "get list watch"),
+        (REPORTERS, "cd", "", "configmaps", "get list watch"),
+        (REPORTERS, "cd", "", "secrets", "get list watch"),
+    ) - grants("defaults")
+    [role] = [
+        r
+        for r in objects("argocd-notifications", "Role")
+        if "notifications" in r["metadata"]["name"]
+    ]
+    assert role["metadata"]["namespace"] == "cd"
+    assert {r["resources"][0]: r["resourceNames"] for r in role["rules"]} == {
+        "configmaps": ["argocd-notifications-cm"],
+        "secrets": ["argocd-notifications-secret"],
+    }
+    [reporter] = objects("argocd-notifications", "StatefulSet")
+    [container] = reporter["spec"]["template"]["spec"]["containers"]
+    args = container["args"]
+    assert "--notifications-from=cd/argocd-notifications-cm" in args
+    assert "--secrets-from=cd/argocd-notifications-secret" in args
+    assert not any(a.startswith(("--notifications=", "--secrets=")) for a in args)
+    assert not any("notifications" in m["name"] for m in container.get("volumeMounts", []))
+    assert not any("notifications" in o["metadata"]["name"] for o in objects("defaults", "Role"))
+
+
+def test_a_mounted_and_an_argocd_notifications_configmap_together_are_refused() -> None:
+    both = helm(
+        "template", RELEASE, str(CHART), "--set", BASE[0],
+        "--set", "reporters.notifications.configMap=team-notifications",
+        "--set", "reporters.notifications.fromArgoCD.enabled=true", check=False,
+    )  # fmt: skip
+    assert both.returncode != 0
+    assert "give configMap (mounted) or fromArgoCD (read through the API), not both" in both.stderr
+
+
 def test_who_may_read_the_stream_and_the_metrics_is_what_the_values_name() -> None:
     granted = grants("access")
     assert {g for g in granted if g[2] == "promoflow.dev"} == table(

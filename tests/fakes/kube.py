@@ -43,6 +43,7 @@ from orchestrator.simulator.argocd import (
 from orchestrator.simulator.argocd.clock import stamp_now
 from orchestrator.simulator.argocd.mutations import phase_of
 from orchestrator.simulator.serve import ServerThread
+from tests.fakes.kube_objects import FakeKubeObjects
 
 BASE = f"/apis/{GROUP}/{VERSION}"
 _REASONS = {
@@ -136,13 +137,20 @@ class FakeKubeAPI:
     """
 
     def __init__(
-        self, sim: SimulatorState, token: str | None = None, *, bookmark_interval: float = 60
+        self,
+        sim: SimulatorState,
+        token: str | None = None,
+        *,
+        bookmark_interval: float = 60,
+        objects: FakeKubeObjects | None = None,
     ) -> None:
         """``bookmark_interval``: seconds between BOOKMARK events on a quiet watch that
         asked for them (the API server's is about a minute); one also comes a second
         before a watch's ``timeoutSeconds`` runs out, as the API server does."""
         self.sim = sim
         self.token = token
+        self.objects = objects
+        """ConfigMaps and Secrets served beside the Applications (the core routes)."""
         self.bookmark_interval = bookmark_interval
         self.requests: list[str] = []
         """``METHOD /path?query`` of every request, in order."""
@@ -181,6 +189,7 @@ class FakeKubeAPI:
                     self._workload,
                     methods=["GET"],
                 ),
+                *(self.objects.routes() if self.objects is not None else []),
             ]
         )
 
@@ -194,6 +203,8 @@ class FakeKubeAPI:
             try:
                 yield server
             finally:
+                if self.objects is not None:
+                    self.objects.closed = True
                 with self._lock:
                     self._closed = True
                     watches = list(self._watches)
