@@ -8,7 +8,9 @@ Argo CD: when it *turns* true, not again while it stays true. ``oncePer`` sends 
 value of its expression, as notifications-engine's "already sent" key holds the value
 (``pkg/controller/state.go``): a new revision deployed while the app stays Succeeded and
 Healthy is sent, a value sent before never again, even after the condition turned false
-in between. The last :data:`ONCE_PER_KEPT` values of each app are remembered, as Argo CD
+in between. While a finished sync is newer than the app's last comparison, no condition
+on the state is evaluated, as Argo CD's controller skips the app then
+(:mod:`.refreshed`). The last :data:`ONCE_PER_KEPT` values of each app are remembered, as Argo CD
 keeps 100 entries an app. All of it is remembered in the reporter's store, not on the
 watched objects.
 
@@ -41,6 +43,7 @@ from reporters.notifications.languages import (
     render,
     template_data,
 )
+from reporters.notifications.refreshed import sync_status_refreshed
 from reporters.notifications.repofns import RepoReadings
 from reporters.notifications.subscriptions import wanted
 from reporters.state.store import Outgoing
@@ -137,10 +140,13 @@ class Notifier:
         if not subscribed:
             return routed  # an app nobody listens to: nothing to decode or evaluate
         env = condition_env(app, event, self.config.context, self.repo)
+        current = sync_status_refreshed(app)  # else Argo CD evaluates no state condition
         for trigger, recipients in sorted(subscribed.items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
                 if states_only and reads_event(condition.when):
+                    continue
+                if not current and not reads_event(condition.when):
                     continue
                 now, was = self._evaluate(trigger, condition.when, env), False
                 if not reads_event(condition.when):  # a state: sent when it turns true

@@ -114,14 +114,23 @@ class Message:
 _SLACK_FIELDS = ("text", "attachments", "blocks", "username", "icon_emoji", "icon_url")
 
 
+def _without_nulls(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _without_nulls(v) for k, v in value.items() if v is not None}
+    if isinstance(value, list):
+        return [_without_nulls(v) for v in value]
+    return value
+
+
 def _slack_fields(raw: dict[str, Any]) -> dict[str, Any]:
-    """slack-go posts a form whose attachments and blocks are JSON strings; promoflow
-    posts JSON. Slack reads both the same: so does the comparison."""
+    """slack-go posts a form whose attachments and blocks are JSON strings, and writes
+    every attachment with ``"blocks": null``; promoflow posts JSON without the null.
+    Slack reads both the same: so does the comparison."""
     out: dict[str, Any] = {}
     for key in _SLACK_FIELDS:
         value = raw.get(key)
         if isinstance(value, str) and key in ("attachments", "blocks"):
-            value = json.loads(value) if value.strip() else None
+            value = _without_nulls(json.loads(value)) if value.strip() else None
         if value not in (None, "", []):
             out[key] = value
     return out
