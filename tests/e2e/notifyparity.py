@@ -357,12 +357,14 @@ def kind_of(message: Message) -> str:
 
 
 def settle(receiver: Receiver, quiet: float = 20, limit: float = 180) -> None:
-    """Until neither controller has sent anything for ``quiet`` seconds."""
+    """Until neither controller has sent anything for ``quiet`` seconds (counted from the
+    call at the earliest: what is on its way has time to arrive)."""
+    start = time.time()
     deadline = time.monotonic() + limit
     while time.monotonic() < deadline:
         with receiver.lock:
-            last = max((m.at for m in receiver.got), default=0.0)
-        if time.time() - last >= quiet:
+            last = max((m.at for m in receiver.got), default=start)
+        if time.time() - max(last, start) >= quiet:
             return
         time.sleep(1)
 
