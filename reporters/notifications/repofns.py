@@ -206,4 +206,4 @@ class SampleServer:
             return {"type": "Helm", "helm": {**helm, "parameters": parameters}}
         if "kustomize" in source:
             return {"type": "Kustomize", "kustomize": {"images": ["guestbook:0.2"]}}
-        return {"type": "Directory", "directory": {}}
+        return {"type": "Directory"}

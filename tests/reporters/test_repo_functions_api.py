@@ -69,7 +69,7 @@ def test_the_simulator_answers_in_the_swaggers_shapes(server: ServerThread) -> N
         body = {"source": source, "appName": "shop", "appProject": "web"}
         url = f"/api/v1/repositories/{quote(REPO, safe='')}/appdetails"
         details = http.post(url, json=body)
-        assert details.json() == {"type": "Directory", "directory": {}}
+        assert details.json() == {"type": "Directory"}
         assert response_errors(DETAILS, "POST", 200, details.json()) == []
         refusals = [
             (http.get(f"/api/v1/applications/shop/revisions/{'0' * 40}/metadata"), 500),

@@ -8,7 +8,8 @@ a project is named), an app details request for a project or source that is not 
 app's with 403 ``permission denied``, a body without a source with 400. The simulator
 reads no repository: a test or demo says what a commit holds (:meth:`add_commit`) and what
 a source is (:meth:`set_app_details`); a source nobody described is read by its fields
-(a ``chart`` or ``helm`` block: Helm; ``kustomize``: Kustomize; else a directory).
+(a ``chart`` or ``helm`` block: Helm; ``kustomize``: Kustomize; else a directory, which
+the real server answers with its type alone).
 """
 
 from __future__ import annotations
@@ -35,7 +36,7 @@ def default_details(source: dict[str, Any]) -> dict[str, Any]:
         return {"type": "Helm", "helm": {"name": name, "valueFiles": ["values.yaml"]}}
     if "kustomize" in source:
         return {"type": "Kustomize", "kustomize": {}}
-    return {"type": "Directory", "directory": {}}
+    return {"type": "Directory"}
 
 
 class RepoReadings:
