@@ -21,6 +21,7 @@ of date for ``finishedAt``, as upstream.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from functools import lru_cache
 from typing import Any
 
 from orchestrator.golang.gotime import Time
@@ -30,8 +31,12 @@ DONE = frozenset({"Failed", "Error", "Succeeded"})
 
 
 def _time(value: Any) -> Time | None:
-    if not isinstance(value, str):
-        return None
+    return _parsed(value) if isinstance(value, str) else None
+
+
+@lru_cache(maxsize=4096)
+def _parsed(value: str) -> Time | None:
+    """Cached: an app's ``reconciledAt`` and ``finishedAt`` come back on every update."""
     try:
         return parse_rfc3339(value)
     except TimeParseError:
