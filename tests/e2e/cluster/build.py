@@ -238,11 +238,20 @@ def _argocd(step: Step) -> list[str]:
     ]
     step.say(f"building argocd {version}")
     wrapper.build(f"{module}/cmd", PATHS.bin / "argocd", log=log, env=env, ldflags=ldflags)
+    link_argocd()
+    return ["argocd", *ARGOCD_LINKS]
+
+
+def link_argocd() -> None:
+    """The names Argo CD's one binary answers to, each a symlink to it; a cache built
+    before a name was added gets it here, without building Argo CD again."""
+    if not (PATHS.bin / "argocd").exists():
+        return
     for link in ARGOCD_LINKS:
         target = PATHS.bin / link
-        target.unlink(missing_ok=True)
-        target.symlink_to("argocd")
-    return ["argocd", *ARGOCD_LINKS]
+        if not target.is_symlink():
+            target.unlink(missing_ok=True)
+            target.symlink_to("argocd")
 
 
 def _argo_wrapper(step: Step) -> tuple[Wrapper, list[str], dict[str, str]]:
@@ -356,7 +365,7 @@ def components() -> list[Component]:
             ("kube-apiserver", "kube-controller-manager", "kube-scheduler", "kubectl"),
         ),
         Component("kwok", version_of("kwok"), _kwok, ("kwok",)),
-        Component("argocd", version_of("argocd"), _argocd, ("argocd", *ARGOCD_LINKS)),
+        Component("argocd", version_of("argocd"), _argocd, ("argocd",)),
         Component("kustomize", version_of("kustomize"), _kustomize, ("kustomize",), hot=True),
         Component(
             "argo-workflows",

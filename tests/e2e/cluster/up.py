@@ -12,7 +12,7 @@ import time
 from collections.abc import Callable
 
 from . import node
-from .build import build, components, is_built
+from .build import build, components, is_built, link_argocd
 from .config import LOOPBACK, PATHS, REAL_PODS
 from .kube import NotReady, tcp_ok, wait_for
 from .kubeconfig import write_kubeconfigs
@@ -26,6 +26,7 @@ UP_TIMES = PATHS.state / "up-times.json"
 
 def up() -> int:
     started = time.monotonic()
+    link_argocd()
     if all(running_pid(s.name) for s in SERVICES):
         # tools the services run from their PATH, added since the cluster started
         tools = [c.name for c in components() if c.hot and not is_built(c)]
