@@ -34,6 +34,7 @@ from reporters.enrich.jira import JiraIssues
 from reporters.notifications.config import load
 from reporters.notifications.errors import ConfigError
 from reporters.notifications.notifier import Notifier
+from reporters.notifications.projects import Projects
 from reporters.notifications.repofns import RepoReadings
 from reporters.notifications.secretfiles import read_secrets
 from reporters.notifications.services import sinks_for
@@ -45,6 +46,7 @@ from reporters.sinks.delivery import Sink
 from reporters.state.store import Store
 from reporters.watch.configsource import Loaded, NotificationsSource, parse_ref
 from reporters.watch.kinds import RESOURCE_KINDS, UNSHARDED
+from reporters.watch.projects import follow_projects
 from reporters.watch.shards import ordinal
 from reporters.watch.watcher import Watcher, reason_of
 
@@ -220,6 +222,9 @@ def run(options: Options) -> int:
     )
     if source is not None:
         _follow(source, reporter, masked, log)
+    if notifier is not None:  # subscriptions on AppProjects, as Argo CD reads them
+        notifier.projects = Projects()
+        follow_projects(api, namespaces, notifier.projects, reporter.stopping.is_set, log)
     signal.signal(signal.SIGTERM, lambda *_: reporter.stop())
     signal.signal(signal.SIGINT, lambda *_: reporter.stop())
     access = Access(

@@ -43,6 +43,7 @@ from reporters.notifications.languages import (
     render,
     template_data,
 )
+from reporters.notifications.projects import Projects
 from reporters.notifications.refreshed import sync_status_refreshed
 from reporters.notifications.repofns import RepoReadings
 from reporters.notifications.subscriptions import wanted
@@ -92,11 +93,15 @@ class Notifier:
         clock: Callable[[], float] = time.time,
         warn: Callable[[str], None] | None = None,
         repo: RepoReadings | None = None,
+        projects: Projects | None = None,
     ) -> None:
         """``repo``: what answers Argo CD's ``repo.GetCommitMetadata`` and
-        ``repo.GetAppDetails`` (none: the configuration may not call them)."""
+        ``repo.GetAppDetails`` (none: the configuration may not call them); ``projects``:
+        the AppProjects' subscriptions, as they are when each event is routed (none: apps'
+        and the configuration's alone)."""
         self.config = config
         self.repo = repo
+        self.projects = projects
         self.conditions = dict(conditions or {})
         self.clock = clock
         self._once: dict[str, dict[str, None]] = {}
@@ -136,7 +141,8 @@ class Notifier:
         if obj is None:
             return routed
         app = whole if whole is not None else obj
-        subscribed = wanted(self.config, app, self._problem)
+        project = self.projects.of(app) if self.projects is not None else None
+        subscribed = wanted(self.config, app, self._problem, project)
         if not subscribed:
             return routed  # an app nobody listens to: nothing to decode or evaluate
         env = condition_env(app, event, self.config.context, self.repo)

@@ -1,5 +1,5 @@
 """Who is subscribed to what, for one app: the configuration's subscriptions (by label
-selector) and the app's own annotations.
+selector), the app's own annotations, and its AppProject's (:mod:`.projects`).
 
 The annotations are Argo CD's, read as notifications-engine reads them
 (``pkg/subscriptions/annotations.go``), so apps already subscribed need no change:
@@ -14,6 +14,12 @@ The annotations are Argo CD's, read as notifications-engine reads them
 
 ``promoflow.dev/subscribe.*`` is read the same way. The team that owns an app subscribes
 where the app is declared, without touching the reporter's configuration.
+
+An AppProject's annotations are read the same way, and its legacy
+``[<trigger>.]recipients.argocd-notifications.argoproj.io`` ones besides
+(:mod:`.legacy`), as Argo CD reads both on projects; all of it is merged as
+notifications-engine merges destinations (``Destinations.Merge``, then ``Dedup``): a
+union, each recipient once per trigger.
 """
 
 from __future__ import annotations
@@ -27,6 +33,8 @@ import yaml
 from orchestrator.labelselector import parse_selector
 from reporters.events.transitions import SUBSCRIBE
 from reporters.notifications.config import Notifications
+from reporters.notifications.legacy import legacy_subscribed
+from reporters.notifications.projects import Project
 
 PREFIXES = tuple(p for p in SUBSCRIBE if p.endswith("."))
 """``<prefix><trigger>.<service>`` and ``<prefix><service>`` annotations."""
@@ -87,10 +95,16 @@ def _subscribed(key: str, value: str) -> Iterator[tuple[str, str, list[str]]]:
 
 
 def wanted(
-    config: Notifications, obj: Mapping[str, Any], problem: Callable[[str], None]
+    config: Notifications,
+    obj: Mapping[str, Any],
+    problem: Callable[[str], None],
+    project: Project | None = None,
 ) -> dict[str, set[Recipient]]:
-    """trigger -> recipients for ``obj``; ``problem`` is told of annotations naming a
-    trigger or service the configuration does not have (they subscribe nothing)."""
+    """trigger -> recipients for ``obj``: the configuration's subscriptions, the app's
+    annotations, and those of its AppProject (``project``), merged as Argo CD merges them
+    (a union: a recipient subscribed twice is sent once). ``problem`` is told of
+    annotations naming a trigger or service the configuration does not have (they
+    subscribe nothing)."""
     labels = dict((obj.get("metadata") or {}).get("labels") or {})
     out: dict[str, set[Recipient]] = {}
     for subscription in config.subscriptions:
@@ -98,18 +112,52 @@ def wanted(
             continue
         for trigger in subscription.triggers or config.default_triggers:
             out.setdefault(trigger, set()).update(subscription.recipients)
-    for key, value in sorted(annotations_of(obj).items()):
+    _annotated(config, annotations_of(obj), "", out, problem)
+    if project is not None:
+        where = f"project {project.key}: "
+        _annotated(config, project.annotations, where, out, problem)
+        found = legacy_subscribed(
+            project.annotations, config.default_triggers, config.service_default_triggers
+        )
+        for key, trigger, service, recipient in found:
+            if _known(config, f"{where}annotation {key}", trigger, service, problem):
+                out.setdefault(trigger, set()).add((service, recipient))
+    return out
+
+
+def _known(
+    config: Notifications, what: str, trigger: str, service: str, problem: Callable[[str], None]
+) -> bool:
+    """Whether the configuration has the trigger (empty: the defaults) and the service;
+    ``problem`` is told when not."""
+    if trigger and trigger not in config.triggers:
+        problem(f"{what}: unknown trigger {trigger!r}")
+        return False
+    if service not in config.services:
+        problem(f"{what}: unknown service {service!r}")
+        return False
+    return True
+
+
+def _annotated(
+    config: Notifications,
+    annotations: Mapping[str, str],
+    where: str,
+    out: dict[str, set[Recipient]],
+    problem: Callable[[str], None],
+) -> None:
+    """Add to ``out`` what the subscription annotations subscribe; ``where`` starts each
+    problem told (whose annotations they are)."""
+    for key, value in sorted(annotations.items()):
+        if not key.startswith(SUBSCRIBE):
+            continue
         try:
             subscribed = list(_subscribed(key, value))
         except ValueError as exc:
-            problem(str(exc))
+            problem(f"{where}{exc}")
             continue
         for trigger, service, recipients in subscribed:
-            if trigger and trigger not in config.triggers:
-                problem(f"annotation {key}: unknown trigger {trigger!r}")
-                continue
-            if service not in config.services:
-                problem(f"annotation {key}: unknown service {service!r}")
+            if not _known(config, f"{where}annotation {key}", trigger, service, problem):
                 continue
             triggers = (
                 [trigger]
@@ -118,4 +166,3 @@ def wanted(
             )
             for name in triggers:
                 out.setdefault(name, set()).update((service, r) for r in recipients)
-    return out

@@ -153,6 +153,7 @@ def test_argocds_notifications_objects_are_read_by_name_through_the_api() -> Non
     added = grants("argocd-notifications") - grants("defaults")
     assert added == table(
         (REPORTERS, "cd", "argoproj.io", "applications", "get list watch"),
+        (REPORTERS, "cd", "argoproj.io", "appprojects", "get list watch"),
         (REPORTERS, "cd", "", "configmaps", "get list watch"),
         (REPORTERS, "cd", "", "secrets", "get list watch"),
     ) - grants("defaults")
@@ -174,6 +175,35 @@ def test_argocds_notifications_objects_are_read_by_name_through_the_api() -> Non
     assert not any(a.startswith(("--notifications=", "--secrets=")) for a in args)
     assert not any("notifications" in m["name"] for m in container.get("volumeMounts", []))
     assert not any("notifications" in o["metadata"]["name"] for o in objects("defaults", "Role"))
+
+
+def test_with_notifications_the_reporters_read_the_appprojects_beside_the_apps() -> None:
+    """An AppProject's annotations subscribe its apps (as Argo CD reads them): with
+    notifications, mounted or read from Argo CD, the reporters may read the AppProjects
+    where they read Applications; without, not."""
+    projects = {g for g in grants("existing-secrets") if g[3] == "appprojects"}
+    assert projects == table((REPORTERS, "argocd", "argoproj.io", "appprojects", "get list watch"))
+    assert not [g for g in grants("defaults") if g[3] == "appprojects"]
+    assert not [g for g in grants("all-namespaces") if g[3] == "appprojects"]
+    sets = ("reporters.allNamespaces=true", "reporters.notifications.configMap=team-cm")
+    rendered = helm(
+        "template", RELEASE, str(CHART), "-n", NAMESPACE,
+        *(a for value in (*BASE, *sets) for a in ("--set", value)),
+    ).stdout  # fmt: skip
+    roles = [d for d in yaml.safe_load_all(rendered) if d and d["kind"] == "ClusterRole"]
+    [role] = [r for r in roles if r["rules"][0]["resources"] == ["appprojects"]]
+    assert role["rules"] == [
+        {"apiGroups": ["argoproj.io"], "resources": ["appprojects"],
+         "verbs": ["get", "list", "watch"]}
+    ]  # fmt: skip
+    name = role["metadata"]["name"]
+    [binding] = [
+        d for d in yaml.safe_load_all(rendered)
+        if d and d["kind"] == "ClusterRoleBinding" and d["roleRef"]["name"] == name
+    ]  # fmt: skip
+    assert binding["subjects"] == [
+        {"kind": "ServiceAccount", "name": "promoflow-reporters", "namespace": NAMESPACE}
+    ]
 
 
 def test_a_mounted_and_an_argocd_notifications_configmap_together_are_refused() -> None:

@@ -163,8 +163,10 @@ class Apps:
         automated: bool = True,
         labels: dict[str, str] | None = None,
         source: dict[str, Any] | None = None,
+        project: str = "",
     ) -> dict[str, Any]:
-        """``source``: more fields of the app's source (``directory``, ``kustomize``)."""
+        """``source``: more fields of the app's source (``directory``, ``kustomize``);
+        ``project``: its AppProject (default: the settings')."""
         body: dict[str, Any] = {
             "apiVersion": f"{GROUP}/{VERSION}",
             "kind": "Application",
@@ -175,7 +177,7 @@ class Apps:
                 "finalizers": ["resources-finalizer.argocd.argoproj.io"],
             },
             "spec": {
-                "project": self.settings.argocd_project,
+                "project": project or self.settings.argocd_project,
                 "source": {
                     "repoURL": repo,
                     "path": path,

@@ -59,6 +59,8 @@ TRIGGERS = (
 )
 SLACK_CHANNEL = "parity"
 TEAMS_RECIPIENT = "parity"
+PROJECT_CHANNEL, LEGACY_CHANNEL = "parity-project", "parity-legacy"
+"""Slack channels subscribed on an AppProject, by annotation and by legacy annotation."""
 
 
 def _data(name: str) -> dict[str, str]:
@@ -163,7 +165,7 @@ class Receiver:
             if sender not in SENDERS:
                 return JSONResponse({"ok": False, "error": "invalid_auth"})
             channel = str(body.get("channel", ""))
-            if channel != SLACK_CHANNEL:
+            if channel not in (SLACK_CHANNEL, PROJECT_CHANNEL, LEGACY_CHANNEL):
                 return JSONResponse({"ok": False, "error": "channel_not_found"})
             self._take(sender, "slack", channel, _slack_fields(body))
             ts = f"{time.time():.6f}"

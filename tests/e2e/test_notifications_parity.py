@@ -29,6 +29,8 @@ from tests.e2e.k8s import (
 )
 from tests.e2e.notifyparity import (
     LABEL,
+    LEGACY_CHANNEL,
+    PROJECT_CHANNEL,
     ArgoNotifications,
     PromoflowReporter,
     Receiver,
@@ -38,6 +40,7 @@ from tests.e2e.notifyparity import (
     secrets_for,
     settle,
 )
+from tests.e2e.parityproject import ParityProject
 from tests.e2e.settings import E2ESettings
 
 pytestmark = pytest.mark.e2e
@@ -67,14 +70,21 @@ def side_by_side(e2e: E2ESettings, tmp_path: Path) -> Iterator[tuple[str, Receiv
 
 
 def make_app(
-    e2e: E2ESettings, apps: Apps, repo: GitopsRepo, run: str, *, deploy: bool = True
+    e2e: E2ESettings,
+    apps: Apps,
+    repo: GitopsRepo,
+    run: str,
+    *,
+    deploy: bool = True,
+    project: str = "",
 ) -> DeployedApp:
     name = f"pfnp-{short_id()}"
     app = DeployedApp(name, name, repo, f"apps/{name}", "")
     app.first = app.commit(
         {"configmap.yaml": configmap(name, "1"), "deployment.yaml": deployment(name, "1")}
     )
-    apps.create(name, repo.url, app.path, repo.branch, name, labels={LABEL: run})
+    labels = {LABEL: run}
+    apps.create(name, repo.url, app.path, repo.branch, name, labels=labels, project=project)
     if deploy:
         apps.wait_deployed(name, app.first, e2e.timeout)
     return app
@@ -86,16 +96,34 @@ def difference(a: Counter[tuple[str, str, str]], b: Counter[tuple[str, str, str]
     return "\n".join(lines)
 
 
+@pytest.fixture
+def parity_project(
+    e2e: E2ESettings, apps: Apps, side_by_side: tuple[str, Receiver]
+) -> Iterator[str]:
+    """An AppProject whose annotations subscribe its apps, made once both controllers run
+    (their watches pick it up); its apps are deleted before it is."""
+    run, _ = side_by_side
+    with ParityProject(e2e, f"pfnp-{run}") as project:
+        time.sleep(2)
+        try:
+            yield project.name
+        finally:
+            apps.delete_all()
+
+
 def test_the_same_configmap_sends_the_same_messages(
     e2e: E2ESettings,
     apps: Apps,
     new_repo: Callable[[], GitopsRepo],
     side_by_side: tuple[str, Receiver],
+    parity_project: str,
 ) -> None:
     """Create, sync, a second commit, a commit that degrades, delete: every message Argo
-    CD's controller sends, promoflow sends, to the same recipient, rendered the same."""
+    CD's controller sends, promoflow sends, to the same recipient, rendered the same. The
+    app's AppProject subscribes it too (by annotation and by legacy annotation): those
+    messages are compared alike."""
     run, receiver = side_by_side
-    app = make_app(e2e, apps, new_repo(), run)
+    app = make_app(e2e, apps, new_repo(), run, project=parity_project)
     second = app.commit({"configmap.yaml": configmap(app.name, "2")}, "second")
     refresh(e2e, app.name)
     apps.wait_deployed(app.name, second, e2e.timeout)
@@ -119,6 +147,9 @@ def test_the_same_configmap_sends_the_same_messages(
     print("messages per template (argocd):", dict(kinds))
     for kind in ("created", "deployed", "sync-succeeded", "degraded", "deleted"):
         assert kinds[kind] >= 2, (kind, kinds)  # Slack and Teams each: not vacuous
+    by_project = Counter((m.recipient, kind_of(m)) for m in receiver.of("argocd"))
+    assert by_project[(PROJECT_CHANNEL, "deployed")] >= 1, by_project
+    assert by_project[(LEGACY_CHANNEL, "sync-succeeded")] >= 1, by_project
     assert argocd == promoflow, difference(argocd, promoflow)
 
 

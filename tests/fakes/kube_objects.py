@@ -1,4 +1,5 @@
-"""ConfigMaps and Secrets of a fake Kubernetes API server, over real HTTP.
+"""ConfigMaps, Secrets and Argo CD's AppProjects of a fake Kubernetes API server, over
+real HTTP.
 
 The core routes the official client calls to follow a named object
 (``GET /api/v1/namespaces/NS/configmaps?fieldSelector=metadata.name=NAME``, then the
@@ -7,7 +8,8 @@ same with ``watch=true``), with the API server's conventions: the list's
 asked for, ``410 Gone`` (an ``ERROR`` event, reason ``Expired``) from a version older
 than the history kept, ``Status`` bodies for errors, and the field selectors
 ``metadata.name`` and ``metadata.namespace`` alone. Secrets' ``data`` is base64, as the
-API server serves it.
+API server serves it. AppProjects (``argoproj.io/v1alpha1``) are served on the custom
+object routes, by namespace and across all of them, with their annotations.
 """
 
 from __future__ import annotations
@@ -29,7 +31,8 @@ from starlette.routing import BaseRoute, Route
 
 from orchestrator.simulator.serve import ServerThread
 
-KINDS = {"configmaps": "ConfigMap", "secrets": "Secret"}
+KINDS = {"configmaps": "ConfigMap", "secrets": "Secret", "appprojects": "AppProject"}
+PROJECTS = "/apis/argoproj.io/v1alpha1"
 Obj = dict[str, Any]
 
 
@@ -58,16 +61,29 @@ class FakeKubeObjects:
         """Names this server's caller may not read (a Role that does not name them)."""
         self._lock = threading.Lock()
 
-    def put(self, kind: str, namespace: str, name: str, data: dict[str, str]) -> None:
-        """Create or replace; a Secret's ``data`` is given as text and kept as base64."""
+    def put(
+        self,
+        kind: str,
+        namespace: str,
+        name: str,
+        data: dict[str, str],
+        annotations: dict[str, str] | None = None,
+    ) -> None:
+        """Create or replace; a Secret's ``data`` is given as text and kept as base64; an
+        AppProject's ``data`` is its spec."""
         if kind == "secrets":
             data = {k: base64.b64encode(v.encode()).decode() for k, v in data.items()}
         with self._lock:
             self.version += 1
             key = (kind, namespace, name)
             kind_name = KINDS[kind]
-            meta = {"name": name, "namespace": namespace, "resourceVersion": str(self.version)}
+            meta: Obj = {"name": name, "namespace": namespace, "resourceVersion": str(self.version)}
+            if annotations:
+                meta["annotations"] = dict(annotations)
             obj = {"apiVersion": "v1", "kind": kind_name, "metadata": meta, "data": dict(data)}
+            if kind == "appprojects":
+                obj = {"apiVersion": "argoproj.io/v1alpha1", "kind": kind_name, "metadata": meta,
+                       "spec": dict(data)}  # fmt: skip
             change = "MODIFIED" if key in self.objects else "ADDED"
             self.objects[key] = obj
             self.history.append((self.version, change, copy.deepcopy(obj)))
@@ -87,6 +103,8 @@ class FakeKubeObjects:
         return [
             Route("/api/v1/namespaces/{namespace}/{kind}", self._collection),
             Route("/api/v1/namespaces/{namespace}/{kind}/{name}", self._one),
+            Route(f"{PROJECTS}/namespaces/{{namespace}}/{{kind}}", self._collection),
+            Route(f"{PROJECTS}/{{kind}}", self._collection),
         ]
 
     @contextmanager
@@ -99,8 +117,8 @@ class FakeKubeObjects:
                 self.closed = True
 
     def _matches(self, request: Request) -> Any:
-        namespace, kind = request.path_params["namespace"], request.path_params["kind"]
-        wanted: dict[str, str] = {"namespace": namespace}
+        namespace, kind = request.path_params.get("namespace"), request.path_params["kind"]
+        wanted: dict[str, str] = {"namespace": namespace} if namespace else {}
         for term in filter(None, (request.query_params.get("fieldSelector") or "").split(",")):
             field, _, value = term.partition("=")
             if field not in ("metadata.name", "metadata.namespace"):
@@ -135,7 +153,7 @@ class FakeKubeObjects:
             message = (
                 f'{kind} "{named}" is forbidden: User "system:serviceaccount:promoflow:reporters" '
                 f'cannot list resource "{kind}" in API group "" in the namespace '
-                f'"{request.path_params["namespace"]}"'
+                f'"{request.path_params.get("namespace", "")}"'
             )
             return JSONResponse(_status(403, message, "Forbidden"), status_code=403)
         if request.query_params.get("watch") in ("true", "1"):
@@ -143,7 +161,8 @@ class FakeKubeObjects:
         with self._lock:
             items = [copy.deepcopy(o) for (k, _, _), o in self.objects.items() if matches(k, o)]
             version = self.version
-        listing = {"apiVersion": "v1", "kind": f"{KINDS[kind]}List",
+        version_of = "argoproj.io/v1alpha1" if kind == "appprojects" else "v1"
+        listing = {"apiVersion": version_of, "kind": f"{KINDS[kind]}List",
                    "metadata": {"resourceVersion": str(version)}, "items": items}  # fmt: skip
         return JSONResponse(listing)
 

@@ -192,3 +192,57 @@ def test_a_file_and_an_object_for_one_configuration_is_a_usage_error(tmp_path: P
         "error: Invalid value for --secrets-from: goes with --notifications-from; with "
         "--notifications, give --secrets"
     )
+
+
+def test_apps_subscribed_on_their_appproject_are_sent_as_argo_cd_sends_them(
+    tmp_path: Path,
+) -> None:
+    """No subscription in the ConfigMap nor on the app: the app's AppProject (``default``,
+    in the app's namespace) subscribes it, read before the first app, then followed."""
+    got: list[str] = []
+
+    async def take(request: Request) -> JSONResponse:
+        got.append((await request.body()).decode())
+        return JSONResponse({})
+
+    receiver = Starlette(routes=[Route("/hooks/deployed", take, methods=["POST"])])
+    sim = ArgoCDSimulator()
+    sim.add_app("shop-dev", repo_url=REPO, path="dev")
+    objects = FakeKubeObjects(bookmark_interval=0.5)
+    kube = FakeKubeAPI(sim, bookmark_interval=0.5, objects=objects)
+    said: list[str] = []
+    legacy = {"on-deployed.recipients.argocd-notifications.argoproj.io": "deploys"}
+    with ServerThread(receiver) as hook, kube.serve() as served:
+        data = _configmap(f"{hook.url}/hooks", "one")
+        del data["subscriptions"]
+        objects.put("configmaps", *CM, data)
+        objects.put("secrets", *SECRET, {"receiver-token": TOKEN})
+        objects.put("appprojects", "argocd", "default", {}, legacy)
+        env = {**clean_env(), "KUBECONFIG": str(_kubeconfig(tmp_path / "kubeconfig", served.url))}
+        command = [*REPORTER, *FROM, "--state", str(tmp_path / "state.db"), "--port", "0"]
+        proc = subprocess.Popen(
+            command, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
+        )
+        stderr: Any = proc.stderr
+        reader = threading.Thread(target=lambda: said.extend(iter(stderr.readline, "")))
+        reader.start()
+        try:
+            _waits(lambda: any("reporting all namespaces" in line for line in said), "start", said)
+            sim.deploy("shop-dev", "a" * 40)
+            _waits(lambda: f"one {'a' * 40}" in got, "legacy", said)
+            modern = {"notifications.argoproj.io/subscribe.on-deployed.deploys": ""}
+            objects.put("appprojects", "argocd", "default", {}, modern)
+            time.sleep(1)  # the watch reads it; the next update of the app applies it
+            sim.deploy("shop-dev", "b" * 40)
+            _waits(lambda: f"one {'b' * 40}" in got, "modern", said)
+        finally:
+            proc.send_signal(signal.SIGTERM)
+            proc.wait(timeout=30)
+            reader.join(10)
+            if proc.stderr is not None:
+                proc.stderr.close()
+    assert proc.returncode == 0
+    # the app as first listed is deployed already (no revision yet): sent at once, the
+    # project having been read before the first app
+    assert got == ["one <no value>", f"one {'a' * 40}", f"one {'b' * 40}"]
+    assert not [line for line in said if "appprojects" in line or "Traceback" in line]
