@@ -15,6 +15,7 @@ import time
 from collections.abc import Sequence
 from typing import Any
 
+from reporters.collection import fewer_collections
 from reporters.enrich.enricher import Enricher
 from reporters.events.ids import event_id
 from reporters.events.reports import BadReport, change_of
@@ -192,16 +193,17 @@ class Reporter:
         # on stop, what is queued is still stored; a change the watch reads later is seen
         # again by the next start's list, compared with the store
         ticked = 0.0
-        while not (self.stopping.is_set() and not len(self.queue)):
-            item = self.queue.get(timeout=0.2)
-            if self._pending:  # before the batch: what changed after a reload meets it
-                self.reconfigured()
-            if item is not None:
-                self.pipeline.handle_all([item, *self.queue.take(BATCH - 1)])
-            if time.time() - ticked >= 1.0:  # held notifications whose time came
-                ticked = time.time()
-                if self.pipeline.tick(ticked):
-                    self._wake()
+        with fewer_collections():  # the queued apps would be traversed again and again
+            while not (self.stopping.is_set() and not len(self.queue)):
+                item = self.queue.get(timeout=0.2)
+                if self._pending:  # before the batch: what changed after a reload meets it
+                    self.reconfigured()
+                if item is not None:
+                    self.pipeline.handle_all([item, *self.queue.take(BATCH - 1)])
+                if time.time() - ticked >= 1.0:  # held notifications whose time came
+                    ticked = time.time()
+                    if self.pipeline.tick(ticked):
+                        self._wake()
         for delivery in self.deliveries:
             delivery.stop()
         if self.run_messages is not None:

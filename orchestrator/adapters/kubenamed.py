@@ -44,14 +44,12 @@ class NamedInformer(Informer):
         kind = CORE_KINDS[self.resource[2]]
         return getattr(self.api, f"list_namespaced_{kind}"), (self.namespace,)
 
-    def _list(self) -> Object:
-        method, args = self._call()
-        listing = method(*args, field_selector=self.selector)
-        found: Object = self.api.api_client.sanitize_for_serialization(listing)
-        return found
-
-    def _watch_options(self) -> dict[str, Any]:
+    def _options(self) -> dict[str, Any]:
         return {"field_selector": self.selector}
+
+    def _json(self, page: Any) -> Object:
+        found: Object = self.api.api_client.sanitize_for_serialization(page)
+        return found
 
     def current(self) -> Object | None:
         """The object now (``None``: there is none), listed: the next watch starts there.

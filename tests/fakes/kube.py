@@ -5,10 +5,11 @@ through the Kubernetes API rather than the Argo CD API server. This serves the s
 :class:`~orchestrator.simulator.argocd.ArgoCDSimulator` state through the custom-object
 routes the official ``kubernetes`` client calls, with the API server's own conventions:
 ``Status`` error bodies, label and field selectors, resourceVersion-based list-then-watch,
-and ``410 Gone`` (an ``ERROR`` event with reason ``Expired``) when a watch resumes from a
-resourceVersion older than the retained history, which every watcher has to survive;
-``BOOKMARK`` events when a watch asks for them (``allowWatchBookmarks``); merge and JSON
-(RFC 6902) patches, and 415 for a strategic merge patch, which custom resources refuse.
+lists in pages (``limit``, then ``continue`` through one snapshot), and ``410 Gone`` (an
+``ERROR`` event with reason ``Expired``) when a watch resumes from a resourceVersion older
+than the retained history, which every watcher has to survive; ``BOOKMARK`` events when a
+watch asks for them (``allowWatchBookmarks``); merge and JSON (RFC 6902) patches, and 415
+for a strategic merge patch, which custom resources refuse.
 """
 
 from __future__ import annotations
@@ -161,6 +162,9 @@ class FakeKubeAPI:
         self._fail: list[int] = []
         self._watches: set[Subscription] = set()
         self._closed = False
+        self._pages: dict[str, tuple[list[App], int]] = {}
+        """Continue token -> what a paged list has yet to give, at its resourceVersion."""
+        self._continued = 0
 
     def expire_watch_history(self) -> None:
         """Forget every change so far, as a compaction does: watches from any earlier
@@ -317,13 +321,29 @@ class FakeKubeAPI:
 
         if params.get("watch") in ("true", "1"):
             return self._watch(request, matches)
-        apps, rv = self.sim.snapshot()
-        items = [app for app in apps if matches(app)]
+        token = params.get("continue") or ""
+        if token:  # the rest of a snapshot already taken, as the API server's pages
+            with self._lock:
+                found = self._pages.pop(token, None)
+            if found is None:
+                return _failure(410, "the provided continue parameter is too old", reason="Expired")
+            items, rv = found
+        else:
+            apps, rv = self.sim.snapshot()
+            items = [app for app in apps if matches(app)]
+        meta = {"resourceVersion": str(rv)}
+        limit = int(params.get("limit") or 0)
+        if 0 < limit < len(items):
+            with self._lock:
+                self._continued += 1
+                meta["continue"] = f"{rv}-{self._continued}"
+                self._pages[meta["continue"]] = (items[limit:], rv)
+            items = items[:limit]
         return JSONResponse(
             {
                 "apiVersion": f"{GROUP}/{VERSION}",
                 "kind": "ApplicationList",
-                "metadata": {"resourceVersion": str(rv)},
+                "metadata": meta,
                 "items": items,
             }
         )

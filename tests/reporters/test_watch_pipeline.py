@@ -10,8 +10,12 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+import pytest
 from kubernetes import client
+from kubernetes.client.exceptions import ApiException
 
+from orchestrator.adapters import informer
+from orchestrator.adapters.informer import Informer
 from orchestrator.simulator.argocd import ArgoCDSimulator
 from reporters.pipeline import Event, Pipeline
 from reporters.queue import CoalescingQueue
@@ -145,3 +149,51 @@ def test_a_watch_that_cannot_reach_the_api_says_why_once_per_reason() -> None:
     assert len(told) == 1  # the same reason again and again is said once
     assert told[0].startswith("watch of applications.argoproj.io in argocd failed: ")
     assert "Connection refused" in told[0] and "retrying with backoff" in told[0]
+
+
+def test_the_list_is_read_a_page_at_a_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every app of a list longer than a page is reported, asked for page by page (a
+    list of 10,000 whole apps decoded at once is what made the reporter's memory peak)."""
+    monkeypatch.setattr(informer, "PAGE", 3)
+    sim = ArgoCDSimulator()
+    for i in range(8):
+        sim.add_app(f"app-{i}", repo_url=REPO, path=f"p{i}")
+    kube = FakeKubeAPI(sim)
+    with reporting(sim, kube) as (delivered, watcher, _):
+        _until(lambda: len({e.change.app for e in delivered}) == 8)
+        _until(lambda: watcher.resource_version is not None)
+    lists = [r for r in kube.requests if r.startswith("GET") and "watch=true" not in r]
+    assert len(lists) == 3, lists
+    assert all("limit=3" in r for r in lists) and all("continue=" in r for r in lists[1:])
+
+
+class _Pages:
+    """A list method whose continue token has expired by the second page."""
+
+    def __init__(self) -> None:
+        self.calls: list[dict[str, object]] = []
+        self.items = [{"metadata": {"namespace": "argocd", "name": f"app-{i}"}} for i in range(5)]
+
+    def list_cluster_custom_object(self, *args: object, **kwargs: object) -> dict[str, object]:
+        self.calls.append(kwargs)
+        if kwargs.get("_continue"):
+            raise ApiException(status=410, reason="Expired")
+        if kwargs.get("limit"):
+            meta = {"resourceVersion": "41", "continue": "t"}
+            return {"metadata": meta, "items": self.items[:2]}
+        return {"metadata": {"resourceVersion": "42"}, "items": self.items}
+
+
+def test_an_expired_page_lists_again_whole() -> None:
+    """As client-go's pager: the rest of a list whose token expired is not lost, the list
+    is read again whole (what came already comes again, as an update would)."""
+    api = _Pages()
+    found = Informer(api, ("argoproj.io", "v1alpha1", "applications"), known={"argocd/gone"})
+    listed = list(found._relist())
+    assert [k for k, _ in listed] == [
+        "argocd/app-0", "argocd/app-1", *(f"argocd/app-{i}" for i in range(5)), "argocd/gone"
+    ]  # fmt: skip
+    assert listed[-1][1] is None  # not in the list: deleted meanwhile
+    assert found.resource_version == "42"
+    assert found.known == {f"argocd/app-{i}" for i in range(5)}
+    assert [c.get("_continue") for c in api.calls] == [None, "t", None]
