@@ -108,6 +108,9 @@ class Notifier:
         """Per app, its remembered ``oncePer`` names, oldest first."""
         self.restore(self.conditions)
         self.problems = 0
+        self._update: tuple[str, Obj, Notifications, dict[str, bool]] | None = None
+        """The app routed last, and what its state conditions gave: one update makes
+        several events, and a state condition reads the app alone."""
         self._warned: set[str] = set()
         self._warn = warn or (lambda text: print(f"warning: {text}", file=sys.stderr))
 
@@ -147,6 +150,10 @@ class Notifier:
             return routed  # an app nobody listens to: nothing to decode or evaluate
         env = condition_env(app, event, self.config.context, self.repo)
         current = sync_status_refreshed(app)  # else Argo CD evaluates no state condition
+        memo = self._update
+        if memo is None or memo[0] != key or memo[1] is not app or memo[2] is not self.config:
+            memo = self._update = (key, app, self.config, {})
+        states = memo[3]
         for trigger, recipients in sorted(subscribed.items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)
@@ -154,7 +161,13 @@ class Notifier:
                     continue
                 if not current and not reads_event(condition.when):
                     continue
-                now, was = self._evaluate(trigger, condition.when, env), False
+                if reads_event(condition.when):
+                    now = self._evaluate(trigger, condition.when, env)
+                elif (known := states.get(name)) is not None:
+                    now = known  # evaluated for another event of the same update
+                else:
+                    now = states[name] = self._evaluate(trigger, condition.when, env)
+                was = False
                 if not reads_event(condition.when):  # a state: sent when it turns true
                     was = self.conditions.get(name, False)
                     if now != was:
