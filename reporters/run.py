@@ -19,8 +19,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from orchestrator.access import Access
 from orchestrator.adapters.argocd import ArgoCDClient, ArgoCDError
 from orchestrator.adapters.informer import Refused
@@ -254,10 +252,9 @@ def repo_readings(settings: ReporterSettings) -> RepoReadings | None:
     if not settings.argocd_server:
         return None
     try:
-        client = ArgoCDClient(settings.argocd())
+        client = ArgoCDClient(settings.argocd(), timeout=REPO_TIMEOUT)
     except ValueError as exc:  # ARGOCD_SERVER: not a usable address
         raise ArgoCDError(str(exc)) from None
-    client.http.timeout = httpx.Timeout(REPO_TIMEOUT, connect=REPO_TIMEOUT / 2)
     return RepoReadings(client)
 
 

@@ -35,8 +35,14 @@ class ArgoCDError(PromoflowError):
 
 class ArgoCDClient:
     def __init__(
-        self, settings: ArgoCDSettings, transport: httpx.BaseTransport | None = None
+        self,
+        settings: ArgoCDSettings,
+        transport: httpx.BaseTransport | None = None,
+        *,
+        timeout: float | None = None,
     ) -> None:
+        """``timeout``: seconds each answer may take (a connection half of it), for a
+        caller that waits on the answer in the middle of its work; default: 60 s to read."""
         if not settings.server:
             raise ArgoCDError("no Argo CD server configured: set ARGOCD_SERVER")
         self.settings = settings
@@ -53,7 +59,9 @@ class ArgoCDClient:
                 # plaintext never uses TLS: do not load the CA bundle for nothing
                 verify=not settings.insecure and settings.base_url.startswith("https://"),
                 # a host that drops packets costs one connect timeout per try: keep it short
-                timeout=httpx.Timeout(30, connect=10, read=60),
+                timeout=httpx.Timeout(30, connect=10, read=60)
+                if timeout is None
+                else httpx.Timeout(timeout, connect=timeout / 2),
                 transport=transport,
             )
         except httpx.InvalidURL:

@@ -85,6 +85,16 @@ class Informer:
         found: Object = page
         return found
 
+    def first(self) -> list[tuple[str, Object | None]]:
+        """One list now, where the next watch starts from; :class:`Refused` when the API
+        server answers with an error status."""
+        from kubernetes.client.exceptions import ApiException
+
+        try:
+            return list(self._relist())
+        except ApiException as exc:
+            raise Refused(int(exc.status or 0), str(exc.reason or "")) from None
+
     def listed(self) -> bool:
         """Whether the next round starts from a list (the first, or after a 410)."""
         return self.resource_version is None

@@ -29,18 +29,6 @@ APPPROJECTS = ("argoproj.io", "v1alpha1", "appprojects")
 HINT = "the reporter needs get, list and watch on appprojects.argoproj.io where it reads apps"
 
 
-class _ProjectInformer(Informer):
-    def first(self) -> list[tuple[str, dict[str, Any] | None]]:
-        """One list now, where the watch will start from; :class:`Refused` on an error
-        status."""
-        from kubernetes.client.exceptions import ApiException
-
-        try:
-            return list(self._relist())
-        except ApiException as exc:
-            raise Refused(int(exc.status or 0), str(exc.reason or "")) from None
-
-
 def follow_projects(
     api: Any,
     namespaces: Sequence[str],
@@ -55,7 +43,7 @@ def follow_projects(
     then follow each namespace's changes in a thread until ``stop()``; the threads."""
     threads = []
     for namespace in namespaces:
-        informer = _ProjectInformer(api, APPPROJECTS, namespace)
+        informer = Informer(api, APPPROJECTS, namespace)
         where = f" in {namespace}" if namespace else ""
         try:
             for key, obj in informer.first():
