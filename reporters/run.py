@@ -134,7 +134,7 @@ def run(options: Options) -> int:
         try:
             api = kube_api()
         except Exception as exc:  # the client's own wording: no kubeconfig, no service account
-            print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
+            print(f"error: {_no_credentials(exc)}", file=sys.stderr)
             return USAGE_ERROR
         try:
             repo = repo_readings(settings)
@@ -169,7 +169,7 @@ def run(options: Options) -> int:
     try:
         api = api if source is not None else kube_api()
     except Exception as exc:  # the client's own wording: no kubeconfig, no service account
-        print(f"error: no Kubernetes credentials: {exc}", file=sys.stderr)
+        print(f"error: {_no_credentials(exc)}", file=sys.stderr)
         return USAGE_ERROR
     state = options.state or str(Path(tempfile.mkdtemp(prefix="promoflow-reporter-")) / "state.db")
     try:
@@ -256,6 +256,13 @@ def repo_readings(settings: ReporterSettings) -> RepoReadings | None:
     except ValueError as exc:  # ARGOCD_SERVER: not a usable address
         raise ArgoCDError(str(exc)) from None
     return RepoReadings(client)
+
+
+def _no_credentials(exc: Exception) -> str:
+    """The client's reason, said once (:class:`NoCredentials` already names it)."""
+    text = str(exc)
+    prefix = "no Kubernetes credentials"
+    return text if text.startswith(prefix) else f"{prefix}: {text}"
 
 
 def _maskable(found: Mapping[str, str]) -> tuple[str, ...]:

@@ -154,6 +154,17 @@ def test_a_missing_configmap_stops_the_start_with_the_reason(tmp_path: Path) -> 
     ]
 
 
+def test_no_kubernetes_credentials_stop_the_start_saying_so_once(tmp_path: Path) -> None:
+    env = {**clean_env(), "KUBECONFIG": str(tmp_path / "nowhere")}
+    run = subprocess.run(
+        [*REPORTER, *FROM], env=env, capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.returncode == 2
+    [line] = run.stderr.splitlines()
+    assert line.startswith("error: no Kubernetes credentials: "), line
+    assert line.count("no Kubernetes credentials") == 1, line
+
+
 def test_a_secret_the_reporter_may_not_read_stops_the_start_naming_the_role(
     tmp_path: Path,
 ) -> None:
