@@ -239,6 +239,10 @@ def test_apps_subscribed_on_their_appproject_are_sent_as_argo_cd_sends_them(
         reader.start()
         try:
             _waits(lambda: any("reporting all namespaces" in line for line in said), "start", said)
+            # the app as first listed is deployed already (no revision yet): sent at once,
+            # the project having been read before the first app; waited for, as the log
+            # line may come before the list is read
+            _waits(lambda: "one <no value>" in got, "first list", said)
             sim.deploy("shop-dev", "a" * 40)
             _waits(lambda: f"one {'a' * 40}" in got, "legacy", said)
             modern = {"notifications.argoproj.io/subscribe.on-deployed.deploys": ""}
@@ -253,7 +257,5 @@ def test_apps_subscribed_on_their_appproject_are_sent_as_argo_cd_sends_them(
             if proc.stderr is not None:
                 proc.stderr.close()
     assert proc.returncode == 0
-    # the app as first listed is deployed already (no revision yet): sent at once, the
-    # project having been read before the first app
     assert got == ["one <no value>", f"one {'a' * 40}", f"one {'b' * 40}"]
     assert not [line for line in said if "appprojects" in line or "Traceback" in line]
