@@ -13,7 +13,7 @@ from typing import Any
 
 from reporters.expr.operators import GoPanic
 from reporters.expr.values import GoFunc, TypedList, go_format
-from reporters.notifications.reposhapes import Method, NilPointer, Strings, Struct
+from reporters.notifications.reposhapes import Method, Strings, Struct, panicking
 
 
 def expr_value(value: Any) -> Any:
@@ -28,13 +28,7 @@ def expr_value(value: Any) -> Any:
 
 
 def _method(name: str, method: Method) -> GoFunc:
-    def call(*args: Any) -> Any:
-        try:
-            return method.fn(*args)
-        except NilPointer as exc:
-            raise GoPanic(str(exc)) from None
-
-    return GoFunc(name, method.params, method.result, call)
+    return GoFunc(name, method.params, method.result, panicking(method, GoPanic))
 
 
 class ExprStruct:

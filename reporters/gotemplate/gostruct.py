@@ -16,7 +16,7 @@ from typing import Any
 from orchestrator.golang.gotime import Time
 from reporters.gotemplate.gotime import GoTime
 from reporters.gotemplate.values import GoFunc, GoPanic, StrList
-from reporters.notifications.reposhapes import Method, NilPointer, Strings, Struct
+from reporters.notifications.reposhapes import Method, Strings, Struct, panicking
 
 
 def template_value(value: Any) -> Any:
@@ -33,13 +33,7 @@ def template_value(value: Any) -> Any:
 
 
 def _method(name: str, method: Method) -> GoFunc:
-    def call(*args: Any) -> Any:
-        try:
-            return method.fn(*args)
-        except NilPointer as exc:
-            raise GoPanic(str(exc)) from None
-
-    return GoFunc(call, method.params, returns=method.result, name=name)
+    return GoFunc(panicking(method, GoPanic), method.params, returns=method.result, name=name)
 
 
 class GoStruct:

@@ -97,6 +97,19 @@ class NilPointer(Exception):
     """A method called through a nil pointer: Go panics with this text."""
 
 
+def panicking(method: Method, panic: type[Exception]) -> Callable[..., Any]:
+    """``method``'s function, its nil-pointer panic raised as ``panic``: each language
+    (templates, conditions) has its own panic, which its evaluator tells as Go does."""
+
+    def call(*args: Any) -> Any:
+        try:
+            return method.fn(*args)
+        except NilPointer as exc:
+            raise panic(str(exc)) from None
+
+    return call
+
+
 def _strings(value: Any) -> Strings:
     return Strings(str(v) for v in value) if isinstance(value, list) else Strings()
 
