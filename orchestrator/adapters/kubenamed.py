@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from orchestrator.adapters.informer import Informer, Object, Refused
+from orchestrator.adapters.informer import Informer, Object
 
 CORE_KINDS = {"configmaps": "config_map", "secrets": "secret"}
 """The core kinds followed by name, and the client's name for each in its methods."""
@@ -54,12 +54,7 @@ class NamedInformer(Informer):
     def current(self) -> Object | None:
         """The object now (``None``: there is none), listed: the next watch starts there.
         :class:`Refused` when the API server answers with an error status."""
-        from kubernetes.client.exceptions import ApiException
-
         found = None
-        try:
-            for _, obj in self._relist():
-                found = obj
-        except ApiException as exc:
-            raise Refused(int(exc.status or 0), str(exc.reason or "")) from None
+        for _, obj in self.first():
+            found = obj
         return found
