@@ -74,6 +74,20 @@ def condition_name(key: str, trigger: str, index: int) -> str:
     return f"{key}\x1f{trigger}\x1f{index}"
 
 
+@dataclass(frozen=True, slots=True)
+class _Update:
+    """What routing one update of one app computes once for all its events."""
+
+    key: str
+    app: Obj
+    config: Notifications
+    subscribed: dict[str, set[tuple[str, str]]]
+    current: bool
+    """Argo CD's isAppSyncStatusRefreshed: no state condition runs when false."""
+    states: dict[str, bool] = field(default_factory=dict)
+    """Each state condition's value, once evaluated."""
+
+
 class Broadcast:
     """``--sink``: every event, as it is, to every sink."""
 
@@ -108,9 +122,10 @@ class Notifier:
         """Per app, its remembered ``oncePer`` names, oldest first."""
         self.restore(self.conditions)
         self.problems = 0
-        self._update: tuple[str, Obj, Notifications, dict[str, bool]] | None = None
-        """The app routed last, and what its state conditions gave: one update makes
-        several events, and a state condition reads the app alone."""
+        self._update: _Update | None = None
+        """The app routed last: one update makes several events, and who is subscribed,
+        whether Argo CD would evaluate its state and what each state condition gave read
+        the app alone."""
         self._warned: set[str] = set()
         self._warn = warn or (lambda text: print(f"warning: {text}", file=sys.stderr))
 
@@ -144,16 +159,20 @@ class Notifier:
         if obj is None:
             return routed
         app = whole if whole is not None else obj
-        project = self.projects.of(app) if self.projects is not None else None
-        subscribed = wanted(self.config, app, self._problem, project)
+        memo = self._update
+        if memo is None or memo.key != key or memo.app is not app or memo.config is not self.config:
+            project = self.projects.of(app) if self.projects is not None else None
+            memo = self._update = _Update(
+                key,
+                app,
+                self.config,
+                wanted(self.config, app, self._problem, project),
+                sync_status_refreshed(app),  # else Argo CD evaluates no state condition
+            )
+        subscribed, current, states = memo.subscribed, memo.current, memo.states
         if not subscribed:
             return routed  # an app nobody listens to: nothing to decode or evaluate
         env = condition_env(app, event, self.config.context, self.repo)
-        current = sync_status_refreshed(app)  # else Argo CD evaluates no state condition
-        memo = self._update
-        if memo is None or memo[0] != key or memo[1] is not app or memo[2] is not self.config:
-            memo = self._update = (key, app, self.config, {})
-        states = memo[3]
         for trigger, recipients in sorted(subscribed.items()):
             for index, condition in enumerate(self.config.triggers.get(trigger, ())):
                 name = condition_name(key, trigger, index)

@@ -163,20 +163,17 @@ class Store:
                         "ON CONFLICT(name) DO UPDATE SET value = excluded.value",
                         (name, int(value)),
                     )
+                rows = []
                 for out in outgoing:
                     self._seq += 1
-                    self._db.execute(
+                    state = HELD if out.due else PENDING
+                    event = json.dumps(out.event)
+                    rows.append((out.sink, out.id, self._seq, event, state, out.due, out.hold))
+                if rows:  # one call for a change's many sends (a catalog sends several)
+                    self._db.executemany(
                         "INSERT OR IGNORE INTO outbox (sink, id, seq, event, state, due, hold) "
                         "VALUES (?, ?, ?, ?, ?, ?, ?)",
-                        (
-                            out.sink,
-                            out.id,
-                            self._seq,
-                            json.dumps(out.event),
-                            HELD if out.due else PENDING,
-                            out.due,
-                            out.hold,
-                        ),
+                        rows,
                     )
                 if not self._batched:
                     self._db.execute("COMMIT")
