@@ -202,3 +202,15 @@ def test_an_invalid_configuration_fails_with_the_validate_command(tmp_path: Path
     assert line.detail == "a.yaml:3:5: error: x (and 1 more)"
     assert line.fix == f"run: promoflow validate -c {tmp_path}"
     assert not [line for line in lines if line.family in ("Applications", "Git")]
+
+
+def test_a_403_for_an_app_is_absent_when_the_token_may_get_it_anywhere(tmp_path: Path) -> None:
+    probes = healthy(tmp_path)
+    probes.argocd_replies["api/v1/applications/shop-dev"] = Reply(403)
+    line = only(examine(context(tmp_path, probes)), "Applications", "shop-dev")
+    assert line.detail.startswith("absent, or the token may not get it")
+    probes.argocd_replies["api/v1/account/can-i/applications/get/*/shop-dev"] = Reply(
+        200, {"value": "yes"}
+    )
+    line = only(examine(context(tmp_path, probes)), "Applications", "shop-dev")
+    assert line.detail == "does not exist" and "create Application shop-dev" in line.fix

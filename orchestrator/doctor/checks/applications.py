@@ -53,6 +53,8 @@ def _application(context: Context, app: ResolvedApp, repo: str) -> list[Line]:
     if reply.status == 404:
         return [fail(TITLE, name, "does not exist", create)]
     if reply.status == 403:
+        if _may_get_anywhere(context, name):
+            return [fail(TITLE, name, "does not exist", create)]
         return [
             fail(
                 TITLE,
@@ -68,6 +70,13 @@ def _application(context: Context, app: ResolvedApp, repo: str) -> list[Line]:
     spec = reply.data.get("spec") or {}
     project = str(spec.get("project") or "default")
     return [_source(name, spec, repo, app), *_rights(context, name, project)]
+
+
+def _may_get_anywhere(context: Context, name: str) -> bool:
+    """Whether the token may get an app of this name in every project: then Argo CD's 403
+    (which it answers for a missing app, to hide which exist) can only mean "absent"."""
+    reply = context.probes.argocd(f"api/v1/account/can-i/applications/get/*/{quote(name)}")
+    return isinstance(reply.data, dict) and reply.data.get("value") == "yes"
 
 
 def _sources(spec: dict[str, Any]) -> list[dict[str, Any]]:
