@@ -214,3 +214,15 @@ def test_a_403_for_an_app_is_absent_when_the_token_may_get_it_anywhere(tmp_path:
     )
     line = only(examine(context(tmp_path, probes)), "Applications", "shop-dev")
     assert line.detail == "does not exist" and "create Application shop-dev" in line.fix
+
+
+def test_an_empty_report_secret_name_is_not_checked_but_an_empty_git_one_fails(
+    tmp_path: Path,
+) -> None:
+    from orchestrator.settings import StepSettings
+
+    steps = StepSettings(report_secret="", git_secret="")
+    lines = examine(context(tmp_path, healthy(tmp_path), steps=steps))
+    checks = {line.check for line in lines if line.family == "Workflows namespace"}
+    assert not {c for c in checks if "report" in c}
+    assert only(lines, "Workflows namespace", "PROMOFLOW_GIT_SECRET").status == "fail"

@@ -30,6 +30,17 @@ def run(context: Context, earlier: list[Line]) -> list[Line]:
         ("report", steps.report_secret, "PROMOFLOW_REPORT_SECRET", False),
     )
     for what, name, variable, required in needed:
+        if not name:  # no report Secret is fine: reports are then sent without a token
+            if required:
+                lines.append(
+                    fail(
+                        TITLE,
+                        variable,
+                        f"empty: the steps would have no {what} token",
+                        f"set {variable} to the name of the Secret",
+                    )
+                )
+            continue
         lines.append(_secret(context, namespace, what, name, variable, required))
     return lines
 
