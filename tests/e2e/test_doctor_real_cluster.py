@@ -264,3 +264,99 @@ def test_doctor_names_each_broken_prerequisite_with_its_fix(
     tls = doctor(setup, "TLS to a plain-HTTP Argo Server", ARGO_SECURE="true")
     line = tls.failed()[("Argo Server", "reachable")]
     assert "plain HTTP" in line["detail"] and line["fix"] == "set ARGO_SECURE=false"
+
+
+def _cluster(e2e: E2ESettings, folder: Path) -> tuple[str, Path]:
+    """The API server's address and its CA, from the admin kubeconfig."""
+    import base64
+
+    import yaml
+
+    cluster = yaml.safe_load(e2e.kubeconfig.read_text())["clusters"][0]["cluster"]
+    ca = folder / "ca.pem"
+    if "certificate-authority-data" in cluster:
+        ca.write_bytes(base64.b64decode(cluster["certificate-authority-data"]))
+    else:
+        ca.write_text(Path(cluster["certificate-authority"]).read_text())
+    return str(cluster["server"]), ca
+
+
+def test_the_charts_test_account_may_read_all_the_doctor_checks(
+    e2e: E2ESettings, setup: Setup, tmp_path: Path
+) -> None:
+    """``helm test`` runs the doctor as the chart's test account: with only its Role, every
+    check still answers (no "cannot tell"), through the Argo Server and the Kubernetes API."""
+    import yaml
+
+    from tests.chart.readme import CHART
+    from tests.tools.binaries import ensure
+
+    name, argo_ns = setup.name, e2e.argo_namespace
+    sets = {
+        "config.configMap": "unused",
+        "workflows.namespace": argo_ns,
+        "workflows.serviceAccount.name": name,
+        "secrets.git": f"{name}-git",
+        "secrets.argocd": f"{name}-argocd",
+        "secrets.reportToken": f"{name}-report",
+    }
+    args = [arg for key, value in sets.items() for arg in ("--set", f"{key}={value}")]
+    rendered = subprocess.run(
+        [str(ensure("helm")), "template", name, str(CHART), "-n", name, *args],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
+    ).stdout
+    hook = [
+        o
+        for o in yaml.safe_load_all(rendered)
+        if o
+        and o["kind"] in ("ServiceAccount", "Role", "RoleBinding")
+        and o["metadata"]["labels"].get("app.kubernetes.io/component") == "doctor"
+    ]
+    assert {o["kind"] for o in hook} == {"ServiceAccount", "Role", "RoleBinding"}
+    base = api_client(e2e)
+    core, rbac = client.CoreV1Api(base), client.RbacAuthorizationV1Api(base)
+    core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
+    try:
+        for obj in hook:
+            where = obj["metadata"]["namespace"]
+            if obj["kind"] == "ServiceAccount":
+                core.create_namespaced_service_account(where, obj)
+            elif obj["kind"] == "Role":
+                rbac.create_namespaced_role(where, obj)
+            else:
+                rbac.create_namespaced_role_binding(where, obj)
+        account = next(o["metadata"]["name"] for o in hook if o["kind"] == "ServiceAccount")
+        request = client.AuthenticationV1TokenRequest(
+            spec=client.V1TokenRequestSpec(audiences=[], expiration_seconds=600)
+        )
+        issued = core.create_namespaced_service_account_token(account, name, request).status
+        assert issued is not None and issued.token
+        token = str(issued.token)
+        server, ca = _cluster(e2e, tmp_path)
+        report = doctor(
+            setup,
+            "as the chart's test account",
+            ARGO_TOKEN=f"Bearer {token}",
+            KUBECONFIG="/nonexistent",
+            PROMOFLOW_KUBE_API=server,
+            PROMOFLOW_KUBE_TOKEN=token,
+            PROMOFLOW_KUBE_CA=str(ca),
+        )
+        assert report.code == 0, report.output
+        assert report.checks[("Argo Server", "token")]["detail"] == f"acts as {name}/{account}"
+        assert report.checks[("Argo Server", "namespace")]["status"] == "ok"
+        namespace_lines = {k: v for k, v in report.checks.items() if k[0] == "Workflows namespace"}
+        assert len(namespace_lines) == 4
+        assert {v["status"] for v in namespace_lines.values()} == {"ok"}, namespace_lines
+    finally:
+        for obj in hook:
+            if obj["kind"] == "Role":
+                rbac.delete_namespaced_role(obj["metadata"]["name"], obj["metadata"]["namespace"])
+            elif obj["kind"] == "RoleBinding":
+                rbac.delete_namespaced_role_binding(
+                    obj["metadata"]["name"], obj["metadata"]["namespace"]
+                )
+        core.delete_namespace(name)
