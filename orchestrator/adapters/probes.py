@@ -55,7 +55,14 @@ class Server:
     secrets: tuple[str, ...] = field(default=(), repr=False)
 
 
-def _fix(cause: neterrors.Cause, hints: neterrors.Hints) -> str:
+_CUT = (neterrors.Cause.RESET, neterrors.Cause.BROKEN, neterrors.Cause.TLS)
+"""How a TLS handshake with a plain-HTTP server may end besides a clear "wrong version"
+record: Argo CD's API server in ``--insecure`` mode resets the connection."""
+
+
+def _fix(cause: neterrors.Cause, hints: neterrors.Hints, url: str) -> str:
+    if cause in _CUT and url.startswith("https://"):
+        return f"{hints.plaintext}, if the server speaks plain HTTP (it cut the TLS handshake off)"
     if cause is neterrors.Cause.NAME:
         return hints.host
     if cause is neterrors.Cause.UNTRUSTED:
@@ -69,7 +76,7 @@ def failure(exc: BaseException, server: Server) -> Reply:
     """No answer: the cause in words, the setting to change apart from it."""
     cause, detail = neterrors.cause_of(exc)
     said = f"{cause.value} ({detail})" if detail else cause.value
-    fix = _fix(cause, server.hints)
+    fix = _fix(cause, server.hints, server.base_url)
     return Reply(problem=f"{server.service} at {server.base_url}: {said}", fix=fix)
 
 

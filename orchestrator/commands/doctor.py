@@ -63,6 +63,7 @@ def doctor_cmd(
     from orchestrator.adapters.liveprobes import LiveProbes
     from orchestrator.commands.argo import argo_settings
     from orchestrator.commands.choices import output_format
+    from orchestrator.doctor.context import Context
     from orchestrator.doctor.families import examine
     from orchestrator.doctor.report import exit_code
     from orchestrator.settings import StepSettings
@@ -77,8 +78,6 @@ def doctor_cmd(
     credentials = Credentials.from_env()
     probes = LiveProbes(argo, argocd, credentials, kube)
     loaded, problems = _configuration(config)
-    from orchestrator.doctor.context import Context
-
     context = Context(
         argo=argo,
         argocd=argocd,

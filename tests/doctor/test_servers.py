@@ -133,3 +133,39 @@ def test_the_simulator_answers_rights_and_identity_as_argo_cd() -> None:
         )
         assert stranger.argocd("api/v1/session/userinfo").data == {}
         stranger.close()
+
+
+@pytest.fixture
+def resetting() -> Iterator[str]:
+    """A server that resets every connection as soon as it is made (as Argo CD's API server
+    does to a TLS handshake when it serves plain HTTP)."""
+    import socket
+    import struct
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    stop = threading.Event()
+
+    def serve() -> None:
+        while not stop.is_set():
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            conn.close()
+
+    threading.Thread(target=serve, daemon=True).start()
+    yield f"127.0.0.1:{listener.getsockname()[1]}"
+    stop.set()
+    listener.close()
+
+
+def test_a_tls_handshake_cut_off_suggests_plain_http(resetting: str) -> None:
+    settings = ArgoCDSettings(server=resetting, auth_token="t")
+    probes = LiveProbes(ArgoSettings(), settings, Credentials(), None)
+    try:
+        reply = probes.argocd("api/version")
+    finally:
+        probes.close()
+    assert reply.status == 0 and "connection reset" in reply.problem
+    assert reply.fix.startswith("add --plaintext to ARGOCD_OPTS, if the server speaks plain HTTP")
