@@ -265,6 +265,18 @@ def test_doctor_names_each_broken_prerequisite_with_its_fix(
     line = tls.failed()[("Argo Server", "reachable")]
     assert "plain HTTP" in line["detail"] and line["fix"] == "set ARGO_SECURE=false"
 
+    # and Argo CD's, the other way round from how it is served: TLS to its plain-HTTP port
+    # (its API server resets the handshake), or plain HTTP to its TLS port
+    plaintext = "--plaintext" in e2e.argocd_opts
+    flipped = e2e.argocd_opts.replace("--plaintext", "") if plaintext else "--plaintext"
+    cd_tls = doctor(setup, "Argo CD's TLS setting wrong", ARGOCD_OPTS=flipped.strip())
+    line = cd_tls.failed()[("Argo CD", "reachable")]
+    wanted = (
+        "add --plaintext to ARGOCD_OPTS" if plaintext else "remove --plaintext from ARGOCD_OPTS"
+    )
+    assert line["fix"].startswith(wanted), line
+    assert ("Applications", "all") in cd_tls.checks  # the apps not asked: said once
+
 
 def _cluster(e2e: E2ESettings, folder: Path) -> tuple[str, Path]:
     """The API server's address and its CA, from the admin kubeconfig."""
