@@ -45,6 +45,8 @@ def _pods(case: str) -> Iterator[tuple[str, dict[str, Any]]]:
     for obj in render(case):
         if obj["kind"] in ("Deployment", "StatefulSet", "Job"):
             yield f"{obj['kind']}/{obj['metadata']['name']}", obj["spec"]["template"]["spec"]
+        elif obj["kind"] == "Pod":  # the test hook's
+            yield f"Pod/{obj['metadata']['name']}", obj["spec"]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -58,7 +60,7 @@ def test_every_pod_is_locked_down(case: str) -> None:
             assert context["allowPrivilegeEscalation"] is False, where
             assert context["capabilities"] == {"drop": ["ALL"]}, where
             assert container["resources"]["requests"], where
-            if not where.startswith("Job/"):
+            if not where.startswith(("Job/", "Pod/")):  # run to completion
                 assert container["readinessProbe"] and container["livenessProbe"], where
             mounted = {m["mountPath"] for m in container.get("volumeMounts", [])}
             assert "/tmp" in mounted, where  # the root filesystem is read-only
@@ -121,6 +123,7 @@ WEBHOOKS = "promoflow/promoflow-webhooks"
 REPORTERS = "promoflow/promoflow-reporters"
 APPLY = "promoflow/promoflow-apply"
 WORKFLOW = "promoflow/promoflow-workflow"
+DOCTOR = "promoflow/promoflow-doctor"
 
 
 def test_each_account_gets_exactly_what_it_needs() -> None:
@@ -133,6 +136,11 @@ def test_each_account_gets_exactly_what_it_needs() -> None:
         (WORKFLOW, "promoflow", "argoproj.io", "workflowtaskresults", "create patch"),
         *REVIEWS,
         (WORKFLOW, "promoflow", "promoflow.dev", "reporters/reports", "create"),
+        # helm test: list through the Argo Server, get the named Secrets and account
+        (DOCTOR, "promoflow", "argoproj.io", "workflows", "list"),
+        (DOCTOR, "promoflow", "argoproj.io", "workflowtemplates", "list"),
+        (DOCTOR, "promoflow", "", "secrets", "get"),
+        (DOCTOR, "promoflow", "", "serviceaccounts", "get"),
     )
 
 
@@ -325,9 +333,9 @@ def _config_python(case: str) -> dict[str, str]:
 
 def test_python_configuration_is_off_unless_config_python_turns_it_on() -> None:
     """Python configuration files run as code in the webhook service and the apply job:
-    off by default, and both processes are told the same."""
-    assert _config_python("defaults") == {"Deployment": "false", "Job": "false"}
-    assert _config_python("python-config") == {"Deployment": "true", "Job": "true"}
+    off by default, and every process that loads it (the test's doctor too) is told the same."""
+    assert _config_python("defaults") == {"Deployment": "false", "Job": "false", "Pod": "false"}
+    assert _config_python("python-config") == {"Deployment": "true", "Job": "true", "Pod": "true"}
 
 
 def test_a_python_file_with_python_configuration_off_is_refused_when_rendering() -> None:

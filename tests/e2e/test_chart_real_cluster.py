@@ -67,6 +67,11 @@ def test_every_object_passes_a_server_side_dry_run(
     e2e: E2ESettings, namespace: str, values: tuple[str, ...]
 ) -> None:
     rendered = _render(namespace, f"workflows.namespace={namespace}", *values)
+    # helm creates the test hook's ServiceAccount before its Pod (hook weights); a Pod's
+    # admission looks its account up, so the accounts exist before the dry run
+    accounts = [o for o in rendered if o["kind"] == "ServiceAccount"]
+    made = _kubectl(e2e, "apply", "-f", "-", stdin=yaml.safe_dump_all(accounts))
+    assert made.returncode == 0, made.stderr
     manifest = yaml.safe_dump_all(rendered)
     result = _kubectl(
         e2e, "apply", "--dry-run=server", "--validate=strict", "-f", "-", stdin=manifest
@@ -77,13 +82,20 @@ def test_every_object_passes_a_server_side_dry_run(
 
 
 def _can(e2e: E2ESettings, account: str, verb: str, resource: str, namespace: str = "") -> bool:
-    plural, _, group = resource.partition(".")  # workflows.argoproj.io, or secrets
+    """``resource`` is ``workflows.argoproj.io``, ``secrets`` or ``secrets/NAME`` (one
+    object, for a Role that names its objects)."""
+    resource, _, name = resource.partition("/")
+    plural, _, group = resource.partition(".")
     review = client.V1SubjectAccessReview(
         spec=client.V1SubjectAccessReviewSpec(
             user=f"system:serviceaccount:{account}",
             groups=["system:serviceaccounts", f"system:serviceaccounts:{account.split(':')[0]}"],
             resource_attributes=client.V1ResourceAttributes(
-                verb=verb, group=group, resource=plural, namespace=namespace or None
+                verb=verb,
+                group=group,
+                resource=plural,
+                namespace=namespace or None,
+                name=name or None,
             ),
         )
     )
@@ -107,7 +119,7 @@ def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespa
         ns, argocd = namespace, e2e.argocd_namespace
         webhooks, reporters = f"{ns}:promoflow-webhooks", f"{ns}:promoflow-reporters"
         apply, workflow = f"{ns}:promoflow-apply", f"{ns}:promoflow-workflow"
-        approver = f"{ns}:promoflow-approver"
+        approver, doctor = f"{ns}:promoflow-approver", f"{ns}:promoflow-doctor"
         allowed = [
             (webhooks, "create", "workflows.argoproj.io", ns),
             (webhooks, "patch", "workflows.argoproj.io", ns),
@@ -119,6 +131,11 @@ def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespa
             (workflow, "patch", "workflowtaskresults.argoproj.io", ns),
             (approver, "update", "workflows.argoproj.io", ns),  # set an approval's outputs
             (approver, "watch", "workflows.argoproj.io", ns),
+            (doctor, "list", "workflows.argoproj.io", ns),  # helm test: through the Argo Server
+            (doctor, "list", "workflowtemplates.argoproj.io", ns),
+            (doctor, "get", "secrets/promoflow-git", ns),
+            (doctor, "get", "secrets/promoflow-argocd", ns),
+            (doctor, "get", "serviceaccounts/promoflow-workflow", ns),
         ]
         denied = [
             (webhooks, "delete", "workflows.argoproj.io", ns),
@@ -137,6 +154,10 @@ def test_each_account_can_do_what_it_needs_and_no_more(e2e: E2ESettings, namespa
             (approver, "delete", "workflows.argoproj.io", ns),
             (approver, "update", "workflowtemplates.argoproj.io", ns),
             (approver, "get", "secrets", ns),
+            (doctor, "get", "secrets/promoflow-webhooks", ns),
+            (doctor, "list", "secrets", ns),
+            (doctor, "get", "workflows.argoproj.io", ns),
+            (doctor, "create", "workflows.argoproj.io", ns),
         ]
         wrong = [a for a in allowed if not _can(e2e, *a)] + [d for d in denied if _can(e2e, *d)]
         assert wrong == []

@@ -132,6 +132,31 @@ def test_argocd_token_it_did_not_sign(argocd: ArgoCDPair, e2e: E2ESettings) -> N
     same(Answer.of(argocd.fake.get(path, headers=auth)), real)
 
 
+def test_argocd_can_i_and_session_userinfo(argocd: ArgoCDPair, e2e: E2ESettings) -> None:
+    """What ``promoflow doctor`` asks: the token's account, the account's rights on an app
+    (``yes``), an action Argo CD's RBAC does not know (400), and a caller without a token
+    (``{}`` from userinfo, 401 from can-i)."""
+    paths = [
+        "/api/v1/session/userinfo",
+        f"/api/v1/account/can-i/applications/sync/default/{argocd.app}",
+        f"/api/v1/account/can-i/applications/get/*/{argocd.app}",
+        f"/api/v1/account/can-i/applications/bogus/default/{argocd.app}",
+    ]
+    for path in paths:
+        fake, real = argocd.fake.get(path), argocd.real.get(path)
+        same(
+            (Answer.of(fake), fake.json().get("value")), (Answer.of(real), real.json().get("value"))
+        )
+    anonymous = {"Authorization": ""}
+    for path in paths[:2]:
+        fake, real = (
+            argocd.fake.get(path, headers=anonymous),
+            argocd.real.get(path, headers=anonymous),
+        )
+        same((Answer.of(fake), fake.json()), (Answer.of(real), real.json()))
+    assert argocd.real.get(paths[0]).json()["username"] == argocd.sim.account
+
+
 def test_argocd_list_that_matches_nothing(argocd: ArgoCDPair) -> None:
     """An empty list: the real server sends ``"items": null``, not ``[]``."""
     params = {"selector": "promoflow.dev/none=here"}

@@ -30,6 +30,8 @@ from orchestrator.simulator.argocd.resources import HealthMessages
 from orchestrator.simulator.argocd.state import ApiError, SimulatorState, not_found
 from orchestrator.simulator.serve import ServerThread
 
+CAN_I_ACTIONS = ("get", "create", "update", "delete", "sync", "override", "action", "invoke")
+"""The actions Argo CD's RBAC knows (its 400 for another lists them in this order)."""
 _GRPC_CODES = {400: 3, 401: 16, 403: 7, 404: 5, 409: 6, 429: 8, 500: 13, 501: 12, 504: 4}
 
 
@@ -103,6 +105,10 @@ class ArgoCDSimulator(SimulatorState, RepoReadings):
         self.first_name_only = first_name_only
         self.requests: list[str] = []
         """``METHOD /path?query`` of every API request, in order."""
+        self.account = "promoflow"
+        """Who the token is, as ``/api/v1/session/userinfo`` says."""
+        self.denied: set[tuple[str, str]] = set()
+        """``(action, project/app)`` pairs ``can-i`` answers ``no`` to (all else: ``yes``)."""
         self._served: set[Subscription] = set()
         """The subscriptions of this API server's own streams (closed when it stops)."""
         self._closed = False
@@ -124,6 +130,8 @@ class ArgoCDSimulator(SimulatorState, RepoReadings):
         return Starlette(
             routes=[
                 Route("/api/version", self._version),
+                Route("/api/v1/session/userinfo", self._userinfo),
+                Route("/api/v1/account/can-i/{resource}/{action}/{subresource:path}", self._can_i),
                 Route("/api/v1/applications", self._list),
                 Route("/api/v1/applications/{name}", self._get),
                 Route("/api/v1/applications/{name}/sync", self._sync, methods=["POST"]),
@@ -190,6 +198,23 @@ class ArgoCDSimulator(SimulatorState, RepoReadings):
 
     async def _version(self, request: Request) -> Response:
         return JSONResponse({"Version": "v2.x-simulator"})
+
+    async def _userinfo(self, request: Request) -> Response:
+        """As Argo CD: an empty object (200) for a caller without a valid token."""
+        if self._guard(request) is not None:
+            return JSONResponse({})
+        return JSONResponse({"loggedIn": True, "username": self.account, "iss": "argocd"})
+
+    async def _can_i(self, request: Request) -> Response:
+        """``yes`` unless :attr:`denied` names the action and object; an unknown action is
+        400, as Argo CD's enforcer refuses it."""
+        if self._guard(request) is not None:
+            return grpc_error(401, "no session information")
+        action = request.path_params["action"]
+        if action not in CAN_I_ACTIONS:
+            return grpc_error(400, f"[{' '.join(CAN_I_ACTIONS)}] does not contain {action}")
+        denied = (action, request.path_params["subresource"]) in self.denied
+        return JSONResponse({"value": "no" if denied else "yes"})
 
     async def _get(self, request: Request) -> Response:
         if (refused := self._guard(request)) is not None:

@@ -44,7 +44,7 @@ OUTPUT = Path(__file__).resolve().parent / f"{VERSION}-schemas.json"
 # apiVersion -> kinds; the file of an apiVersion is named after its URL path
 # (/api/v1 -> api__v1_openapi.json, /apis/apps/v1 -> apis__apps__v1_openapi.json).
 KINDS: dict[str, tuple[str, ...]] = {
-    "v1": ("ConfigMap", "Secret", "Service", "ServiceAccount", "Namespace"),
+    "v1": ("ConfigMap", "Secret", "Service", "ServiceAccount", "Namespace", "Pod"),
     "apps/v1": ("Deployment", "StatefulSet"),
     "batch/v1": ("Job",),
     "rbac.authorization.k8s.io/v1": ("Role", "RoleBinding", "ClusterRole", "ClusterRoleBinding"),
