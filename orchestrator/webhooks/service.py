@@ -17,7 +17,7 @@ import json
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 
@@ -43,6 +43,9 @@ from orchestrator.webhooks.payloads import body_hash
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Run, Submissions, Unavailable
 from orchestrator.webhooks.triggers import Outcome, Skip, for_image, for_push, for_request
+
+if TYPE_CHECKING:
+    from orchestrator.webhooks.configfollow import Follower
 
 DEFAULT_MAX_BODY = 1 << 20
 READY_TTL = 2.0
@@ -127,6 +130,18 @@ class Service:
     _answers: OrderedDict[GitPush | ImagePush, Reply] = field(default_factory=OrderedDict)
     """The answer to a push every run of which this process found submitted already: the
     same for every later delivery of it (a run submitted stays submitted)."""
+    follower: Follower | None = None
+    """Set when the configuration is followed in Git: it swaps :attr:`config`."""
+
+    def swap(self, config: Config) -> None:
+        """Serve ``config`` from now on. Called on the event loop, so it happens between two
+        deliveries' steps: the configuration and the plans change together, and what was
+        remembered of earlier pushes (their outcomes under the old configuration) goes."""
+        submissions = Submissions(config, self.submissions.settings, self.submissions.backend)
+        self.config, self.submissions = config, submissions
+        self._outcomes.clear()
+        self._refusals.clear()
+        self._answers.clear()
 
     def admit(self, name: str, incoming: Incoming) -> tuple[registry.Provider, str]:
         """The provider and its secret, if the headers and the path prove what they can
@@ -156,6 +171,12 @@ class Service:
         """A delivery whose body the provider verified: parsed, mapped, submitted."""
         name = provider.name
         event = self._meaning(provider, incoming)
+        follower = self.follower
+        if follower is not None:
+            if isinstance(event, GitPush) and follower.wants(event):
+                follower.nudge()
+            if (why := follower.not_ready()) is not None and not isinstance(event, Ping):
+                raise Unavailable(why, transient=True)
         if isinstance(event, Ping):
             return Reply(200, event.reason, "ping")
         if isinstance(event, Ignored):
@@ -311,6 +332,8 @@ class Service:
 
     async def readiness(self) -> str | None:
         """None when ready, else why not; the Argo Server is asked at most every 2 s."""
+        if self.follower is not None and (why := self.follower.not_ready()) is not None:
+            return why
         checked, reason = self._ready
         now = time.monotonic()
         if now - checked < READY_TTL:
