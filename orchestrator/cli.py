@@ -19,6 +19,7 @@ from orchestrator.commands import (
     approval,
     argo,
     compiling,
+    configpack,
     diff,
     local,
     plugin,
@@ -197,6 +198,7 @@ app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
+app.add_typer(configpack.config_app, name="config")
 app.add_typer(reporter.reporter_app, name="reporter")
 app.add_typer(step.step_app, name="step")
 app.add_typer(plugin.plugin_app, name="plugin")
