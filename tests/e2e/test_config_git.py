@@ -84,9 +84,26 @@ class GitRelease:
     seconds: float
 
     def template(self, product: str) -> dict[str, Any] | None:
-        with argo_http(self.e2e) as http:
-            found = http.get(f"/workflow-templates/{self.namespace}/promoflow-{product}")
-        return found.json() if found.status_code == 200 else None
+        """The product's WorkflowTemplate as the API server holds it (None: not there)."""
+        custom = client.CustomObjectsApi(api_client(self.e2e))
+        try:
+            found: dict[str, Any] = custom.get_namespaced_custom_object(
+                "argoproj.io", "v1alpha1", self.namespace, "workflowtemplates",
+                f"promoflow-{product}",
+            )  # fmt: skip
+        except client.ApiException as exc:
+            if exc.status == 404:
+                return None
+            raise
+        return found
+
+    def logs(self) -> str:
+        core = client.CoreV1Api(api_client(self.e2e))
+        pods = core.list_namespaced_pod(self.namespace).items
+        return "\n".join(
+            core.read_namespaced_pod_log(p.metadata.name, self.namespace, tail_lines=40)
+            for p in pods
+        )
 
     def readyz(self) -> httpx.Response:
         return httpx.get(f"{self.url}/readyz", timeout=10)
@@ -185,7 +202,7 @@ def test_a_pushed_product_is_applied_and_a_broken_push_refused(
     e2e: E2ESettings, release: GitRelease
 ) -> None:
     repo = release.repo
-    assert release.template("first") is not None  # applied by the service: no apply job
+    assert release.template("first") is not None, release.logs()  # no apply job: the service
     jobs = client.BatchV1Api(api_client(e2e)).list_namespaced_job(release.namespace).items
     assert jobs == []
     first = release.readyz().json()["config"]
