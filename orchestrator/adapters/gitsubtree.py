@@ -27,7 +27,11 @@ MAX_BYTES = 64 << 20
 
 class NoSuchFolder(GitError):
     """The folder is not in the commit (or is a file): the configuration's mistake, not
-    the server's."""
+    the server's; ``commit`` is the one read."""
+
+    def __init__(self, message: str, commit: str) -> None:
+        super().__init__(message)
+        self.commit = commit
 
 
 @dataclass(frozen=True)
@@ -49,6 +53,7 @@ def tip(remote: GitRemote, branch: str) -> str:
 def snapshot(remote: GitRemote, branch: str, folder: str) -> Snapshot:
     """Every file under ``folder`` at ``branch``'s tip."""
     commit = remote.fetch_branch(branch)
+    sha = str(commit.id)
     folder = folder.strip("/")
     remote.ensure_dirs([(commit.tree.id, folder)])
     tree: pygit2.Object = commit.tree
@@ -56,9 +61,9 @@ def snapshot(remote: GitRemote, branch: str, folder: str) -> Snapshot:
         try:
             tree = remote.repo[commit.tree[folder].id]
         except KeyError:
-            raise NoSuchFolder(f"{folder}/ is not in {remote.url} at {branch}") from None
+            raise NoSuchFolder(f"{folder}/ is not in {remote.url} at {branch}", sha) from None
     if not isinstance(tree, pygit2.Tree):
-        raise NoSuchFolder(f"{folder} is a file in {remote.url} at {branch}, not a folder")
+        raise NoSuchFolder(f"{folder} is a file in {remote.url} at {branch}, not a folder", sha)
     entries = list(_walk(remote.repo, tree, ""))
     if len(entries) > MAX_FILES:
         raise GitError(f"{folder or 'the root'} holds more than {MAX_FILES} files: check path")
@@ -75,7 +80,7 @@ def snapshot(remote: GitRemote, branch: str, folder: str) -> Snapshot:
             links[path] = data.decode("utf-8", "replace")
         else:
             files[path] = data
-    return Snapshot(str(commit.id), files, links)
+    return Snapshot(sha, files, links)
 
 
 def _walk(

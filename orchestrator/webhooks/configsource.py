@@ -94,7 +94,7 @@ class GitSource:
                 found = snapshot(self._remote, self.branch, self.path)
             except NoSuchFolder as exc:
                 where = Position(self.path or ".")
-                return Candidate(_tip_of(exc), Config(), [Problem(where, str(exc))])
+                return Candidate(exc.commit, Config(), [Problem(where, str(exc))])
         config, problems = load_files(found.files, self.path, self.python_allowed, found.links)
         return checked(found.commit, config, problems, self.path)
 
@@ -110,11 +110,6 @@ class GitSource:
 
     def close(self) -> None:
         self._remote.close()
-
-
-def _tip_of(_: Exception) -> str:
-    """A missing folder is remembered under no revision: it is read again next time."""
-    return ""
 
 
 class TemplateApplier:

@@ -5,6 +5,7 @@ a push delivery making it follow at once."""
 
 from __future__ import annotations
 
+import asyncio
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -15,15 +16,18 @@ import httpx
 import pytest
 
 from orchestrator.access import Access
-from orchestrator.adapters.argo import ArgoClient
+from orchestrator.adapters.argo import ArgoClient, ArgoError
 from orchestrator.adapters.git import Credentials
 from orchestrator.adapters.gitreads import GitReads
 from orchestrator.loading import Config
+from orchestrator.loading.packed import load_files
 from orchestrator.settings import ArgoSettings, StepSettings
 from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 from orchestrator.webhooks.app import create_app
 from orchestrator.webhooks.configfollow import Follower
-from orchestrator.webhooks.configsource import GitSource, TemplateApplier
+from orchestrator.webhooks.configsource import Candidate, GitSource, TemplateApplier, checked
+from orchestrator.webhooks.events import Commit, GitPush
+from orchestrator.webhooks.metrics import Metrics
 from orchestrator.webhooks.service import Service
 from tests.fakes.argo_server import FakeArgoServer
 from tests.webhooks.harness import (
@@ -231,6 +235,9 @@ def test_nothing_serves_until_a_good_configuration_arrives(tmp_path: Path, broke
                             timeout=10)  # fmt: skip
         assert answer.status_code == 503  # retried by the sender once a configuration serves
         assert "no valid configuration yet" in answer.json()["message"]
+        reads = f.follower.refreshes
+        until(lambda: f.follower.refreshes >= reads + 3)
+        assert [e[1] for e in f.events] == ["ConfigRefused"]  # told once, not every look
         f.push({
             f"{FOLDER}/base.yaml": config_text(f.gitops_url, ()).encode(),
             f"{FOLDER}/products/shop.yaml": product("shop", f.gitops_url),
@@ -249,3 +256,73 @@ def test_a_product_the_compiler_refuses_refuses_the_configuration(tmp_path: Path
         text = "\n".join(f.readyz().json()["config"]["refused"]["problems"])
         assert f"{FOLDER}/products/cart.yaml:" in text
         assert "hunter2" not in text and "hunter2" not in f.events[-1][2]
+
+
+def test_only_pushes_to_its_branch_touching_its_folder_make_it_follow(tmp_path: Path) -> None:
+    url = "https://git.example.com/acme/gitops.git"
+    source = GitSource(url, BRANCH, "/promoflow/", Credentials(), tmp_path / "cache")
+    try:
+
+        def push(paths: tuple[str, ...], *, branch: str = BRANCH, complete: bool = True,
+                 repos: tuple[str, ...] = (url,)) -> GitPush:  # fmt: skip
+            return GitPush(repos, branch, "a" * 40, "b" * 40,
+                           (Commit("b" * 40, "m", paths),), complete)  # fmt: skip
+
+        assert source.touched_by(push(("promoflow/products/cart.yaml",)))
+        assert source.touched_by(
+            push(("promoflow/x.yaml",), repos=("git@git.example.com:acme/gitops",))
+        )
+        assert not source.touched_by(push(("envs/dev/shop/values.yaml", "promoflow.yaml")))
+        assert source.touched_by(push((), complete=False))  # the paths are not all listed
+        assert not source.touched_by(push(("promoflow/a.yaml",), branch="other"))
+        other = ("https://git.example.com/acme/other.git",)
+        assert not source.touched_by(push(("promoflow/a.yaml",), repos=other))
+    finally:
+        source.close()
+
+
+class _Memory:
+    """A source whose tip and files the test sets."""
+
+    def __init__(self, text: str) -> None:
+        self.revision_now, self.text = "r1", text
+
+    def describe(self) -> str:
+        return "memory"
+
+    def revision(self) -> str:
+        return self.revision_now
+
+    def read(self) -> Candidate:
+        config, problems = load_files({"c.yaml": self.text.encode()}, "")
+        return checked(self.revision_now, config, problems, "")
+
+    def touched_by(self, push: GitPush) -> bool:
+        return True
+
+
+def test_an_unreachable_argo_server_is_retried_not_refused() -> None:
+    source = _Memory(config_text("https://git.example.com/acme/gitops.git", ("shop",)))
+    swapped: list[Config] = []
+    failing = [True]
+
+    def apply(config: Config) -> list[str]:
+        if failing[0]:
+            raise ArgoError("cannot reach the Argo Server", transient=True)
+        return sorted(config.products)
+
+    follower = Follower(source, apply, swapped.append, Metrics(), None, 3600)
+
+    async def twice() -> None:
+        await follower.refresh()
+        assert follower.serving is None and follower.refused is None
+        assert follower.last_error == "cannot reach the Argo Server"
+        assert follower.not_ready() == "no configuration loaded yet: cannot reach the Argo Server"
+        assert follower.detail()["lastError"] == "cannot reach the Argo Server"
+        failing[0] = False
+        await follower.refresh()  # the same revision is tried again, not remembered
+
+    asyncio.run(twice())
+    assert follower.serving is not None and follower.serving.applied == ("shop",)
+    assert [sorted(c.products) for c in swapped] == [["shop"]]
+    assert follower.last_error == "" and follower.not_ready() is None
