@@ -6,8 +6,10 @@ a push delivery making it follow at once."""
 from __future__ import annotations
 
 import asyncio
+import threading
 import time
 from collections.abc import Callable, Iterator
+from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,16 +34,19 @@ from orchestrator.webhooks.service import Service
 from tests.fakes.argo_server import FakeArgoServer
 from tests.webhooks.harness import (
     BRANCH,
+    MEMORY_URL,
     METRICS_TOKEN,
     NAMESPACE,
     commit,
     config_text,
     github_push,
     make_service,
+    served,
     serving,
     signed,
     values,
 )
+from tests.webhooks.memory import DictReader
 
 FOLDER = "promoflow"
 USER, TOKEN = "config-reader", "config-token-7f3a"
@@ -326,3 +331,35 @@ def test_an_unreachable_argo_server_is_retried_not_refused() -> None:
     assert follower.serving is not None and follower.serving.applied == ("shop",)
     assert [sorted(c.products) for c in swapped] == [["shop"]]
     assert follower.last_error == "" and follower.not_ready() is None
+
+
+def test_a_push_mapped_while_the_configuration_changes_is_not_remembered(tmp_path: Path) -> None:
+    """The delivery submits with the configuration it began with; what it computed is not
+    kept for the next delivery, which is mapped with the new one."""
+    asked, gate = threading.Event(), threading.Event()
+    path, after = "envs/dev/shop/values.yaml", "c" * 40
+
+    class Slow(DictReader):
+        def read_file(self, url: str, commit: str, path: str, branch: str = "") -> str | None:
+            asked.set()
+            gate.wait(10)
+            return super().read_file(url, commit, path, branch)
+
+    with served(tmp_path) as (url, service):
+        reader = Slow(files={(after, path): values("2.0.0").decode()}, tips={BRANCH: after})
+        service.reader = reader
+        body = github_push(MEMORY_URL, "a" * 40, after, [(after, "Release 2.0.0", [path])])
+        with ThreadPoolExecutor(1) as pool:
+            first = pool.submit(
+                httpx.post, f"{url}/webhooks/github", content=body, headers=signed(body),
+                timeout=30,
+            )  # fmt: skip
+            assert asked.wait(10)
+            service.swap(Config())  # the configuration no longer has the product
+            gate.set()
+            reply = first.result()
+        assert reply.status_code == 202, reply.text
+        assert reply.json()["promotions"][0]["product"] == "shop"
+        again = httpx.post(f"{url}/webhooks/github", content=body, headers=signed(body))
+        assert again.status_code == 200, again.text
+        assert again.json()["message"].startswith("nothing to promote")
