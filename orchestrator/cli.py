@@ -19,7 +19,9 @@ from orchestrator.commands import (
     approval,
     argo,
     compiling,
+    configpack,
     diff,
+    doctor,
     local,
     plugin,
     reporter,
@@ -197,7 +199,8 @@ app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
-app.command("doctor")(__import__("orchestrator.commands.doctor").commands.doctor.doctor_cmd)
+app.command("doctor")(doctor.doctor_cmd)
+app.add_typer(configpack.config_app, name="config")
 app.add_typer(reporter.reporter_app, name="reporter")
 app.add_typer(step.step_app, name="step")
 app.add_typer(plugin.plugin_app, name="plugin")

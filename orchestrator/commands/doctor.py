@@ -50,6 +50,22 @@ def doctor_cmd(
             help="The reporters' store file (their --state): checked writable.",
         ),
     ] = "",
+    config_git: Annotated[
+        str,
+        typer.Option(
+            envvar="PROMOFLOW_CONFIG_GIT_URL",
+            help="Read the configuration from this Git repository instead of --config, as "
+            "`serve --config-git` follows it (token: PROMOFLOW_CONFIG_GIT_TOKEN or GIT_TOKEN).",
+            show_default=False,
+        ),
+    ] = "",
+    config_git_branch: Annotated[
+        str, typer.Option(envvar="PROMOFLOW_CONFIG_GIT_BRANCH", help="Its branch.")
+    ] = "main",
+    config_git_path: Annotated[
+        str,
+        typer.Option(envvar="PROMOFLOW_CONFIG_GIT_PATH", help="Its folder (default: the root)."),
+    ] = "",
     output: Annotated[str | None, output_option(FORMATS, "text")] = None,
 ) -> None:
     """Check that promotions can run here: Argo Server, Argo CD and its Applications, Git
@@ -69,7 +85,7 @@ def doctor_cmd(
     from orchestrator.settings import StepSettings
 
     fmt = output_format(output, FORMATS, default="text")
-    if not config.exists():
+    if not config_git and not config.exists():
         raise typer.BadParameter(f"{config} does not exist", param_hint="--config")
     argo = argo_settings(argo_server, namespace)
     argocd = argocd_settings()
@@ -77,7 +93,12 @@ def doctor_cmd(
     kube, kube_problem = _kube()
     credentials = Credentials.from_env()
     probes = LiveProbes(argo, argocd, credentials, kube)
-    loaded, problems = _configuration(config)
+    if config_git:
+        loaded, problems, source = _git_configuration(
+            config_git, config_git_branch, config_git_path
+        )
+    else:
+        (loaded, problems), source = _configuration(config), str(config)
     context = Context(
         argo=argo,
         argocd=argocd,
@@ -85,7 +106,7 @@ def doctor_cmd(
         probes=probes,
         config=loaded,
         config_problems=problems,
-        config_source=str(config),
+        config_source=source,
         providers=_names(providers),
         env=dict(os.environ),
         reporter_state=reporter_state,
@@ -149,6 +170,38 @@ def _configuration(config: Path) -> tuple[Config | None, tuple[str, ...]]:
     found = sort_problems([*problems, *validate(loaded)])
     errors = tuple(str(p) for p in found if p.severity == "error")
     return (None, errors) if errors else (loaded, ())
+
+
+def _git_configuration(
+    url: str, branch: str, path: str
+) -> tuple[Config | None, tuple[str, ...], str]:
+    """The configuration at the branch's tip, read and checked as the webhook service
+    reads it when it follows Git; what cannot be read is the configuration's error."""
+    import tempfile
+
+    from orchestrator.adapters.gitcreds import Credentials
+    from orchestrator.adapters.giterrors import GitError
+    from orchestrator.settings import ConfigSettings
+    from orchestrator.webhooks.configsource import GitSource
+
+    env = dict(os.environ)
+    if env.get("PROMOFLOW_CONFIG_GIT_TOKEN"):
+        env["GIT_TOKEN"] = env["PROMOFLOW_CONFIG_GIT_TOKEN"]
+    python = settings(ConfigSettings).python
+    with tempfile.TemporaryDirectory(prefix="promoflow-doctor-") as cache:
+        try:
+            source = GitSource(url, branch, path, Credentials.from_env(env), Path(cache), python)
+        except GitError as exc:
+            return None, (f"--config-git: {exc}",), url
+        try:
+            candidate = source.read()
+        except GitError as exc:
+            return None, (f"{source.describe()}: {exc}",), source.describe()
+        finally:
+            source.close()
+    errors = tuple(str(p) for p in candidate.errors)
+    where = f"{source.describe()} at {candidate.revision[:12]}"
+    return (None, errors, where) if errors else (candidate.config, (), where)
 
 
 def _names(text: str) -> tuple[str, ...]:

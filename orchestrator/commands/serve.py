@@ -31,6 +31,7 @@ from orchestrator.commands.common import (
 
 if TYPE_CHECKING:
     from orchestrator.access import Access
+    from orchestrator.commands.configgit import GitOptions
     from orchestrator.local.session import LocalOptions
     from orchestrator.webhooks.service import Service
 
@@ -71,6 +72,31 @@ def serve_cmd(
     templates: LocalTemplatesOption = None,
     stand_ins: StandInsOption = False,
     log_level: Annotated[str, typer.Option(help="debug, info, warning or error.")] = "info",
+    config_git: Annotated[
+        str,
+        typer.Option(
+            envvar="PROMOFLOW_CONFIG_GIT_URL",
+            help="Follow the configuration in this Git repository instead of --config: "
+            "applied and served on every change, a broken one refused (token: "
+            "PROMOFLOW_CONFIG_GIT_TOKEN or GIT_TOKEN).",
+            show_default=False,
+        ),
+    ] = "",
+    config_git_branch: Annotated[
+        str, typer.Option(envvar="PROMOFLOW_CONFIG_GIT_BRANCH", help="Its branch.")
+    ] = "main",
+    config_git_path: Annotated[
+        str,
+        typer.Option(envvar="PROMOFLOW_CONFIG_GIT_PATH", help="Its folder (default: the root)."),
+    ] = "",
+    config_git_interval: Annotated[
+        float,
+        typer.Option(
+            min=1.0,
+            envvar="PROMOFLOW_CONFIG_GIT_INTERVAL",
+            help="Seconds between looks at the branch (pushes to it are followed at once).",
+        ),
+    ] = 60.0,
 ) -> None:
     """Receive webhooks from Git hosts, CI and registries and start promotions from them.
 
@@ -81,6 +107,8 @@ def serve_cmd(
     Examples:
       $ PROMOFLOW_WEBHOOK_GITHUB_SECRET=... promoflow serve -c environments --host 0.0.0.0
       $ promoflow serve -c environments --local --auto-approve --stand-ins   # no cluster
+      $ promoflow serve --config-git https://git.example.com/acme/gitops.git \\
+          --config-git-path promoflow --host 0.0.0.0
     """
     import uvicorn
 
@@ -101,7 +129,12 @@ def serve_cmd(
             auto_approve=auto_approve, soak_scale=soak_scale, runs_dir=runs_dir,
             templates=load_templates(templates), use_stand_ins=stand_ins,
         )  # fmt: skip
-    service = build_service(config, argo_server, namespace, max_body, git_cache, local_options)
+    from orchestrator.commands.configgit import GitOptions
+
+    git = None
+    if config_git:
+        git = GitOptions(config_git, config_git_branch, config_git_path, config_git_interval)
+    service = build_service(config, argo_server, namespace, max_body, git_cache, local_options, git)
     logging.basicConfig(level=level, format="%(asctime)s %(levelname)s %(name)s %(message)s")
     shown = host if ":" not in host else f"[{host}]"
     for name in service.secrets.configured():
@@ -140,17 +173,20 @@ def build_service(
     max_body: int,
     git_cache: Path | None,
     local: LocalOptions | None,
+    git: GitOptions | None = None,
 ) -> Service:
     """The service; ``local``: run promotions here with these options, else on the Argo
-    Server."""
+    Server; ``git``: its configuration followed there (it serves once the first one
+    passed), else read from ``config_dir`` now."""
     from orchestrator.adapters.argo import ArgoError
     from orchestrator.adapters.gitreads import GitReads
+    from orchestrator.loading import Config
     from orchestrator.webhooks import registry
     from orchestrator.webhooks.secrets import SecretError, Secrets, variable
     from orchestrator.webhooks.service import Service
     from orchestrator.webhooks.submit import Backend, Submissions
 
-    loaded = load_valid(config_dir)
+    loaded = load_valid(config_dir) if git is None else Config()
     try:
         secrets = Secrets(sorted(registry.providers()))
     except SecretError as exc:
@@ -177,10 +213,16 @@ def build_service(
         except ArgoError as exc:
             fail(f"{exc} (or run promotions here with --local)", 2)
     cache = git_cache or Path(tempfile.mkdtemp(prefix="promoflow-serve-git-"))
-    return Service(
+    service = Service(
         config=loaded,
         submissions=Submissions(loaded, step_settings(), backend),
         secrets=secrets,
         reader=GitReads(cache),
         max_body=max_body,
     )
+    if git is not None:
+        from orchestrator.commands.configgit import follow
+
+        follower = follow(service, git, cache, argo_server, namespace, local is not None)
+        err.print(f"following the configuration in {follower.source.describe()}", markup=False)
+    return service

@@ -98,18 +98,37 @@ PYTHON_OFF = (
 )
 
 
-def load_config(root: Path, python_allowed: bool = True) -> tuple[Config, list[Problem]]:
+def load_config(
+    root: Path, python_allowed: bool = True, shown_as: str | None = None
+) -> tuple[Config, list[Problem]]:
     """Load every resource under ``root`` (a directory or one file); never raises for input.
 
     ``python_allowed=False``: a promoflow Python file (one that imports ``orchestrator``)
-    is reported, never imported. Other Python files are no configuration and stay ignored."""
+    is reported, never imported. Other Python files are no configuration and stay ignored.
+    ``shown_as``: what problems call the directory ``root`` (a configuration read out of a
+    Git commit or a ConfigMap into a scratch directory is shown by where it came from, so
+    ``FILE:LINE`` names a file its authors can open)."""
     config, problems = Config(), []
+    if shown_as is None and root.is_dir():
+        from orchestrator.loading.packed import flattened, is_packed, load_packed
+
+        if is_packed(root):
+            return load_packed(root, python_allowed)
+        if (lost := flattened(root, _display(root))) is not None:
+            problems.append(lost)
     paths, inside = _paths(root)
+
+    def display_of(path: Path) -> str:
+        if shown_as is None:
+            return _display(path)
+        relative = path.relative_to(root).as_posix()
+        return relative if not shown_as else f"{shown_as.rstrip('/')}/{relative}"
+
     for path in paths:
         if isinstance(path, Unlisted):
-            problems.append(Problem(Position(_display(path.path)), path.reason))
+            problems.append(Problem(Position(display_of(path.path)), path.reason))
             continue
-        display = _display(path)
+        display = display_of(path)
         python = path.suffix == ".py"
         try:
             decoded = decode(read_regular(path, inside), python=python)

@@ -224,10 +224,15 @@ def create_app(service: Service, access: Access | None = None) -> WebhookApp:
         return JSONResponse({"status": "ok"})
 
     async def readyz(_: Request) -> Response:
+        """503 only while the service cannot serve; a refused configuration while a good
+        one serves is shown in ``config.refused`` with its problems, and stays 200."""
         reason = await service.readiness()
-        if reason is None:
-            return JSONResponse({"status": "ready"})
-        return JSONResponse({"status": "not ready", "reason": reason}, 503)
+        body: dict[str, Any] = {"status": "ready"}
+        if reason is not None:
+            body = {"status": "not ready", "reason": reason}
+        if service.follower is not None:
+            body["config"] = service.follower.detail()
+        return JSONResponse(body, 200 if reason is None else 503)
 
     async def metrics_page(request: Request) -> Response:
         authorization = request.headers.get("authorization", "")
@@ -238,7 +243,14 @@ def create_app(service: Service, access: Access | None = None) -> WebhookApp:
 
     @contextlib.asynccontextmanager
     async def lifespan(_: Starlette) -> AsyncIterator[None]:
+        following = None
+        if service.follower is not None:
+            following = asyncio.create_task(service.follower.run())
         yield
+        if following is not None:
+            following.cancel()
+            with contextlib.suppress(asyncio.CancelledError):
+                await following
         await service.aclose()
 
     async def http_error(request: Request, exc: Exception) -> Response:

@@ -17,7 +17,7 @@ import json
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.concurrency import run_in_threadpool
 
@@ -42,7 +42,17 @@ from orchestrator.webhooks.metrics import Metrics
 from orchestrator.webhooks.payloads import body_hash
 from orchestrator.webhooks.secrets import Secrets, variable
 from orchestrator.webhooks.submit import Run, Submissions, Unavailable
-from orchestrator.webhooks.triggers import Outcome, Skip, for_image, for_push, for_request
+from orchestrator.webhooks.triggers import (
+    Outcome,
+    Plans,
+    Skip,
+    for_image,
+    for_push,
+    for_request,
+)
+
+if TYPE_CHECKING:
+    from orchestrator.webhooks.configfollow import Follower
 
 DEFAULT_MAX_BODY = 1 << 20
 READY_TTL = 2.0
@@ -127,6 +137,22 @@ class Service:
     _answers: OrderedDict[GitPush | ImagePush, Reply] = field(default_factory=OrderedDict)
     """The answer to a push every run of which this process found submitted already: the
     same for every later delivery of it (a run submitted stays submitted)."""
+    follower: Follower | None = None
+    """Set when the configuration is followed in Git: it swaps :attr:`config`."""
+    _generation: int = 0
+    """Configurations swapped in so far: what a delivery computed under an earlier one is
+    not remembered for later deliveries."""
+
+    def swap(self, config: Config) -> None:
+        """Serve ``config`` from now on. Called on the event loop, so it happens between two
+        deliveries' steps: the configuration and the plans change together, and what was
+        remembered of earlier pushes (their outcomes under the old configuration) goes."""
+        submissions = Submissions(config, self.submissions.settings, self.submissions.backend)
+        self.config, self.submissions = config, submissions
+        self._generation += 1
+        self._outcomes.clear()
+        self._refusals.clear()
+        self._answers.clear()
 
     def admit(self, name: str, incoming: Incoming) -> tuple[registry.Provider, str]:
         """The provider and its secret, if the headers and the path prove what they can
@@ -156,6 +182,14 @@ class Service:
         """A delivery whose body the provider verified: parsed, mapped, submitted."""
         name = provider.name
         event = self._meaning(provider, incoming)
+        # what this delivery submits with, whatever configuration is swapped in meanwhile
+        submissions, generation = self.submissions, self._generation
+        follower = self.follower
+        if follower is not None:
+            if isinstance(event, GitPush) and follower.wants(event):
+                follower.nudge()
+            if (why := follower.not_ready()) is not None and not isinstance(event, Ping):
+                raise Unavailable(why, transient=True)
         if isinstance(event, Ping):
             return Reply(200, event.reason, "ping")
         if isinstance(event, Ignored):
@@ -164,10 +198,10 @@ class Service:
             for run in known.runs:
                 self.metrics.duplicates.labels(run.product).inc()
             return dataclasses.replace(known, headers={})
-        outcome = await self._outcome(event)
+        outcome = await self._outcome(event, submissions.plans)
         delivery = f"{name}:{provider.delivery_id(incoming) or body_hash(incoming)}"
         if outcome.starts and not isinstance(event, PromotionAsked):
-            outcome = await self._current(event, outcome, delivery)
+            outcome = await self._current(event, outcome, delivery, submissions)
         refusals = [s for s in outcome.skips if s.refused]
         if not outcome.starts and refusals:
             raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
@@ -175,8 +209,7 @@ class Service:
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)
         runs = [
-            await self.submissions.submit(start, start.identity or delivery)
-            for start in outcome.starts
+            await submissions.submit(start, start.identity or delivery) for start in outcome.starts
         ]
         for run in runs:
             counter = self.metrics.submissions if run.created else self.metrics.duplicates
@@ -188,7 +221,12 @@ class Service:
         reply = Reply(
             202, f"promoting: {words}", "submitted" if created else "duplicate", runs, skipped
         )
-        if not created and not isinstance(event, PromotionAsked) and self._lasting(event, runs):
+        if (
+            not created
+            and not isinstance(event, PromotionAsked)
+            and generation == self._generation
+            and self._lasting(event, runs)
+        ):
             _bounded_put(self._answers, event, reply)
         return reply
 
@@ -212,21 +250,22 @@ class Service:
             _bounded_put(self._events, key, found)
         return found
 
-    async def _outcome(self, event: GitPush | ImagePush | PromotionAsked) -> Outcome:
+    async def _outcome(self, event: GitPush | ImagePush | PromotionAsked, plans: Plans) -> Outcome:
         """What the event starts, remembered for pushes (a commit and the configuration
         never change under a running service)."""
         if isinstance(event, PromotionAsked):
-            return for_request(event, self.submissions.plans)
+            return for_request(event, plans)
         found = self._outcomes.get(event)
         if found is None:
-            found = await self._decide(event)
-            _bounded_put(self._outcomes, event, found)
+            generation = self._generation
+            found = await self._decide(event, plans)
+            if generation == self._generation:
+                _bounded_put(self._outcomes, event, found)
         return found
 
-    async def _decide(self, event: GitPush | ImagePush) -> Outcome:
+    async def _decide(self, event: GitPush | ImagePush, plans: Plans) -> Outcome:
         if isinstance(event, ImagePush):
-            return for_image(event, self.submissions.plans)
-        plans = self.submissions.plans
+            return for_image(event, plans)
         remembered = getattr(self.reader, "remembered", None)
         if remembered is not None:
             try:  # on the event loop when nothing has to be fetched
@@ -239,7 +278,11 @@ class Service:
             raise Unavailable(f"cannot read the pushed commits: {exc}", transient=True) from None
 
     async def _current(
-        self, event: GitPush | ImagePush, outcome: Outcome, delivery: str
+        self,
+        event: GitPush | ImagePush,
+        outcome: Outcome,
+        delivery: str,
+        submissions: Submissions,
     ) -> Outcome:
         """``outcome`` without what would move a version backwards, checked against the
         branch as it is now (:mod:`orchestrator.webhooks.freshness`). Only a push's first
@@ -252,7 +295,6 @@ class Service:
           environment holds can go back, by a rollback);
         - deliveries of one event that arrive while its check is under way share it (they
           name the same runs, so one answer holds for all)."""
-        submissions = self.submissions
         found: dict[int, Skip | None] = {}
         todo: list[int] = []
         for i, start in enumerate(outcome.starts):
@@ -263,30 +305,35 @@ class Service:
             else:
                 todo.append(i)
         if todo:
-            found.update(await self._check(event, outcome, tuple(todo)))
+            found.update(await self._check(event, outcome, tuple(todo), submissions.plans))
         return freshness.combine(outcome, found)
 
     async def _check(
-        self, event: GitPush | ImagePush, outcome: Outcome, todo: tuple[int, ...]
+        self,
+        event: GitPush | ImagePush,
+        outcome: Outcome,
+        todo: tuple[int, ...],
+        plans: Plans,
     ) -> dict[int, Skip | None]:
         key = (event, todo)
         pending = self._checks.get(key)
         if pending is None:
             push = isinstance(event, GitPush)
-            pending = asyncio.ensure_future(self._timed(outcome, push, todo))
+            pending = asyncio.ensure_future(self._timed(outcome, push, todo, plans))
             self._checks[key] = pending
-            pending.add_done_callback(lambda done: self._checked(key, done, push))
+            generation = self._generation
+            pending.add_done_callback(lambda done: self._checked(key, done, push, generation))
         try:
             return await asyncio.shield(pending)
         except GitError as exc:
             raise Unavailable(f"cannot read the branch's tip: {exc}", transient=True) from None
 
     async def _timed(
-        self, outcome: Outcome, push: bool, todo: tuple[int, ...]
+        self, outcome: Outcome, push: bool, todo: tuple[int, ...], plans: Plans
     ) -> dict[int, Skip | None]:
         with self.metrics.branch_checks.time():
             return await run_in_threadpool(
-                freshness.verdicts, outcome, push, self.submissions.plans, self.reader, todo
+                freshness.verdicts, outcome, push, plans, self.reader, todo
             )
 
     def _checked(
@@ -294,9 +341,12 @@ class Service:
         key: tuple[GitPush | ImagePush, tuple[int, ...]],
         done: asyncio.Future[dict[int, Skip | None]],
         push: bool,
+        generation: int,
     ) -> None:
         self._checks.pop(key, None)
         if not push or done.cancelled() or done.exception() is not None:
+            return
+        if generation != self._generation:  # checked against another configuration's plans
             return
         event = key[0]
         for i, refusal in done.result().items():
@@ -311,6 +361,8 @@ class Service:
 
     async def readiness(self) -> str | None:
         """None when ready, else why not; the Argo Server is asked at most every 2 s."""
+        if self.follower is not None and (why := self.follower.not_ready()) is not None:
+            return why
         checked, reason = self._ready
         now = time.monotonic()
         if now - checked < READY_TTL:

@@ -10,10 +10,12 @@ from pathlib import Path
 import pytest
 
 from orchestrator.simulator.argocd.api import ArgoCDSimulator
+from orchestrator.simulator.git_http import GitHttpServer, init_bare_repo
 from orchestrator.simulator.serve import ServerThread
 from tests.doctor.scripted import config_dir
 from tests.fakes.argo_server import FakeArgoServer
 from tests.unit.invoke import invoke
+from tests.webhooks.harness import commit
 
 ARGO_TOKEN, CD_TOKEN, HOOK = "argo-s3cret-token", "cd-s3cret-token", "hook-s3cret-value"
 
@@ -75,3 +77,40 @@ def test_usage_errors_exit_2(tmp_path: Path) -> None:
     assert invoke("doctor", "-c", str(config_dir(tmp_path)), "-o", "yaml").code == 2
     bad = invoke("doctor", "-c", str(tmp_path), env={"ARGO_NAMESPACE": "Not_A_Name"})
     assert bad.code == 2 and "ARGO_NAMESPACE" in bad.stderr
+
+
+def test_the_configuration_is_read_from_git_as_the_service_follows_it(
+    tmp_path: Path, servers: tuple[FakeArgoServer, ArgoCDSimulator, ServerThread]
+) -> None:
+    argo, _, cd = servers
+    root = tmp_path / "git"
+    root.mkdir()
+    bare = init_bare_repo(root / "config.git")
+    text = config_dir(tmp_path).joinpath("promoflow.yaml").read_bytes()
+    commit(bare, {"promoflow/products/all.yaml": text, "README.md": b"not config\n"}, "c")
+    with GitHttpServer(root, "reader", "config-token-9c1e") as git:
+        url = git.repo_url("config")
+        found = env(argo, cd, PROMOFLOW_CONFIG_GIT_TOKEN="config-token-9c1e", GIT_USERNAME="reader")
+        result = invoke(
+            "doctor", "--config-git", url, "--config-git-path", "promoflow", "-o", "json",
+            env=found,
+        )  # fmt: skip
+        checks = {(c["family"], c["check"]): c for c in json.loads(result.stdout)["checks"]}
+        assert checks[("Configuration", "products")]["status"] == "ok"
+        assert "promoflow/products" not in str(checks)  # folders read, not listed as missing
+        assert ("Applications", "shop-dev") in checks  # the products came from Git
+        commit(
+            bare,
+            {
+                "promoflow/products/all.yaml": b"apiVersion: promoflow.dev/v1alpha1\nkind: Product\nspec: [\n"
+            },
+            "broken",
+        )
+        broken = invoke(
+            "doctor", "--config-git", url, "--config-git-path", "promoflow", "-o", "json",
+            env=found,
+        )  # fmt: skip
+        assert broken.code == 1
+        line = json.dumps(json.loads(broken.stdout)["checks"][0])
+        assert "promoflow/products/all.yaml:" in line and "fix the configuration in Git" in line
+        assert "config-token-9c1e" not in broken.output + result.output

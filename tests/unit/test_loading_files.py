@@ -13,6 +13,7 @@ import socket
 import threading
 from pathlib import Path
 
+from orchestrator.loading.packed import MANIFEST, pack
 from tests.unit.conftest import Workspace
 from tests.unit.invoke import Result, assert_clean_failure, invoke
 from tests.unit.samples import ENVIRONMENTS
@@ -80,11 +81,16 @@ def test_an_ignored_fifo_is_left_alone(ws: Workspace) -> None:
 
 def test_a_configmap_volume_is_read_through_its_links(ws: Workspace) -> None:
     """How Kubernetes mounts a ConfigMap (the chart's configuration): each file a link
-    into ``..data``, itself a link to the current timestamped directory."""
+    into ``..data``, itself a link to the current timestamped directory; the manifest
+    ``promoflow config pack`` and the chart write lists the files."""
     ws.write_base()
     data = ws.root / "..2026_01_01_00_00_00.000000001"
     data.mkdir()
-    for name in ("environments.yaml", "template.yaml", "flow.yaml", "product.yaml"):
+    names = ("environments.yaml", "template.yaml", "flow.yaml", "product.yaml")
+    packed = pack({name: (ws.root / name).read_bytes() for name in names})
+    (data / MANIFEST).write_text(packed[MANIFEST])
+    (ws.root / MANIFEST).symlink_to(Path("..data") / MANIFEST)
+    for name in names:
         (ws.root / name).rename(data / name)
         (ws.root / name).symlink_to(Path("..data") / name)
     (ws.root / "..data").symlink_to(data.name)

@@ -16,7 +16,15 @@ import httpx
 from orchestrator.simulator.serve import free_port
 from tests.unit.invoke import clean_env, invoke
 from tests.unit.samples import HEADER
-from tests.webhooks.harness import SECRET, github_push, harness, signed, values
+from tests.webhooks.harness import (
+    PRODUCTS,
+    SECRET,
+    config_text,
+    github_push,
+    harness,
+    signed,
+    values,
+)
 
 
 @contextmanager
@@ -91,3 +99,34 @@ def test_serve_refuses_what_it_cannot_run_with(tmp_path: Path) -> None:
     assert both.code == 2 and both.lines == [f"error: set {var} or {var}_FILE, not both"]
     assert broken.code == 1 and ": error:" in broken.lines[0]
     assert os.path.basename(broken.lines[0].split(":")[0]) == "bad.yaml"
+
+
+def test_serve_follows_its_configuration_in_git(tmp_path: Path) -> None:
+    with harness(tmp_path) as h:
+        text = config_text(h.repo_url)
+        h.push({"promoflow/promoflow.yaml": text.encode()}, "configuration")
+        env = {
+            "PROMOFLOW_WEBHOOK_GITHUB_SECRET": SECRET,
+            "ARGO_NAMESPACE": "argo",
+            "PROMOFLOW_CONFIG_GIT_URL": h.repo_url,
+            "PROMOFLOW_CONFIG_GIT_PATH": "promoflow",
+            "PROMOFLOW_CONFIG_GIT_INTERVAL": "1",
+            "PROMOFLOW_CONFIG_GIT_TOKEN": "config-token-never-shown",
+        }
+        with _serve(["--argo-server", h.argo.url], env) as (url, proc):
+            deadline = time.monotonic() + 30
+            while httpx.get(f"{url}/readyz").status_code != 200:
+                assert time.monotonic() < deadline, httpx.get(f"{url}/readyz").text
+                time.sleep(0.1)
+            assert httpx.get(f"{url}/readyz").json()["config"]["products"] == list(PRODUCTS)
+            broken = text.replace("flow: standard", "flow: standrad", 1)
+            _, refused = h.push({"promoflow/promoflow.yaml": broken.encode()}, "typo")
+            while "refused" not in httpx.get(f"{url}/readyz").json()["config"]:
+                assert time.monotonic() < deadline + 30
+                time.sleep(0.1)
+            proc.send_signal(signal.SIGTERM)
+            _, stderr = proc.communicate(timeout=20)
+    assert f"following the configuration in {h.repo_url} main:promoflow" in stderr
+    assert f"configuration {refused[:12]} refused (1 errors);" in stderr
+    assert "promoflow/promoflow.yaml:" in stderr and "unknown PromotionFlow 'standrad'" in stderr
+    assert "config-token-never-shown" not in stderr

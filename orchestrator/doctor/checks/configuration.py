@@ -16,7 +16,11 @@ def run(context: Context, earlier: list[Line]) -> list[Line]:
         shown = context.config_problems[0]
         more = len(context.config_problems) - 1
         detail = shown + (f" (and {more} more)" if more > 0 else "")
-        return [fail(TITLE, "valid", detail, f"run: promoflow validate -c {where}")]
+        if "://" in where:  # followed in Git: the service refuses the same revision
+            fix = "fix the configuration in Git (or the access the detail names)"
+        else:
+            fix = f"run: promoflow validate -c {where}"
+        return [fail(TITLE, "valid", detail, fix)]
     if context.config is None:
         return [fail(TITLE, "valid", f"{where}: not read", "give the configuration with -c")]
     products = sorted(context.config.products)
