@@ -99,13 +99,8 @@ def test_the_configuration_is_read_from_git_as_the_service_follows_it(
         assert checks[("Configuration", "products")]["status"] == "ok"
         assert "promoflow/products" not in str(checks)  # folders read, not listed as missing
         assert ("Applications", "shop-dev") in checks  # the products came from Git
-        commit(
-            bare,
-            {
-                "promoflow/products/all.yaml": b"apiVersion: promoflow.dev/v1alpha1\nkind: Product\nspec: [\n"
-            },
-            "broken",
-        )
+        broken_yaml = b"apiVersion: promoflow.dev/v1alpha1\nkind: Product\nspec: [\n"
+        commit(bare, {"promoflow/products/all.yaml": broken_yaml}, "broken")
         broken = invoke(
             "doctor", "--config-git", url, "--config-git-path", "promoflow", "-o", "json",
             env=found,
