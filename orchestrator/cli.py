@@ -29,21 +29,15 @@ from orchestrator.commands import (
 )
 from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import ConfigOption, err, load_valid, out
+from orchestrator.commands.helpstyle import App
 
 if TYPE_CHECKING:
     from orchestrator.graph.render import Format
 
 # Shell completion (--install-completion, --show-completion) is typer's: the completion
-# script calls `promoflow` itself, which answers from the same command tree.
-HELP = {"help_option_names": ["-h", "--help"]}
-"""``-h`` as well as ``--help``, on every command, as kubectl and argo take it."""
-
-app = typer.Typer(
-    name="promoflow",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    context_settings=HELP,
-)
+# script calls `promoflow` itself, which answers from the same command tree. -h, the
+# placeholders' names and the help's look are helpstyle's, for every command.
+app = App(name="promoflow", no_args_is_help=True)
 
 GRAPH_FORMATS = ("text", "mermaid", "dot", "json")
 SCHEMA_FORMATS = ("json", "yaml")
@@ -118,6 +112,7 @@ def graph_cmd(
         typer.Option(
             "--output",
             "-o",
+            metavar="FORMAT",
             help=f"Output format: {', '.join(GRAPH_FORMATS)} (default: text).",
             autocompletion=completer(GRAPH_FORMATS),
             show_default=False,
@@ -155,6 +150,7 @@ def schema_cmd(
         typer.Option(
             "--output",
             "-o",
+            metavar="FORMAT",
             help="Output format: json or yaml (default: json).",
             autocompletion=completer(SCHEMA_FORMATS),
             show_default=False,

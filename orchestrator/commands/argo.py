@@ -45,6 +45,7 @@ ArgoServerOption = Annotated[
     str | None,
     typer.Option(
         "--argo-server",
+        metavar="URL",
         help="Argo Server URL (https://host:port) or host:port; default: $ARGO_SERVER.",
         show_default=False,
     ),
@@ -72,6 +73,7 @@ def output_option(formats: tuple[str, ...], default: str) -> Any:
     return typer.Option(
         "--output",
         "-o",
+        metavar="FORMAT",
         help=f"Output format: {', '.join(formats)} (default: {default}).",
         autocompletion=completer(formats),
         show_default=False,
