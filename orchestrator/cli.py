@@ -26,6 +26,7 @@ from orchestrator.commands import (
     runs,
     serve,
     step,
+    version,
 )
 from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import ConfigOption, err, load_valid, out
@@ -193,6 +194,7 @@ app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
+app.command("version")(version.version_cmd)
 app.add_typer(reporter.reporter_app, name="reporter")
 app.add_typer(step.step_app, name="step")
 app.add_typer(plugin.plugin_app, name="plugin")

@@ -150,7 +150,9 @@ class ArgoClient:
             )
             raise ArgoError(f"{what}: {failure.message}", transient=failure.transient) from None
 
-    def _json(self, method: str, path: str, body: Manifest | None = None) -> Manifest:
+    def _json(
+        self, method: str, path: str, body: Manifest | None = None, timeout: float = 60
+    ) -> Manifest:
         """One request of the API's JSON, sent and read as it is: Hera's wire models keep
         only the fields they declare, and a plugin template's object (upstream's
         ``Plugin`` is free-form, Hera's has no field) would reach the server empty."""
@@ -159,7 +161,7 @@ class ArgoClient:
             self.service.host + path,
             json=body,
             verify=self.service.verify_ssl,
-            timeout=60,
+            timeout=timeout,
         )
         if not response.ok:
             raise exception_from_server_response(response)
@@ -258,6 +260,10 @@ class ArgoClient:
             return _plain(self.service.get_user_info())
         except (ArgoError, HeraException, requests.RequestException, ValueError):
             return None
+
+    def server_version(self, timeout: float = 10) -> Manifest:
+        """``GET /api/v1/version``: what ``argo version`` shows of the server."""
+        return self._call("version", lambda: self._json("GET", "api/v1/version", timeout=timeout))
 
     def ui_link(self, name: str) -> str:
         return self.settings.ui_link(name)

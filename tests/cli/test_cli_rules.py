@@ -76,6 +76,7 @@ def test_the_walk_reaches_every_level() -> None:
     assert {
         "promoflow",
         "promoflow status",
+        "promoflow version",
         "promoflow step promote",
         "promoflow plugin serve",
         "promoflow reporter check",
