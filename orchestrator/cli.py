@@ -21,6 +21,7 @@ from orchestrator.commands import (
     compiling,
     diff,
     local,
+    logs,
     plugin,
     reporter,
     runs,
@@ -189,6 +190,7 @@ app.command("apply")(argo.apply_cmd)
 app.command("promote")(argo.promote_cmd)
 app.command("runs")(runs.runs_cmd)
 app.command("status")(runs.status_cmd)
+app.command("logs")(logs.logs_cmd)
 app.command("diff")(diff.diff_cmd)
 app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)

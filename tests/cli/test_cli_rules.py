@@ -77,6 +77,7 @@ def test_the_walk_reaches_every_level() -> None:
         "promoflow",
         "promoflow status",
         "promoflow version",
+        "promoflow logs",
         "promoflow step promote",
         "promoflow plugin serve",
         "promoflow reporter check",
