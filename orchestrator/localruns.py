@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import threading
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -140,7 +141,7 @@ def node_logs(run: LocalRun, node: str | None = None) -> list[tuple[str, Path]]:
 
 def save(path: Path, record: dict[str, Any]) -> None:
     """Write a record so that a reader never sees half of it (``status --watch`` reads it
-    while the run writes it)."""
-    partial = path.with_name(f".{path.name}.partial")
+    while the run writes it); writers in several threads each write a file of their own."""
+    partial = path.with_name(f".{path.name}.{os.getpid()}.{threading.get_ident()}.partial")
     partial.write_text(json.dumps(record, indent=2, ensure_ascii=False) + "\n")
     os.replace(partial, path)

@@ -14,6 +14,7 @@ the summary.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -296,9 +297,12 @@ def run_local(
         options.runs_dir.mkdir(parents=True, exist_ok=True)
         path = options.runs_dir / f"{workdir.name}.json"
 
+        saving = threading.Lock()  # steps report from their threads: one snapshot at a time
+
         def progress(event: ProgressEvent) -> None:
             view.handle(event)
-            _save_progress(path, engine.record)
+            with saving:
+                _save_progress(path, engine.record)
 
         engine = Engine(
             compiled.workflow,
