@@ -18,6 +18,7 @@ text given to typer starts the rest with a blank line, which makes both keep it.
 
 from __future__ import annotations
 
+import copy
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -38,8 +39,11 @@ def placeholder(name: str) -> str:
 def conform_params(params: list[Any]) -> None:
     """Name every value placeholder in capitals, unless the command chose a name: an
     argument after itself, an option taking a value after its long flag (``--runs-dir``
-    -> ``RUNS_DIR``). Flags take no value and keep none."""
+    -> ``RUNS_DIR``). Flags take no value and keep none. An argument's type is not shown
+    beside its name (typer would add ``<str>``, or ``{a|b}`` for a choice)."""
     for param in params:
+        if isinstance(param, TyperArgument):
+            param.type = _untagged(param.type)
         if param.metavar is not None or not param.name:
             continue
         if getattr(param, "is_flag", False) or getattr(param, "count", False):
@@ -47,6 +51,27 @@ def conform_params(params: list[Any]) -> None:
         long = [opt for opt in param.opts if opt.startswith("--")]
         base = long[0][2:] if long and param.param_type_name == "option" else param.name
         param.metavar = placeholder(base)
+
+
+_UNTAGGED: dict[type, type] = {}
+
+
+def _untagged(kind: Any) -> Any:
+    """The same parameter type (same conversion, same completion), naming no placeholder
+    of its own: typer shows a type's placeholder beside an argument's name."""
+    if type(kind) in _UNTAGGED.values():
+        return kind
+    cls = _UNTAGGED.get(type(kind))
+    if cls is None:
+        cls = type(f"Untagged{type(kind).__name__}", (type(kind),), {"get_metavar": _no_tag})
+        _UNTAGGED[type(kind)] = cls
+    quiet = copy.copy(kind)
+    quiet.__class__ = cls
+    return quiet
+
+
+def _no_tag(self: Any, param: Any, ctx: Any = None) -> str:
+    return ""
 
 
 def split_help(text: str | None) -> tuple[str, str]:

@@ -21,6 +21,11 @@ from tests.unit.invoke import invoke
 CAPITALS = re.compile(r"^\[?[A-Z][A-Z0-9_]*(\.\.\.)?\]?$")
 """A placeholder in a usage line: ``RUN``, ``[NODE]``, ``FILES...``."""
 FIXED = {"[OPTIONS]", "COMMAND", "[ARGS]..."}
+TYPE_TAG = re.compile(
+    r"<(str|int|float|bool|path|text|integer|boolean|choice|file|filename|uuid|datetime)\b"
+    r"[^>]*>|\{[a-z_-]+(\|[a-z_-]+)+\}"
+)
+"""What typer shows beside a placeholder unless told otherwise: ``<str>``, ``{a|b}``."""
 
 
 def walk(command: Any, path: str) -> Iterator[tuple[str, Any]]:
@@ -64,6 +69,17 @@ def option_problems(path: str, command: Any) -> list[str]:
     return problems
 
 
+def rendered_help(command: Any, ctx: Any) -> str:
+    """The help as printed: typer's rich help is printed, not returned."""
+    import contextlib
+    import io
+
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        command.get_help(ctx)
+    return shown.getvalue()
+
+
 def usage_line(text: str) -> str:
     return next(line.strip() for line in text.splitlines() if line.strip().startswith("Usage:"))
 
@@ -99,6 +115,8 @@ def test_placeholders_are_capitals(path: str) -> None:
     assert usage_problems(path, usage_line(text)) == []
     assert "{" not in usage_line(text)
     assert option_problems(path, COMMANDS[path]) == []
+    tags = [m.group(0) for m in TYPE_TAG.finditer(text)]
+    assert tags == [], f"{path}: a type in lower case beside a placeholder"
 
 
 @pytest.mark.parametrize("path", sorted(COMMANDS))
@@ -144,6 +162,7 @@ def test_the_rules_catch_a_command_made_without_them() -> None:
         "x status: placeholder '{run}' in the usage line is not in capitals"
     ]
     assert option_problems("x status", command) == ["x status --product: placeholder '<str>'"]
+    assert TYPE_TAG.search(rendered_help(command, ctx))
 
 
 def test_the_same_command_made_by_app_keeps_them() -> None:
@@ -171,4 +190,30 @@ def test_the_same_command_made_by_app_keeps_them() -> None:
     ctx = command.make_context("status", ["x"])
     assert " ".join(command.get_usage(ctx).split()) == "Usage: status [OPTIONS] RUN [NODE]"
     assert option_problems("x status", command) == []
+    helped = command.make_context("status", ["x"])
+    text = rendered_help(command, helped)
+    assert [m.group(0) for m in TYPE_TAG.finditer(text)] == []
+    assert "RUN" in text and "--product" in text
     assert command.help == "Show a run.\n\n\nExamples:\n  $ x status RUN"
+
+
+@pytest.mark.parametrize(
+    "path", sorted(p for p in COMMANDS if p.startswith(("promoflow step", "promoflow plugin")))
+)
+def test_the_fast_paths_of_the_console_script_show_the_same_help(path: str) -> None:
+    """``promoflow step`` and ``promoflow plugin`` skip the root app (``entry.py``): their
+    help, ``-h`` included, is the one the whole tree shows."""
+    import contextlib
+    import io
+
+    from orchestrator.commands.invoke import run
+    from orchestrator.commands.plugin import plugin_app
+    from orchestrator.commands.step import step_app
+
+    group = path.split()[1]
+    app = step_app if group == "step" else plugin_app
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        code = run(app, [*path.split()[2:], "-h"], f"promoflow {group}")
+    assert code == 0
+    assert usage_line(shown.getvalue()) == usage_line(invoke(*argv(path), "-h").stdout)
