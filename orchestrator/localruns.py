@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+import socket
 import threading
 from dataclasses import dataclass
 from pathlib import Path
@@ -43,7 +44,30 @@ class LocalRun:
 
     @property
     def done(self) -> bool:
-        return self.record.get("phase") in FINAL
+        return self.record.get("phase") in FINAL or abandoned(self.record)
+
+
+def abandoned(record: dict[str, Any]) -> bool:
+    """A record left unfinished by a process that has ended (killed, the machine
+    restarted): it will never be finished, so ``--watch`` must not wait for it. Snapshots
+    name their writer (``runner``: pid and host); only this host's processes can be asked."""
+    runner = record.get("runner")
+    if record.get("phase") in FINAL or not isinstance(runner, dict):
+        return False
+    if runner.get("host") != socket.gethostname():
+        return False
+    try:
+        os.kill(int(runner.get("pid", 0)), 0)
+    except ProcessLookupError:
+        return True
+    except (OSError, ValueError, TypeError):  # alive under another user, or no pid
+        return False
+    return False
+
+
+def runner() -> dict[str, Any]:
+    """What a snapshot says of its writer (see :func:`abandoned`)."""
+    return {"pid": os.getpid(), "host": socket.gethostname()}
 
 
 def read(path: Path) -> LocalRun | None:
@@ -98,6 +122,10 @@ def as_workflow(record: dict[str, Any]) -> dict[str, Any]:
                 ]
             },
         }
+    phase, message = record.get("phase") or "Pending", record.get("message") or ""
+    if abandoned(record):
+        phase = "Error"
+        message = f"the run's process (pid {record['runner'].get('pid')}) ended before the run"
     return {
         "metadata": {
             "name": name,
@@ -105,10 +133,10 @@ def as_workflow(record: dict[str, Any]) -> dict[str, Any]:
             "annotations": {f"{LABEL}version": str(params.get("version") or "")},
         },
         "status": {
-            "phase": record.get("phase") or "Pending",
+            "phase": phase,
             "startedAt": record.get("startedAt") or "",
             "finishedAt": record.get("finishedAt") or "",
-            "message": record.get("message") or "",
+            "message": message,
             "nodes": nodes,
         },
     }

@@ -143,7 +143,8 @@ def follow(source: RunSource, fmt: str) -> RunSummary:
             summary = source.summary()
         out.print(view(summary, source, fmt))
         return summary
-    with Live(view(summary, source, fmt), console=console, auto_refresh=False) as live:
+    first = view(summary, source, fmt)
+    with Live(first, console=console, auto_refresh=False, vertical_overflow="visible") as live:
         while summary.phase not in FINAL:
             time.sleep(pause)
             summary = source.summary()

@@ -48,7 +48,7 @@ from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import HostStep, LocalSetup, RunView, show_header, summary
 from orchestrator.local.view import label as node_label
-from orchestrator.localruns import save
+from orchestrator.localruns import runner, save
 from orchestrator.manifest import Manifest
 from orchestrator.settings import ArgoCDSettings, StepSettings, load
 from orchestrator.urls import scrub_data
@@ -238,7 +238,7 @@ def _save_progress(path: Path, record: RunRecord) -> None:
         data = record.to_dict()
     except RuntimeError:  # a dict changed size while it was copied
         return
-    save(path, scrub_data(data))
+    save(path, {**scrub_data(data), "runner": runner()})
 
 
 def _tasks(template: Manifest) -> list[str]:

@@ -5,6 +5,10 @@ writes them."""
 from __future__ import annotations
 
 import json
+import os
+import socket
+import subprocess
+import sys
 import threading
 import time
 from datetime import UTC, datetime
@@ -165,3 +169,23 @@ def test_logs_follow_prints_lines_as_they_come_until_the_run_ends(runs: Path) ->
     writer.join()
     assert result.code == 0, result.output
     assert result.stdout.splitlines() == ["waiting for shop-dev", "shop-dev: deployed"]
+
+
+def test_a_run_whose_process_ended_is_not_waited_for(runs: Path) -> None:
+    """A snapshot names its writer; a record left Running by a process that is gone (killed,
+    the machine restarted) shows as an Error, and --watch ends on it."""
+    gone = subprocess.run([sys.executable, "-c", "import os; print(os.getpid())"],
+                          capture_output=True, text=True, check=True)  # fmt: skip
+    data = record(Phase.RUNNING).to_dict()
+    path = write(runs, record(Phase.RUNNING))
+    save(path, {**data, "runner": {"pid": int(gone.stdout), "host": socket.gethostname()}})
+    result = invoke("status", RUN, "--runs-dir", str(runs), "--watch")
+    assert result.code == 1, result.output
+    assert result.stdout.splitlines()[0] == (
+        f"{RUN}: shop 1.5.0 — Error (local) (the run's process (pid {int(gone.stdout)}) "
+        "ended before the run)"
+    )
+    alive = {**data, "runner": {"pid": os.getpid(), "host": socket.gethostname()}}
+    save(path, alive)
+    still = json.loads(invoke("status", RUN, "--runs-dir", str(runs), "-o", "json").stdout)
+    assert still["phase"] == "Running"

@@ -28,3 +28,20 @@ def test_a_later_environment_needs_no_version() -> None:
     result = invoke("step", "promote", "-c", EXAMPLES, "-p", "shop", "--to", "staging")
     assert result.code not in (0, 2), result.output
     assert "--version" not in result.stderr
+
+
+def test_a_flag_naming_an_unusable_directory_is_a_usage_error(tmp_path: Path) -> None:
+    kept = tmp_path / "kept"
+    kept.mkdir()
+    (kept / "something").write_text("")
+    demo = invoke("demo", "--keep", str(kept))
+    assert_clean_failure(demo, 2)
+    assert demo.lines == [
+        f"error: Invalid value for --keep: {kept} exists and is not empty; choose a new directory"
+    ]
+    args = ["promote", "--local", "-c", EXAMPLES, "-p", "shop", "-v", "1.0.0"]
+    local = invoke(*args, "--set", "image.digest=sha256:ab", "--templates", str(kept / "something"))
+    assert_clean_failure(local, 2)
+    assert local.lines == [
+        f"error: Invalid value for --templates: {kept / 'something'}: not a directory"
+    ]
