@@ -83,8 +83,12 @@ def cli(argo: FakeArgoServer, *args: str) -> subprocess.CompletedProcess[str]:
 def test_watch_polls_the_server_until_the_run_ends(
     argo: FakeArgoServer, end: str, code: int
 ) -> None:
-    def finish() -> None:
-        time.sleep(1.0)
+    path = ("GET", f"/api/v1/workflows/{NS}/{RUN}")
+
+    def finish() -> None:  # once the watch has seen the run Running
+        deadline = time.monotonic() + 50
+        while not any(r[:2] == path for r in argo.requests) and time.monotonic() < deadline:
+            time.sleep(0.05)
         argo.store.put("Workflow", NS, workflow(end))
 
     writer = threading.Thread(target=finish)
@@ -93,7 +97,7 @@ def test_watch_polls_the_server_until_the_run_ends(
     writer.join()
     assert result.returncode == code, result.stderr
     assert result.stdout.splitlines()[0] == f"{RUN}: shop 2.0.0 — {end}"
-    reads = [r for r in argo.requests if r[:2] == ("GET", f"/api/v1/workflows/{NS}/{RUN}")]
+    reads = [r for r in argo.requests if r[:2] == path]
     assert len(reads) >= 2
 
 
