@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from orchestrator.commands.runsource import RunSource
+    from orchestrator.manifest import Manifest
 
 POLL_SECONDS = 0.5
 """How often ``-f`` reads a local run's log files again."""
@@ -47,9 +48,11 @@ def logs_cmd(
       $ promoflow logs shop-1-4-2-3f9a1c2e -f
     """
     from orchestrator.commands.runsource import locate
+    from orchestrator.runs import summarize
 
     source = locate(run, runs_dir, argo_server, namespace)
-    tasks = [n.task for n in source.summary().nodes]
+    workflow = source.workflow()
+    tasks = [n.task for n in summarize(workflow).nodes]
     if node is not None and node not in tasks:
         from orchestrator.commands.choices import closest
 
@@ -62,7 +65,7 @@ def logs_cmd(
     if source.local is not None:
         _local(source, node, follow)
     else:
-        _cluster(source, node, follow)
+        _cluster(source, workflow, node, follow)
 
 
 def _say(task: str, line: str, node: str | None) -> None:
@@ -71,11 +74,11 @@ def _say(task: str, line: str, node: str | None) -> None:
     out.print(scrub(line if node else f"{task}: {line}"), markup=False, highlight=False)
 
 
-def _cluster(source: RunSource, node: str | None, follow: bool) -> None:
+def _cluster(source: RunSource, workflow: Manifest, node: str | None, follow: bool) -> None:
     from orchestrator.runs import base_task, pod_tasks, task_of_pod
 
     assert source.client is not None
-    tasks = pod_tasks(source.workflow())
+    tasks = pod_tasks(workflow)
     for pod, line in source.client.workflow_logs(source.name, follow=follow):
         task = task_of_pod(pod, tasks)
         if task is None and follow:  # a pod started after the run was read
