@@ -30,6 +30,9 @@ TIMEOUT = 5.0
 
 def version_cmd(
     short: Annotated[bool, typer.Option("--short", help="Versions only, one line each.")] = False,
+    client_only: Annotated[
+        bool, typer.Option("--client", help="The client's version only; no server is asked.")
+    ] = False,
     output: Annotated[str | None, output_option(VERSION_FORMATS, "text")] = None,
     argo_server: ArgoServerOption = None,
 ) -> None:
@@ -41,6 +44,7 @@ def version_cmd(
     Examples:
       $ promoflow version
       $ promoflow version --short
+      $ promoflow version --client
       $ promoflow version -o json | jq -r .argoServer.version
     """
     from orchestrator import __version__
@@ -48,11 +52,13 @@ def version_cmd(
     from orchestrator.versioninfo import as_data, as_text, client_info
 
     fmt = output_format(output, VERSION_FORMATS)
-    argo = argo_settings(argo_server, None)
-    argocd = settings(ArgoCDSettings)
-    with ThreadPoolExecutor(max_workers=2) as pool:
-        servers = [pool.submit(ask_argo, argo), pool.submit(ask_argocd, argocd)]
-        answered = [future.result() for future in servers]
+    answered: list[Server] = []
+    if not client_only:
+        argo = argo_settings(argo_server, None)
+        argocd = settings(ArgoCDSettings)
+        with ThreadPoolExecutor(max_workers=2) as pool:
+            servers = [pool.submit(ask_argo, argo), pool.submit(ask_argocd, argocd)]
+            answered = [future.result() for future in servers]
     client = client_info(__version__)
     if fmt:
         sys.stdout.write(data_text(as_data(client, answered, short=short), fmt))

@@ -107,6 +107,13 @@ def test_a_refused_token_is_a_reason_and_never_printed(servers: dict[str, str]) 
     assert "do-not-print" not in result.output
 
 
+def test_client_only_asks_no_server(servers: dict[str, str]) -> None:
+    result = invoke("version", "--client", "--short", env=servers)
+    assert result.stdout == f"promoflow: {orchestrator.__version__}\n"
+    data = json.loads(invoke("version", "--client", "-o", "json", env=servers).stdout)
+    assert list(data) == ["client"]
+
+
 def test_usage_errors_and_the_root_flag() -> None:
     assert_clean_failure(invoke("version", "-o", "xml"), 2)
     assert_clean_failure(invoke("version", "--argo-server", "ftp://x"), 2)
