@@ -23,29 +23,25 @@ from orchestrator.commands import (
     diff,
     doctor,
     local,
+    logs,
     plugin,
     reporter,
     runs,
     serve,
     step,
+    version,
 )
 from orchestrator.commands.choices import check_product, completer, output_format
 from orchestrator.commands.common import ConfigOption, err, load_valid, out
+from orchestrator.commands.helpstyle import App
 
 if TYPE_CHECKING:
     from orchestrator.graph.render import Format
 
 # Shell completion (--install-completion, --show-completion) is typer's: the completion
-# script calls `promoflow` itself, which answers from the same command tree.
-HELP = {"help_option_names": ["-h", "--help"]}
-"""``-h`` as well as ``--help``, on every command, as kubectl and argo take it."""
-
-app = typer.Typer(
-    name="promoflow",
-    no_args_is_help=True,
-    pretty_exceptions_enable=False,
-    context_settings=HELP,
-)
+# script calls `promoflow` itself, which answers from the same command tree. -h, the
+# placeholders' names and the help's look are helpstyle's, for every command.
+app = App(name="promoflow", no_args_is_help=True)
 
 GRAPH_FORMATS = ("text", "mermaid", "dot", "json")
 SCHEMA_FORMATS = ("json", "yaml")
@@ -120,6 +116,7 @@ def graph_cmd(
         typer.Option(
             "--output",
             "-o",
+            metavar="FORMAT",
             help=f"Output format: {', '.join(GRAPH_FORMATS)} (default: text).",
             autocompletion=completer(GRAPH_FORMATS),
             show_default=False,
@@ -157,6 +154,7 @@ def schema_cmd(
         typer.Option(
             "--output",
             "-o",
+            metavar="FORMAT",
             help="Output format: json or yaml (default: json).",
             autocompletion=completer(SCHEMA_FORMATS),
             show_default=False,
@@ -194,6 +192,7 @@ app.command("apply")(argo.apply_cmd)
 app.command("promote")(argo.promote_cmd)
 app.command("runs")(runs.runs_cmd)
 app.command("status")(runs.status_cmd)
+app.command("logs")(logs.logs_cmd)
 app.command("diff")(diff.diff_cmd)
 app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
@@ -201,6 +200,7 @@ app.command("reject")(approval.reject_cmd)
 app.command("serve")(serve.serve_cmd)
 app.command("doctor")(doctor.doctor_cmd)
 app.add_typer(configpack.config_app, name="config")
+app.command("version")(version.version_cmd)
 app.add_typer(reporter.reporter_app, name="reporter")
 app.add_typer(step.step_app, name="step")
 app.add_typer(plugin.plugin_app, name="plugin")

@@ -148,3 +148,29 @@ def summarize(workflow: dict[str, Any]) -> RunSummary:
         message=status.get("message", "") or "",
         nodes=tuple(nodes),
     )
+
+
+def pod_tasks(workflow: dict[str, Any]) -> dict[str, str]:
+    """What identifies each pod of a run (its node id, which is the pod's name with
+    Argo's v1 pod names, and the FNV-1a hash of the node's name that ends it with v2
+    names), mapped to the task it ran (``deploy-dev``, ``deploy-dev(1)`` for a retry)."""
+    from orchestrator.engine.model import node_hash
+
+    found: dict[str, str] = {}
+    for node in ((workflow.get("status") or {}).get("nodes") or {}).values():
+        if node.get("type") != "Pod":
+            continue
+        display = str(node.get("displayName") or node.get("name") or "")
+        found[str(node.get("id") or "")] = display
+        found[str(node_hash(str(node.get("name") or "")))] = display
+    return found
+
+
+def task_of_pod(pod: str, tasks: dict[str, str]) -> str | None:
+    """The task of ``pod`` (see :func:`pod_tasks`); ``None`` for a pod not in the run."""
+    return tasks.get(pod) or tasks.get(pod.rpartition("-")[2])
+
+
+def base_task(display: str) -> str:
+    """``deploy-dev(1)`` -> ``deploy-dev``: the task a retry's attempt belongs to."""
+    return display.split("(", 1)[0]

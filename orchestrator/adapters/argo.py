@@ -13,7 +13,7 @@ setting to check (:mod:`orchestrator.adapters.neterrors`).
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, TypeVar
 
 import requests
@@ -150,7 +150,9 @@ class ArgoClient:
             )
             raise ArgoError(f"{what}: {failure.message}", transient=failure.transient) from None
 
-    def _json(self, method: str, path: str, body: Manifest | None = None) -> Manifest:
+    def _json(
+        self, method: str, path: str, body: Manifest | None = None, timeout: float = 60
+    ) -> Manifest:
         """One request of the API's JSON, sent and read as it is: Hera's wire models keep
         only the fields they declare, and a plugin template's object (upstream's
         ``Plugin`` is free-form, Hera's has no field) would reach the server empty."""
@@ -159,7 +161,7 @@ class ArgoClient:
             self.service.host + path,
             json=body,
             verify=self.service.verify_ssl,
-            timeout=60,
+            timeout=timeout,
         )
         if not response.ok:
             raise exception_from_server_response(response)
@@ -259,8 +261,58 @@ class ArgoClient:
         except (ArgoError, HeraException, requests.RequestException, ValueError):
             return None
 
+    def server_version(self, timeout: float = 10) -> Manifest:
+        """``GET /api/v1/version``: what ``argo version`` shows of the server."""
+        return self._call("version", lambda: self._json("GET", "api/v1/version", timeout=timeout))
+
+    def workflow_logs(self, name: str, *, follow: bool = False) -> Iterator[tuple[str, str]]:
+        """``(pod, line)`` of the main containers of a Workflow's pods, as ``argo logs``
+        reads them (``GET .../log``: a stream of ``{"result": {...}}`` JSON lines).
+
+        Asked without the response hook: it would read a followed stream to its end."""
+        what = f"logs of {name}"
+        params = {"logOptions.container": "main", "logOptions.follow": str(follow).lower()}
+        url = f"{self.service.host}api/v1/workflows/{self.namespace}/{name}/log"
+        response = self._call(
+            what,
+            lambda: requests.get(
+                url,
+                params=params,
+                auth=self._authorize,
+                verify=self.service.verify_ssl,
+                stream=True,
+                timeout=(10, None if follow else 60),
+            ),
+        )
+        with response:
+            if not response.ok:
+                self._call(what, lambda: self._screen(response))
+                reason = response.json().get("message", "")
+                raise ArgoError(f"{what}: {reason or response.status_code}")
+            try:
+                for line in response.iter_lines(decode_unicode=True):
+                    if line:
+                        yield _log_entry(what, json.loads(line))
+            except ValueError:
+                raise ArgoError(f"{what}: the answer is not a stream of JSON lines") from None
+            except requests.RequestException as exc:
+                failure = neterrors.describe_service(
+                    exc, SERVICE, self.settings.base_url, neterrors.ARGO
+                )
+                raise ArgoError(f"{what}: {failure.message}", transient=True) from None
+
     def ui_link(self, name: str) -> str:
         return self.settings.ui_link(name)
+
+
+def _log_entry(what: str, entry: Any) -> tuple[str, str]:
+    """``(pod, line)`` of one line of a log stream; a stream error as :class:`ArgoError`."""
+    if not isinstance(entry, dict):
+        raise ValueError("not an object")
+    if entry.get("error"):
+        raise ArgoError(f"{what}: {(entry['error'] or {}).get('message') or 'the stream failed'}")
+    result = entry.get("result") or {}
+    return str(result.get("podName", "")), str(result.get("content", ""))
 
 
 def _reason(exc: Exception) -> str:

@@ -138,6 +138,16 @@ class ArgoCDClient:
             raise self._failed(what, exc) from None
         return response
 
+    def version(self) -> dict[str, Any]:
+        """``GET /api/version``: what ``argocd version`` shows of the server."""
+        what = "Argo CD version"
+        response = self._get("/api/version", what)
+        self._check(response, what)
+        data = self._json(response, what)
+        if not isinstance(data, dict):
+            raise ArgoCDError(f"{what}: the answer is not an object")
+        return data
+
     def get_app(self, name: str, refresh: str | None = None) -> App | None:
         """The application, or ``None`` if it does not exist; ``refresh`` = normal|hard."""
         params = {"refresh": refresh} if refresh else {}

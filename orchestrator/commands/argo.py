@@ -45,6 +45,7 @@ ArgoServerOption = Annotated[
     str | None,
     typer.Option(
         "--argo-server",
+        metavar="URL",
         help="Argo Server URL (https://host:port) or host:port; default: $ARGO_SERVER.",
         show_default=False,
     ),
@@ -72,6 +73,7 @@ def output_option(formats: tuple[str, ...], default: str) -> Any:
     return typer.Option(
         "--output",
         "-o",
+        metavar="FORMAT",
         help=f"Output format: {', '.join(formats)} (default: {default}).",
         autocompletion=completer(formats),
         show_default=False,
@@ -198,6 +200,7 @@ def apply_cmd(
         fail(str(exc))
     guarded(manifests)
     client = client_for(argo_server, namespace)
+    check_server_version(client)
     for manifest in manifests:
         result = client.apply_template(manifest)
         out.print(f"workflowtemplate/{manifest['metadata']['name']} {result}", markup=False)
@@ -207,6 +210,35 @@ def apply_cmd(
             "cannot install: the chart does (workflows.execution=plugin), or "
             "`promoflow compile --library | kubectl apply -f -` (docs/execution.md)",
             markup=False,
+        )
+
+
+def check_server_version(client: ArgoClient) -> None:
+    """Refuse an Argo Server older than promoflow needs before anything is applied: an
+    older controller drops ``synchronization.mutexes`` in silence, and two promotions of
+    one product then run at once (``orchestrator.compat``). A build that names no release
+    is let through with a warning."""
+    from orchestrator.adapters.argo import ArgoError
+    from orchestrator.compat import MIN_ARGO_WORKFLOWS, is_prerelease, parse_version
+    from orchestrator.compat import version_text as shown
+
+    try:
+        text = str(client.server_version().get("version") or "")
+    except ArgoError as exc:
+        fail(str(exc))
+    found = parse_version(text)
+    if found is None:
+        err.print(
+            f"warning: the Argo Server's version {text or '(none)'!r} names no release; "
+            f"promoflow needs Argo Workflows {shown(MIN_ARGO_WORKFLOWS)} or later",
+            markup=False,
+        )
+        return
+    if found < MIN_ARGO_WORKFLOWS or (found == MIN_ARGO_WORKFLOWS and is_prerelease(text)):
+        fail(
+            f"the Argo Server runs Argo Workflows {text}; promoflow needs "
+            f"{shown(MIN_ARGO_WORKFLOWS)} or later (its promotions take their product's lock "
+            "with synchronization.mutexes, which older controllers drop): upgrade Argo Workflows"
         )
 
 

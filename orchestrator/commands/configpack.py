@@ -12,20 +12,22 @@ import typer
 import yaml
 
 from orchestrator.commands.common import fail
+from orchestrator.commands.helpstyle import App
 
-config_app = typer.Typer(
+config_app = App(
     name="config",
     help="Package the configuration for the cluster.",
     add_completion=False,
     no_args_is_help=True,
-    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 
 @config_app.command("pack")
 def pack_cmd(
     directory: Annotated[Path, typer.Argument(help="The configuration directory.")],
-    name: Annotated[str, typer.Option(help="The ConfigMap's name.")] = "promoflow-config",
+    name: Annotated[
+        str, typer.Option("--name", metavar="NAME", help="The ConfigMap's name.")
+    ] = "promoflow-config",
     namespace: Annotated[
         str, typer.Option("--namespace", "-n", help="Its namespace (default: none set).")
     ] = "",

@@ -106,7 +106,7 @@ def load_templates(directory: Path | None) -> list[dict[str, Any]]:
     import yaml
 
     if not directory.is_dir():
-        fail(f"{directory}: not a directory")
+        raise typer.BadParameter(f"{directory}: not a directory", param_hint="--templates")
     found: list[dict[str, Any]] = []
     from orchestrator.nesting import yaml_too_deep
 
@@ -276,7 +276,9 @@ def demo_cmd(
     loaded = load_valid(path)
     check_product(loaded, product)
     if keep is not None and keep.exists() and any(keep.iterdir()):
-        fail(f"{keep}: exists and is not empty; choose a new directory for --keep")
+        raise typer.BadParameter(
+            f"{keep} exists and is not empty; choose a new directory", param_hint="--keep"
+        )
     plan = plan_product(loaded, product)
     check_environments(plan, "--fail", [fail_env] if fail_env else [])
     from orchestrator.model.gates.approval import ApprovalGate

@@ -16,16 +16,16 @@ from typing import Annotated
 import typer
 
 from orchestrator.commands.common import fail
+from orchestrator.commands.helpstyle import App
 from orchestrator.plugin.protocol import PORT
 
 TOKEN_FILE = Path("/var/run/argo/token")
 
-plugin_app = typer.Typer(
+plugin_app = App(
     name="plugin",
     help="Argo Workflows executor plugin: runs the steps of every run in one process.",
     no_args_is_help=True,
     add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
 )
 
 

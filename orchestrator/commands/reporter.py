@@ -13,6 +13,8 @@ from typing import Annotated
 
 import typer
 
+from orchestrator.commands.helpstyle import App
+
 DEFAULT_QUEUE = 1000
 """Apps the coalescing queue holds (``reporters.queue.DEFAULT_CAPACITY``, which a test
 keeps equal: the command does not import the reporter to show its help)."""
@@ -90,11 +92,7 @@ def _one_form(notifications: str, secrets: str, notifications_from: str, secrets
         )
 
 
-reporter_app = typer.Typer(
-    name="reporter",
-    add_completion=False,
-    context_settings={"help_option_names": ["-h", "--help"]},
-)
+reporter_app = App(name="reporter", add_completion=False)
 
 
 @reporter_app.callback(invoke_without_command=True)

@@ -21,6 +21,7 @@ from typing import Annotated, Any
 
 import typer
 
+from orchestrator.commands.helpstyle import App
 from orchestrator.steps import registry
 from orchestrator.steps.registry import Input, StepSpec
 
@@ -86,14 +87,13 @@ def command(spec: StepSpec) -> Callable[..., None]:
     return step
 
 
-def make_step_app() -> typer.Typer:
+def make_step_app() -> App:
     """``promoflow step``: one command per registered step that has a program."""
-    app = typer.Typer(
+    app = App(
         name="step",
         help="Programs the promotion workflow runs (one per step kind).",
         no_args_is_help=True,
         add_completion=False,  # `promoflow --install-completion` covers `promoflow step` too
-        context_settings={"help_option_names": ["-h", "--help"]},  # as every command
     )
     for spec in registry.steps():
         if spec.run is not None:

@@ -51,10 +51,15 @@ def timestamp(value: datetime | None) -> str:
 
 def pod_name(run: str, node: str, template: str) -> str:
     """Argo's v2 pod name: workflow, template and the FNV-1a hash of the node name."""
+    return f"{run}-{template}-{node_hash(f'{run}.{node}')}"
+
+
+def node_hash(name: str) -> int:
+    """FNV-1a (32 bits) of a node's full name (``RUN.TASK``): the end of its pod's name."""
     digest = 0x811C9DC5
-    for byte in f"{run}.{node}".encode():
+    for byte in name.encode():
         digest = ((digest ^ byte) * 0x01000193) & 0xFFFFFFFF
-    return f"{run}-{template}-{digest}"
+    return digest
 
 
 @dataclass

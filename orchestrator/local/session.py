@@ -13,8 +13,8 @@ the summary.
 
 from __future__ import annotations
 
-import json
 import os
+import threading
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import ExitStack, contextmanager
 from dataclasses import dataclass, field
@@ -28,7 +28,7 @@ from rich.prompt import Confirm, Prompt
 from orchestrator.compiler import PromotionRequest, compile_product, library_templates
 from orchestrator.engine.errors import EngineError
 from orchestrator.engine.executor import SubprocessExecutor
-from orchestrator.engine.model import RunRecord
+from orchestrator.engine.model import ProgressEvent, RunRecord
 from orchestrator.engine.runner import Engine, EngineOptions
 from orchestrator.engine.suspend import (
     Answer,
@@ -48,6 +48,7 @@ from orchestrator.local.standins import stand_ins
 from orchestrator.local.status_page import StatusPage, serve_status_page
 from orchestrator.local.view import HostStep, LocalSetup, RunView, show_header, summary
 from orchestrator.local.view import label as node_label
+from orchestrator.localruns import runner, save
 from orchestrator.manifest import Manifest
 from orchestrator.settings import ArgoCDSettings, StepSettings, load
 from orchestrator.urls import scrub_data
@@ -229,6 +230,17 @@ def local_setup(
     )
 
 
+def _save_progress(path: Path, record: RunRecord) -> None:
+    """The record as it stands, for ``promoflow status --watch`` and ``runs`` while the run
+    goes on. Steps run in threads: a record changed while it is read is skipped, the next
+    event writes it."""
+    try:
+        data = record.to_dict()
+    except RuntimeError:  # a dict changed size while it was copied
+        return
+    save(path, {**scrub_data(data), "runner": runner()})
+
+
 def _tasks(template: Manifest) -> list[str]:
     spec = template["spec"]
     entry = next(t for t in spec["templates"] if t["name"] == spec["entrypoint"])
@@ -282,6 +294,16 @@ def run_local(
         )
         show_header(console, name, setup)
         view = RunView(console, f"{name} (local)", _tasks(compiled.template), environments, setup)
+        options.runs_dir.mkdir(parents=True, exist_ok=True)
+        path = options.runs_dir / f"{workdir.name}.json"
+
+        saving = threading.Lock()  # steps report from their threads: one snapshot at a time
+
+        def progress(event: ProgressEvent) -> None:
+            view.handle(event)
+            with saving:
+                _save_progress(path, engine.record)
+
         engine = Engine(
             compiled.workflow,
             manifests,
@@ -293,13 +315,11 @@ def run_local(
                 backoff_scale=options.backoff_scale,
                 plugins=stand_in(settings),
             ),
-            on_event=view.handle,
+            on_event=progress,
         )
         with view:
             record = engine.run()
-    options.runs_dir.mkdir(parents=True, exist_ok=True)
-    path = options.runs_dir / f"{workdir.name}.json"
     # a record is shared: no credentials in it (scrubbed value by value, so it stays JSON)
-    path.write_text(json.dumps(scrub_data(record.to_dict()), indent=2, ensure_ascii=False) + "\n")
+    save(path, scrub_data(record.to_dict()))
     console.print(summary(record, environments, setup))
     return record, path

@@ -11,6 +11,7 @@ import pytest
 
 from orchestrator.compiler.library import LIBRARY
 from tests.compiler.helpers import EXAMPLES, ROOT
+from tests.fakes import argo_server
 from tests.fakes.argo_server import FakeArgoServer
 from tests.support.argo_schema import schema_errors, unknown_fields
 
@@ -73,6 +74,28 @@ def test_apply_creates_then_reports_unchanged_then_updates(argo: FakeArgoServer)
     assert len(containers) == 7  # every step but the approval and the soak (suspend nodes)
     promote = argo.store.get("WorkflowTemplate", "promotions", "promoflow-promote")
     assert promote["spec"]["templates"][0]["container"]["image"] == "registry.local/pf:2"
+
+
+@pytest.mark.parametrize("version", ["v3.5.10", "v3.6.0-rc1", "3.4.0"])
+def test_apply_refuses_an_argo_older_than_the_mutexes_before_applying_anything(
+    argo: FakeArgoServer, monkeypatch: pytest.MonkeyPatch, version: str
+) -> None:
+    monkeypatch.setitem(argo_server.VERSION, "version", version)
+    result = run(argo, "apply", "-c", str(EXAMPLES))
+    assert result.returncode == 1
+    assert f"runs Argo Workflows {version}; promoflow needs v3.6.0 or later" in result.stderr
+    assert "synchronization.mutexes" in result.stderr and "Traceback" not in result.stderr
+    assert argo.store.list("WorkflowTemplate", "promotions") == []
+
+
+def test_apply_warns_of_a_server_build_that_names_no_release(
+    argo: FakeArgoServer, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(argo_server.VERSION, "version", "untagged")
+    result = run(argo, "apply", "-c", str(EXAMPLES), "--no-steps")
+    assert result.returncode == 0, result.stderr
+    assert "warning: the Argo Server's version 'untagged' names no release" in result.stderr
+    assert len(argo.store.list("WorkflowTemplate", "promotions")) == 2
 
 
 def test_apply_without_steps_installs_only_the_products(argo: FakeArgoServer) -> None:

@@ -11,12 +11,13 @@ an empty list is ``"items": null``, a Workflow naming a missing template is 404.
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.requests import Request
-from starlette.responses import JSONResponse
+from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
 from orchestrator.actors import ACTION, actor_labels, creator_labels
@@ -32,6 +33,7 @@ ROUTES = {
     "/api/v1/workflows/{namespace}/submit": ("POST",),
     "/api/v1/workflows/{namespace}/{name}/set": ("PUT",),
     "/api/v1/workflows/{namespace}/{name}/stop": ("PUT",),
+    "/api/v1/workflows/{namespace}/{name}/log": ("GET",),
     "/api/v1/userinfo": ("GET",),
     "/api/v1/version": ("GET",),
 }
@@ -56,6 +58,9 @@ class FakeArgoServer(Served):
     requests: list[tuple[str, str, int]] = field(default_factory=list)
     userinfo: Obj = field(default_factory=dict)
     """What ``/api/v1/userinfo`` says of the caller (empty: an anonymous/unknown caller)."""
+    logs: dict[str, list[tuple[str, str]]] = field(default_factory=dict)
+    """Each Workflow's log lines, as ``(pod name, line)`` in the order they were written:
+    what ``/log`` streams (of the main containers; other containers log nothing here)."""
     validate: bool = True
     """Check objects against the upstream schema (a load benchmark turns it off: the real
     server's own cost is not what it measures)."""
@@ -65,9 +70,13 @@ class FakeArgoServer(Served):
         routes = [Route(prefix + path, self._handle, methods=list(m)) for path, m in ROUTES.items()]
         return Starlette(routes=routes)
 
-    async def _handle(self, request: Request) -> JSONResponse:
+    async def _handle(self, request: Request) -> Response:
         try:
             self._authorize(request)
+            if request.url.path.endswith("/log"):
+                response: Response = self._log(request)
+                self.requests.append((request.method, request.url.path, 200))
+                return response
             body: Any = await request.json() if request.method in ("POST", "PUT") else {}
             result, status = self._dispatch(request, body), 200
             response = JSONResponse(result, status_code=status)
@@ -77,6 +86,22 @@ class FakeArgoServer(Served):
             response = JSONResponse({"code": 3, "message": "invalid JSON body"}, 400)
         self.requests.append((request.method, request.url.path, response.status_code))
         return response
+
+    def _log(self, request: Request) -> Response:
+        """``WorkflowLogs``: one ``{"result": {"content", "podName"}}`` JSON line per log
+        line, as grpc-gateway streams upstream's LogEntry (``podName``, ``grep`` filter;
+        a follow ends with the lines there are, as when every pod has ended)."""
+        params, query = request.path_params, request.query_params
+        self.store.get("Workflow", params["namespace"], params["name"])
+        if query.get("logOptions.container", "main") != "main":
+            return Response(b"", media_type="application/json")
+        pod, grep = query.get("podName"), query.get("grep")
+        lines = [
+            json.dumps({"result": {"content": content, "podName": name}}) + "\n"
+            for name, content in self.logs.get(params["name"], [])
+            if (not pod or name == pod) and (not grep or grep in content)
+        ]
+        return Response("".join(lines).encode(), media_type="application/json")
 
     def _authorize(self, request: Request) -> None:
         if self.token is None:

@@ -59,7 +59,7 @@ def invoke(*args: str, env: Mapping[str, str] | None = None) -> Result:
     else:
         from orchestrator.cli import app
 
-        app, argv, prog = app, list(args), "promoflow"  # type: ignore[assignment]
+        app, argv, prog = app, list(args), "promoflow"
     out, err = io.StringIO(), io.StringIO()
     with (
         mock.patch.dict(os.environ, clean_env(env), clear=True),

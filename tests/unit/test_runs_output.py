@@ -117,6 +117,7 @@ def test_runs_o_json_lists_every_run_newest_first(argo: FakeArgoServer) -> None:
         "started": "2026-11-22T10:00:00Z",
         "finished": "",
         "message": "",
+        "where": "cluster",
     }
     assert runs[1]["message"] == "child 'sync-dev' failed"
     assert result.stderr == ""
@@ -137,7 +138,7 @@ def test_runs_o_wide_adds_the_flow_and_message(argo: FakeArgoServer) -> None:
     table = run(argo, "runs").stdout.splitlines()
     wide = run(argo, "runs", "-o", "wide").stdout.splitlines()
     assert table[0].split() == ["RUN", "PRODUCT", "VERSION", "PHASE", "STARTED", "FINISHED"]
-    assert wide[0].split() == [*table[0].split(), "FLOW", "MESSAGE"]
+    assert wide[0].split() == [*table[0].split(), "FLOW", "WHERE", "MESSAGE"]
     assert "child 'sync-dev' failed" in wide[2] and "failed" not in table[2]
 
 

@@ -69,6 +69,7 @@ def run(inputs: Inputs) -> None:
     fields = set(field_names())
     params = {k: v for k, v in inputs._asdict().items() if k in fields}
     request = promote.resolve_promote(params, inputs.config)
+    promote.require_version(request)
     import pygit2
 
     from orchestrator.adapters.git import Credentials, GitError, GitRemote

@@ -102,6 +102,19 @@ def resolve_promote(params: dict[str, Any], config: Config | None) -> PromoteReq
         support.usage(str(exc))
 
 
+def require_version(request: PromoteRequest) -> None:
+    """The trigger environment is given its version (``--version``): a usage error (exit
+    2) before any Git work when it is not, since the flag is missing, not the repository."""
+    from orchestrator.steps import support
+
+    if request.is_trigger and not request.version:
+        support.usage(
+            f"{request.environment} is where a new version enters the flow: give the "
+            "version to promote (--version VERSION)",
+            "--version",
+        )
+
+
 def _rollback(text: str) -> bool:
     """``--rollback`` with ``--config`` (the order is the configuration's there)."""
     from orchestrator.steps import support
@@ -156,6 +169,8 @@ def run(inputs: Inputs) -> None:
 
     params = {k: v for k, v in inputs._asdict().items() if k not in _NOT_REQUESTED}
     request = resolve_promote(params, inputs.config)
+    if not inputs.plan:
+        require_version(request)
     allow_changes = planned_changes(inputs.planned)
     if prefetch is None and not inputs.plan:
         prefetch = gitprefetch.start(request.repo, request.branch, cache_dir=inputs.cache_dir)
