@@ -5,7 +5,7 @@ toolchain (pytest, mypy, ruff, hypothesis, ...) and compile the test suite's byt
 before the demo ran. Now it installs only promoflow and its dependencies; ``make test``
 adds the tools. This clones the checkout twice (this commit, and BENCH_BASELINE, by
 default the commit before the recipe was split), each into a directory of its own with
-an empty pip cache (as a fresh machine: every wheel is downloaded from the registry), and
+empty pip and uv caches (as a fresh machine: every wheel is downloaded from the registry), and
 runs ``make demo`` twice in each: the first run (virtualenv, installs, the demo) and the
 warm run (the demo alone). Printed: seconds of each, the virtualenv's size, and the
 ratios to the baseline; targets: first run under 45 s, warm under 25 s.
@@ -54,6 +54,7 @@ def measure(ref: str, label: str, tmp: Path) -> tuple[float, float, float]:
     _git("checkout", "-q", ref, cwd=src)
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PROMOFLOW_", "VIRTUAL_"))}
     env["PIP_CACHE_DIR"] = str(tmp / f"{label}-pip-cache")  # empty: every wheel downloaded
+    env["UV_CACHE_DIR"] = str(tmp / f"{label}-uv-cache")
     times = []
     for run in ("first run", "warm"):
         with console.status(f"{label} ({_git('rev-parse', '--short', ref, cwd=src)}): {run}"):
