@@ -28,6 +28,8 @@ from orchestrator.problems import suggest
 from orchestrator.semverrange import version_of
 from orchestrator.webhooks.events import GitPush, ImagePush, PromotionAsked, Refused
 from orchestrator.webhooks.images import normalize, same_repository, tag_passes
+from orchestrator.yamltabs import MESSAGE as TABS
+from orchestrator.yamltabs import tab_problem
 
 BASE_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
@@ -149,8 +151,10 @@ def _read_paths(text: str, paths: tuple[str, ...]) -> tuple[str, ...] | str:
         return ": nests too deep to read"
     try:
         data = yaml.load(text, Loader=BASE_LOADER)
-    except yaml.YAMLError:
-        return " is not valid YAML"
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        tab = tab_problem(text, getattr(mark, "line", None), getattr(exc, "problem", None))
+        return f":{tab.line}:{tab.column}: {TABS}" if tab else " is not valid YAML"
     values = []
     for i, path in enumerate(paths):
         value = _at(data, path)
