@@ -11,8 +11,9 @@ where it enters (``promote``, ``diff``, ``compile``, the webhook service), the s
   right-to-left mark) makes a version that looks like another. "Whitespace or control"
   is every character of the Unicode categories Z (separators) and C (control, format,
   unassigned, private use), which includes all that ``str.isspace`` calls space.
-* ``versionSource.versionPattern`` (a Python regular expression that must match the whole
-  version) says what the product's versions look like (``v?\\d+\\.\\d+\\.\\d+``).
+* ``versionSource.versionPattern`` (a regular expression, Python's syntax read with
+  ``re.ASCII``, that must match the whole version) says what the product's versions look
+  like (``v?\\d+\\.\\d+\\.\\d+``).
 * Without one, a version written as an image tag (a ``kustomizeImage``'s ``newTag``, or the
   ``tagField`` of the template's ``image``) must be a tag a registry accepts (the OCI
   distribution spec's ``[a-zA-Z0-9_][a-zA-Z0-9._-]{0,127}``). That is wider than semver on
@@ -47,9 +48,11 @@ def unsafe_character(version: str) -> tuple[int, str] | None:
 
 
 def compile_pattern(pattern: str) -> re.Pattern[str]:
-    """``ValueError`` naming what is wrong with a pattern that does not compile."""
+    """The pattern, read as Go's RE2 reads it where it can (``\\d`` is ``[0-9]``, not any
+    script's digit: ``re.ASCII``), as an Argo Events Sensor checks it too; ``ValueError``
+    naming what is wrong with a pattern that does not compile."""
     try:
-        return re.compile(pattern)
+        return re.compile(pattern, re.ASCII)
     except re.error as exc:
         where = f" at position {exc.pos + 1}" if exc.pos is not None else ""
         raise ValueError(
