@@ -35,6 +35,17 @@ def dns_friendly(text: str) -> str:
     return re.sub(r"[^a-zA-Z0-9]*$", "", value)
 
 
+def email_shown(value: str) -> str:
+    """An ``actor-email`` label as the e-mail it was made from, for people to read.
+
+    Argo writes the ``@`` as ``.at.``; a label value keeps no mark of which ``.at.`` that
+    was, so the last one is taken (a local part such as ``john.at.work`` is more common
+    than a domain that starts with an ``at.`` label). Where the approvers are known, the
+    check shows the matching entry as written instead (approvers.shown_as)."""
+    head, sep, tail = value.rpartition(".at.")
+    return f"{head}@{tail}" if sep and head and tail else value
+
+
 def _identity(
     keys: tuple[str, str, str], subject: str, email: str, username: str
 ) -> dict[str, str]:

@@ -20,7 +20,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from datetime import datetime
 
-from orchestrator.actors import ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, dns_friendly
+from orchestrator.actors import ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, dns_friendly, email_shown
 
 IDENTITY_LABELS = (ACTOR, ACTOR_EMAIL, ACTOR_USERNAME)
 CLOCK_SLACK = 1.0
@@ -69,9 +69,28 @@ class Answered:
 
     @property
     def who(self) -> str:
-        """The user Argo recorded for the last update of the run, or empty."""
+        """The user Argo recorded for the last update of the run, as people write it (an
+        e-mail with its ``@``), or empty."""
         seen = {key: self.labels[key] for key in IDENTITY_LABELS if self.labels.get(key)}
-        return seen.get(ACTOR_EMAIL) or seen.get(ACTOR_USERNAME) or seen.get(ACTOR) or ""
+        if seen.get(ACTOR_EMAIL):
+            return email_shown(seen[ACTOR_EMAIL])
+        return seen.get(ACTOR_USERNAME) or seen.get(ACTOR) or ""
+
+    def values(self) -> set[str]:
+        """The identity label values, to compare with an approver's label forms."""
+        return {self.labels[key] for key in IDENTITY_LABELS if self.labels.get(key)}
+
+
+def shown_as(answered: Answered, approvers: list[str]) -> str:
+    """Who answered, named as the policy names them when they are listed
+    (``alice@example.com``, not the label form ``alice.at.example.com``): a label value
+    cannot hold an ``@`` and may be cut, the policy's entry is what people wrote."""
+    values = answered.values()
+    for entry in approvers:
+        if not entry.startswith("group:") and label_forms(entry) & values:
+            kind, sep, value = entry.partition(":")
+            return value if sep and kind in ("user", "email") else entry
+    return answered.who
 
 
 def _seconds_between(started: str, finished: str) -> float | None:
@@ -89,7 +108,7 @@ def verify(answered: Answered, approvers: list[str]) -> Verdict:
     Only a YES given before the timeout goes on; with ``approvers`` to check, only one
     whose author Argo recorded as a listed approver. Every other outcome says what
     happened (rejected, not answered in time, resumed without an answer) and by whom."""
-    env, who = answered.environment, answered.who
+    env, who = answered.environment, shown_as(answered, approvers)
     waited = _seconds_between(answered.started_at, answered.finished_at)
     if waited is None:
         return Verdict(False, f"cannot tell when the approval for {env} was answered")
@@ -116,7 +135,7 @@ def verify(answered: Answered, approvers: list[str]) -> Verdict:
 
 def _approver(answered: Answered, approvers: list[str]) -> Verdict:
     """A timely YES: who gave it, checked against the listed approvers."""
-    env, who = answered.environment, answered.who
+    env, who = answered.environment, shown_as(answered, approvers)
     if not approvers:
         by = f" by {who}" if who else ""
         return Verdict(True, f"{env} approved{by} (no approvers of {env} to check)")
@@ -128,7 +147,7 @@ def _approver(answered: Answered, approvers: list[str]) -> Verdict:
             "or by editing the Workflow, carry none); answer with `promoflow approve` or in "
             "the Argo UI",
         )
-    values = {answered.labels[key] for key in IDENTITY_LABELS if answered.labels.get(key)}
+    values = answered.values()
     for entry in approvers:
         if not entry.startswith("group:") and label_forms(entry) & values:
             return Verdict(True, f"{env} approved by {who} (an approver of {env})")

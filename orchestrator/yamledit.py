@@ -35,6 +35,8 @@ from orchestrator import yamlscalars
 from orchestrator.model.yamlpath import PathNotFound, format_yaml_path, parse_yaml_path, resolve
 from orchestrator.nesting import yaml_too_deep
 from orchestrator.yamlplaces import Concrete, Path, not_found, place_of
+from orchestrator.yamltabs import MESSAGE as TABS
+from orchestrator.yamltabs import tab_problem
 from orchestrator.yamltokens import Span, Style, locate, misread_at, quote_style, spelled
 
 
@@ -104,6 +106,7 @@ def _load_rt(text: str, name: str) -> Any:
     try:
         return _rt().load(text)
     except RuamelError as exc:
+        _tab(exc, text, name)
         raise YamlEditError(f"{name}: invalid YAML ({type(exc).__name__}: {exc})") from None
 
 
@@ -112,7 +115,16 @@ def _safe(text: str, name: str) -> Any:
     try:
         return yaml.load(text, Loader=_SafeLoader)
     except yaml.YAMLError as exc:
+        _tab(exc, text, name)
         raise YamlEditError(f"{name}: invalid YAML ({exc})") from None
+
+
+def _tab(exc: Exception, text: str, name: str) -> None:
+    """Either library's error, when a tab in the indentation caused it, named as such."""
+    mark = getattr(exc, "problem_mark", None)
+    tab = tab_problem(text, getattr(mark, "line", None), getattr(exc, "problem", None))
+    if tab is not None:
+        raise YamlEditError(f"{name}:{tab.line}:{tab.column}: {TABS}") from None
 
 
 def read(text: str, path: str, name: str = "<yaml>") -> Value:

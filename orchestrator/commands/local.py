@@ -109,8 +109,11 @@ def load_templates(directory: Path | None) -> list[dict[str, Any]]:
         raise typer.BadParameter(f"{directory}: not a directory", param_hint="--templates")
     found: list[dict[str, Any]] = []
     from orchestrator.nesting import yaml_too_deep
+    from orchestrator.yamltabs import MESSAGE as TABS
+    from orchestrator.yamltabs import tab_problem
 
     for path in sorted([*directory.rglob("*.yaml"), *directory.rglob("*.yml")]):
+        text = ""
         try:
             text = path.read_text()
             deep = yaml_too_deep(text)
@@ -122,6 +125,9 @@ def load_templates(directory: Path | None) -> list[dict[str, Any]]:
             mark = getattr(exc, "problem_mark", None)
             where = f"{path}:{mark.line + 1}:{mark.column + 1}" if mark else f"{path}:1:1"
             reason = getattr(exc, "problem", None) or getattr(exc, "strerror", None) or exc
+            tab = tab_problem(text, mark.line if mark else None, getattr(exc, "problem", None))
+            if tab is not None:
+                where, reason = f"{path}:{tab.line}:{tab.column}", TABS
             err.print(f"{where}: error: cannot read WorkflowTemplates: {reason}", markup=False)
             raise typer.Exit(1) from None
         kinds = ("WorkflowTemplate", "ClusterWorkflowTemplate")

@@ -42,7 +42,8 @@ class Promotion:
 def resolve_promotion(
     config: Path, product: str, version: str | None, set_fields: list[str] | None
 ) -> Promotion:
-    """Load ``config`` and check a request for ``product``: the version is not empty, every
+    """Load ``config`` and check a request for ``product``: the version is not empty and
+    is one the product's template accepts (``versionPattern``), every
     ``--set`` is ``PATH=VALUE`` and given once, and with a version, the fields are exactly
     those the product's template declares (``versionSource.fields``). A usage error (exit
     2) or the configuration's problems (exit 1) otherwise."""
@@ -60,6 +61,11 @@ def resolve_promotion(
     except CompileError as exc:
         fail(str(exc))
     if version is not None:
+        from orchestrator.model.template import version_rule
+
+        refusal = version_rule(plan.template).refusal(version)
+        if refusal is not None:
+            raise typer.BadParameter(refusal, param_hint="--version")
         source = plan.template.spec.version_source
         check_version_fields(source.fields if source else [], fields, product)
     return Promotion(loaded, plan, version, fields)

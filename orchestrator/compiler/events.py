@@ -31,16 +31,19 @@ Choices:
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass
 from typing import Any
 
 from orchestrator.compiler import names
+from orchestrator.compiler.gotext import go_string
+from orchestrator.compiler.sensorversion import version_rule_template
 from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import ProductPlan
 from orchestrator.manifest import Manifest
+from orchestrator.model.template import version_rule
 from orchestrator.settings import StepSettings
+from orchestrator.versionpattern import VersionRule
 
 API_VERSION = "argoproj.io/v1alpha1"
 IDEMPOTENCY_HEADER = "Idempotency-Key"
@@ -106,15 +109,6 @@ def event_source(events: EventsSettings = EVENTS) -> Manifest:
             },
         },
     }
-
-
-def go_string(text: str) -> str:
-    """``text`` as a Go string literal inside a template action.
-
-    JSON's quoting is Go's for everything JSON escapes once non-ASCII characters are left
-    as they are (Go would refuse JSON's ``\\ud83d``-style surrogate escapes); quoting keeps
-    a ``{{`` in a name or route from being read as template syntax."""
-    return json.dumps(text, ensure_ascii=False)
 
 
 PY_SPACE = (
@@ -188,7 +182,7 @@ def label_template() -> str:
     )  # fmt: skip
 
 
-def checked_version_template(declared: list[str]) -> str:
+def checked_version_template(declared: list[str], rule: VersionRule | None = None) -> str:
     """The stripped version, or a failure for a request the webhook service refuses.
 
     The version argument has no fallback value, so a ``fail`` here stops the trigger and
@@ -196,7 +190,8 @@ def checked_version_template(declared: list[str]) -> str:
     :data:`BODY_KEYS`; a product or version that is not a text; a ``sourceCommit`` or
     ``requestedBy`` that is neither text nor null; ``fields`` that are not an object of
     texts, lack one of the template's ``versionSource.fields`` (``declared``) or name
-    another. (Empty versions and other products never pass the dependency's filters.)"""
+    another; a version ``rule`` (the template's ``versionPattern``) refuses.
+    (Empty versions and other products never pass the dependency's filters.)"""
     fields = _list(declared)
     return "".join(
         [
@@ -219,6 +214,7 @@ def checked_version_template(declared: list[str]) -> str:
             f"{{{{- range {fields} }}}}{{{{ if not (index $fields .) }}}}",
             '{{ fail (printf "version field %q is required" .) }}{{ end }}{{ end -}}',
             _VERSION,
+            version_rule_template(rule or VersionRule()),
             "{{- $v -}}",
         ]
     )  # fmt: skip
@@ -286,7 +282,10 @@ def trigger_parameters(plan: ProductPlan, workflow: Manifest) -> list[dict[str, 
             _dest(*annotation, "workflows.argoproj.io/description"),
             template=description_template(plan.route()),
         ),
-        _param(_argument_dest(workflow, "version"), template=checked_version_template(declared)),
+        _param(
+            _argument_dest(workflow, "version"),
+            template=checked_version_template(declared, version_rule(plan.template)),
+        ),
         _param(_argument_dest(workflow, "version-fields"), template=FIELDS_TEMPLATE, default=""),
         _param(
             _argument_dest(workflow, "source-commit"),

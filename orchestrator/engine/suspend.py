@@ -18,6 +18,9 @@ from typing import Protocol
 from orchestrator.actors import actor_labels
 
 YES, NO = "YES", "NO"
+NOT_A_MESSAGE = frozenset({"", "y", "yes", "n", "no"})
+"""Typed where a reason was asked, these repeat the answer rather than give a reason: the
+approval records no message for them."""
 
 
 @dataclass(frozen=True)
@@ -91,28 +94,35 @@ def answer_values(question: Question, approved: bool) -> dict[str, str]:
 
 
 class AutoApprover:
-    """Approves every question (``--auto-approve``), except environments listed to reject."""
+    """Approves every question (``--auto-approve``), except environments listed to reject.
+
+    ``who`` is the person the answers are given for (the requester, or ``--as``), so a
+    message names them, as an answer given in the UI would; ``flags`` adds the option that
+    answered for them (``--auto-approve``, ``--reject ENV``), so nobody takes an automatic
+    answer for one a person typed."""
 
     def __init__(
         self,
         reject: Mapping[str, str] | None = None,
         who: str = "auto-approve",
         actor: str = "",
+        flags: bool = False,
     ):
         self.reject = dict(reject or {})
         self.who = who
         self.actor = actor
+        self.flags = flags
 
     def answer(self, question: Question) -> Answer:
-        if question.environment in self.reject:
-            reason = self.reject[question.environment] or "rejected"
-            return Answer(
-                False,
-                f"rejected by {self.who}: {reason}",
-                answer_values(question, False),
-                self.actor,
-            )
-        return Answer(True, f"approved by {self.who}", answer_values(question, True), self.actor)
+        env = question.environment
+        if env in self.reject:
+            how = f" (--reject {env})" if self.flags else ""
+            reason = self.reject[env]
+            text = f"rejected by {self.who}{how}" + (f": {reason}" if reason else "")
+            return Answer(False, text, answer_values(question, False), self.actor)
+        how = " (--auto-approve)" if self.flags else ""
+        text = f"approved by {self.who}{how}"
+        return Answer(True, text, answer_values(question, True), self.actor)
 
 
 class PromptApprover:
@@ -141,5 +151,6 @@ class PromptApprover:
                 if self.resume:
                     self.resume()
         verb = "approved" if approved else "rejected"
+        message = "" if message.strip().lower() in NOT_A_MESSAGE else message.strip()
         text = f"{verb} by {self.who}" + (f": {message}" if message else "")
         return Answer(approved, text, answer_values(question, approved), self.actor)

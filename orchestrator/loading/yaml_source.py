@@ -24,6 +24,8 @@ from orchestrator.loading.ours import worth_reading
 from orchestrator.model.base import Loc, Position, SourceMap
 from orchestrator.nesting import MAX_DEPTH, yaml_too_deep
 from orchestrator.problems import Problem
+from orchestrator.yamltabs import MESSAGE as TABS
+from orchestrator.yamltabs import tab_problem
 
 MAX_FILE_BYTES = 1024 * 1024
 MAX_NODES = 100_000
@@ -192,14 +194,17 @@ def read_documents(text: str, file: str) -> Iterator[Document | Problem]:
                 continue
             yield Document(data, SourceMap(origin, builder.positions))
     except yaml.MarkedYAMLError as exc:
-        yield _syntax_problem(exc, file)
+        yield _syntax_problem(exc, file, text)
     except (yaml.YAMLError, RecursionError) as exc:
         yield Problem(Position(file), f"invalid YAML: {type(exc).__name__}")
     finally:
         loader.dispose()
 
 
-def _syntax_problem(exc: yaml.MarkedYAMLError, file: str) -> Problem:
+def _syntax_problem(exc: yaml.MarkedYAMLError, file: str, text: str) -> Problem:
+    tab = tab_problem(text, exc.problem_mark.line if exc.problem_mark else None, exc.problem)
+    if tab is not None:
+        return Problem(Position(file, tab.line, tab.column), TABS)
     mark = exc.problem_mark or exc.context_mark
     where = Position(file, mark.line + 1, mark.column + 1) if mark else Position(file)
     message = str(exc.problem or exc.context or "syntax error")

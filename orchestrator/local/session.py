@@ -94,7 +94,8 @@ def _ask(console: Console) -> Callable[[Question], tuple[bool, str]]:
     def ask(question: Question) -> tuple[bool, str]:
         console.print(f"[bold]{node_label(question.display_name)}[/]: {question.prompt}")
         approved = Confirm.ask("Approve?", console=console, default=False)
-        message = Prompt.ask("Message", console=console, default="")
+        why = "Why (optional, Enter for none)" if approved else "Why (Enter for no reason)"
+        message = Prompt.ask(why, console=console, default="", show_default=False)
         return approved, message
 
     return ask
@@ -105,7 +106,7 @@ def approver_for(options: LocalOptions, console: Console, who: str, view: RunVie
         return options.approver
     actor = options.answer_as or who
     if options.auto_approve or options.reject:
-        return AutoApprover(options.reject, who=f"{actor} (auto-approve)", actor=actor)
+        return AutoApprover(options.reject, who=actor, actor=actor, flags=True)
     if console.is_terminal:
         return PromptApprover(_ask(console), actor, pause=view.pause, resume=view.resume)
     return _NoOneToAsk()

@@ -22,6 +22,7 @@ from orchestrator.model.paths import (
     is_glob,
 )
 from orchestrator.model.yamlpath import Selector, format_yaml_path
+from orchestrator.versionpattern import VersionRule, compile_pattern
 
 __all__ = [
     "FileRule",
@@ -35,6 +36,7 @@ __all__ = [
     "check_relative_file",
     "image_spec",
     "is_glob",
+    "version_rule",
 ]
 
 RelativeFile = Annotated[str, AfterValidator(check_relative_file)]
@@ -120,6 +122,18 @@ class VersionSource(Model):
     """Instead of ``path``: the version is this Kustomize image's ``newTag`` (the entry is
     added when missing, and a digest that is not one of the ``fields`` is cleared)."""
     fields: list[YamlPath] = []
+    version_pattern: str | None = None
+    """A regular expression the whole version must match (orchestrator.versionpattern):
+    without it, a version written as an image tag must be one a registry accepts."""
+
+    @field_validator("version_pattern")
+    @classmethod
+    def _compiles(cls, value: str | None) -> str | None:
+        if value is not None:
+            if not value.strip():
+                raise ValueError("versionPattern is empty; leave it out to take the default")
+            compile_pattern(value)
+        return value
 
     @field_validator("fields")
     @classmethod
@@ -246,6 +260,21 @@ def _explicit_spec(rule: ImageRule, source: VersionSource | None) -> ImageSpec:
         tag_field=tag_field or "",
         digest_field=rule.digest_field or "",
         source=f"{file} {field}",
+    )
+
+
+def version_rule(template: PromotionTemplate) -> VersionRule:
+    """Which versions ``template`` accepts (see :mod:`orchestrator.versionpattern`)."""
+    spec = template.spec
+    source = spec.version_source
+    if source is None:
+        return VersionRule(template=template.name)
+    image = image_spec(spec)
+    tag = source.kustomize_image is not None or (
+        image is not None and image.file == source.file and image.tag_field == source.version_path
+    )
+    return VersionRule(
+        source.version_pattern, tag, template.name, f"{source.file} {source.version_path}"
     )
 
 

@@ -127,6 +127,14 @@ def commits(listed: list[Any]) -> tuple[Commit, ...]:
     )
 
 
+def paths_listed(listed: list[Any]) -> bool:
+    """Whether every listed commit names a changed file: GitLab System Hooks and large
+    pushes leave ``added``/``modified``/``removed`` out (or empty), and reading that as "this
+    commit changes nothing" would skip a push that changes everything. A push for which this
+    is false is read in Git instead (``GitPush.complete``)."""
+    return all(isinstance(c, dict) and any(strings(c, key) for key in PATH_LISTS) for c in listed)
+
+
 def body_hash(incoming: Incoming) -> str:
     """The delivery id of senders that give none: a redelivery sends the same bytes."""
     return "sha256-" + hashlib.sha256(incoming.body).hexdigest()[:32]

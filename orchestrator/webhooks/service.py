@@ -204,7 +204,8 @@ class Service:
             outcome = await self._current(event, outcome, delivery, submissions)
         refusals = [s for s in outcome.skips if s.refused]
         if not outcome.starts and refusals:
-            raise Refused(409, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
+            status = min(s.status for s in refusals)  # a stale push (409) says the most
+            raise Refused(status, "; ".join(f"{s.product}: {s.reason}" for s in refusals))
         skipped = outcome.skips
         if not outcome.starts:
             return Reply(200, f"nothing to promote: {outcome.reason}", "no_promotion", [], skipped)

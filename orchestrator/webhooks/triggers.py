@@ -22,12 +22,15 @@ import yaml
 from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.loading import Config
 from orchestrator.model.product import Product
+from orchestrator.model.template import version_rule
 from orchestrator.model.yamlpath import PathNotFound, lookup, parse_yaml_path
 from orchestrator.nesting import yaml_too_deep
 from orchestrator.problems import suggest
 from orchestrator.semverrange import version_of
 from orchestrator.webhooks.events import GitPush, ImagePush, PromotionAsked, Refused
 from orchestrator.webhooks.images import normalize, same_repository, tag_passes
+from orchestrator.yamltabs import MESSAGE as TABS
+from orchestrator.yamltabs import tab_problem
 
 BASE_LOADER = getattr(yaml, "CBaseLoader", yaml.BaseLoader)
 
@@ -77,7 +80,9 @@ class Skip:
     reason: str
     refused: bool = False
     """True: the event asks for something that would move a version backwards (a stale
-    push, an old image): the sender is told so with a 409, not a 200."""
+    push, an old image), or for a version the template refuses (``versionPattern``): the
+    sender is told so with ``status``, not a 200."""
+    status: int = 409
 
 
 @dataclass(frozen=True)
@@ -149,8 +154,10 @@ def _read_paths(text: str, paths: tuple[str, ...]) -> tuple[str, ...] | str:
         return ": nests too deep to read"
     try:
         data = yaml.load(text, Loader=BASE_LOADER)
-    except yaml.YAMLError:
-        return " is not valid YAML"
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        tab = tab_problem(text, getattr(mark, "line", None), getattr(exc, "problem", None))
+        return f":{tab.line}:{tab.column}: {TABS}" if tab else " is not valid YAML"
     values = []
     for i, path in enumerate(paths):
         value = _at(data, path)
@@ -252,6 +259,9 @@ def _push_decision(
     if isinstance(read_out, str):
         return Skip(name, read_out)
     version, fields = read_out
+    refusal = version_rule(plan.template).refusal(version)
+    if refusal is not None:
+        return Skip(name, f"{file}@{push.after[:12]}: {refusal}", refused=True, status=422)
     return Start(
         name,
         version,
@@ -287,7 +297,12 @@ def for_image(push: ImagePush, plans: Plans) -> Outcome:
                 skips.append(Skip(product.name, "automatic promotion is off (spec.triggers)"))
                 break
             passing = [t for t in push.tags if len(t) <= MAX_TAG and tag_passes(trigger, t)]
-            tag = _best_tag(passing)
+            # CI often pushes a commit tag beside the release: not a version, not an error
+            refusals = {t: r for t in passing if (r := version_rule(plan.template).refusal(t))}
+            if passing and len(refusals) == len(passing):
+                skips.append(Skip(product.name, "; ".join(refusals.values())))
+                break
+            tag = _best_tag(t for t in passing if t not in refusals)
             if tag is None:
                 rule = trigger.semver or trigger.regex or "any tag"
                 shown = ", ".join(push.tags) or "no tag"
@@ -347,6 +362,9 @@ def for_request(asked: PromotionAsked, plans: Plans) -> Outcome:
         raise Refused(422, f"{product.name} needs fields with the version: {', '.join(missing)}")
     if unknown:
         raise Refused(422, f"{product.name} has no version fields {', '.join(unknown)}")
+    refusal = version_rule(plan.template).refusal(asked.version)
+    if refusal is not None:
+        raise Refused(422, f"{product.name}: {refusal}")
     start = Start(
         product.name,
         asked.version,

@@ -37,6 +37,7 @@ from orchestrator.compiler.events import (
 from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import ProductPlan, plan_product
 from orchestrator.manifest import Manifest
+from orchestrator.versionpattern import VersionRule
 from tests.compiler.helpers import EXAMPLES, SCENARIOS, SETTINGS, load
 from tests.support.argo_schema import REFDATA
 from tests.support.argo_schema import schema_errors as workflow_schema_errors
@@ -320,7 +321,8 @@ def test_only_optional_values_fall_back_to_empty() -> None:
 
 
 def test_the_version_check_knows_the_products_fields() -> None:
-    """shop's template declares image.digest; checkout's none: each Sensor checks its own."""
+    """shop's template declares image.digest; checkout's none: each Sensor checks its own,
+    and the version as the template's rule says."""
     checks = {
         product: next(
             p["src"]["dataTemplate"]
@@ -329,10 +331,19 @@ def test_the_version_check_knows_the_products_fields() -> None:
         )
         for product in ("shop", "checkout")
     }
+    tag = VersionRule(image_tag=True)  # both write the version as an image tag
     assert checks == {
-        "shop": checked_version_template(["image.digest"]),
-        "checkout": checked_version_template([]),
+        "shop": checked_version_template(["image.digest"], tag),
+        "checkout": checked_version_template([], tag),
     }
+    assert "an image tag's grammar" in checks["shop"]
+
+
+def test_the_version_check_carries_the_templates_pattern() -> None:
+    check = checked_version_template([], VersionRule(r"v?\d+\.\d+"))
+    assert 'regexMatch "^(?:v?\\\\d+\\\\.\\\\d+)$" $v' in check
+    assert "an image tag's grammar" not in check
+    assert 'regexMatch "[\\\\p{Z}\\\\p{C}]" $v' in check  # whatever the pattern
 
 
 def test_space_class_is_what_python_strips() -> None:

@@ -24,6 +24,7 @@ import random
 import shutil
 import subprocess
 import tempfile
+import unicodedata
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ import pytest
 from orchestrator.compiler.events import (
     IDEMPOTENCY_HEADER,
     REQUEST_PREFIX,
+    checked_version_template,
     label_template,
     name_template,
     sensor,
@@ -40,6 +42,8 @@ from orchestrator.compiler.events import (
 from orchestrator.compiler.names import label_value, workflow_name
 from orchestrator.compiler.workflow import PromotionRequest, promotion_workflow
 from orchestrator.graph.plan import plan_product
+from orchestrator.model.template import version_rule
+from orchestrator.versionpattern import VersionRule
 from tests.compiler.helpers import EXAMPLES, SETTINGS, load
 from tests.e2e.cluster.config import PATHS
 from tests.e2e.cluster.gobuild import go_binary, go_env, run_logged
@@ -311,6 +315,15 @@ EVENTS: list[dict[str, Any]] = [
     {"product": "checkout", "version": "...", "requestedBy": "  "},
     {"product": "checkout", "version": "İ" + "9" * 80, "fields": {}, "sourceCommit": None},
     {"product": " checkout ", "version": "\x1f2.0", "fields": None, "requestedBy": None},
+    # tags the templates accept, with the odd texts around them of the refused ones above
+    {
+        "product": "shop",
+        "version": " V2_RC-Build.7\n",
+        "sourceCommit": "0123abcd ",
+        "requestedBy": " Ada Lovelace",
+        "fields": {"image.digest": " sha256:ab"},
+    },
+    {"product": "checkout", "version": "9" * 80, "requestedBy": "  ", "sourceCommit": None},
 ]
 
 
@@ -342,7 +355,12 @@ def test_the_sensor_creates_what_the_webhook_service_would(
     manifest = sensor(plan, SETTINGS)
     key = " delivery-7f3a"
     header = {"Content-Type": ["application/json"], IDEMPOTENCY_HEADER: [key]}
-    created = created_workflow(manifest, {"header": header, "body": body}, _go(render, header))
+    event = {"header": header, "body": body}
+    if version_rule(plan.template).refusal(body["version"].strip()) is not None:
+        with pytest.raises(LookupError, match="no value"):  # refused, as the service does
+            created_workflow(manifest, event, _go(render, header))
+        return
+    created = created_workflow(manifest, event, _go(render, header))
     request = PromotionRequest(
         product,
         body["version"].strip(),
@@ -406,3 +424,54 @@ def test_the_version_check_refuses_what_the_webhook_service_refuses(render: Rend
     results = render([_job(templates[product], body) for product, body in cases])
     accepted = [r.get("out") == "1.0" and not r.get("error") for r in results]
     assert accepted == [True] * len(ACCEPTED) + [False] * len(REFUSED), results
+
+
+def _assigned_sample() -> list[str]:
+    """Characters of every category Python knows (one in 37 code points, no surrogates,
+    which JSON cannot carry), and code points unassigned in every Unicode version: the
+    noncharacters and U+0378."""
+    chars = [
+        chr(c)
+        for c in range(0, 0x110000, 37)
+        if not 0xD800 <= c <= 0xDFFF and unicodedata.category(chr(c)) != "Cn"
+    ]
+    return [*chars, "\u0378", "\ufdd0", "\uffff", "\U0002ffff", "\U0010ffff"]
+
+
+RULE_VERSIONS = [
+    "1.4.2", "v2.0.0-rc.1", "6063e25", "2026-11-27", "1.4", "latest", "_x", "a" * 128,
+    "a" * 129, "1.0+build", "1.0/beta", ".x", "-x", "1.0 beta", "1.0\tb", "1.0\u200bb",
+    "1.0\u202eb", "1\u00a0b", "1\x7fb", "1\x85b", "١٢٣", "1.٢", "1.a_é", "1.2.3.4", "v1.2.3\n4",
+]  # fmt: skip
+RULES = [
+    VersionRule(),
+    VersionRule(image_tag=True),
+    VersionRule(r"v?\d+\.\d+\.\d+(-[0-9A-Za-z.-]+)?", image_tag=True),
+    VersionRule(r"[^/]+"),
+    VersionRule(r"\d+(\.\w+)*"),
+]
+
+
+@pytest.mark.parametrize("rule", RULES, ids=["any", "tag", "semver", "no-slash", "digits"])
+def test_the_sensor_refuses_the_versions_the_template_refuses(
+    render: Renderer, rule: VersionRule
+) -> None:
+    """Go's RE2 classes select what Python's rule refuses: whitespace, control characters
+    and unassigned code points always; the tag grammar or the versionPattern besides. The
+    version is stripped first, as the webhook service strips it."""
+    template = checked_version_template([], rule)
+    versions = [*RULE_VERSIONS, *(f"1{c}2" for c in _assigned_sample())]
+    results = render([_job(template, {"product": "x", "version": v}) for v in versions])
+    go = {
+        v: not r.get("error") and r.get("out") == v.strip()
+        for v, r in zip(versions, results, strict=True)
+    }
+    python = {v: rule.refusal(v.strip()) is None for v in versions}
+    assert {v for v in versions if go[v] != python[v]} == set()
+
+
+def test_a_pattern_go_cannot_read_refuses_every_version(render: Renderer) -> None:
+    """Look-behind is Python's, not RE2's: the Sensor fails closed, never lets it through."""
+    template = checked_version_template([], VersionRule(r"\d+(?<=0)"))
+    [result] = render([_job(template, {"product": "x", "version": "10"})])
+    assert result.get("error")

@@ -116,9 +116,13 @@ def test_a_rejected_approval_leaves_production_untouched(tmp_path: Path) -> None
     assert "rejected" in nodes["approve-prod-eu"].message
     # the answer is judged in the workflow: the approver step stops prod-eu, saying why
     assert nodes["approver-prod-eu"].phase is Phase.FAILED
-    assert "failed at approver prod-eu: prod-eu rejected by sre-oncall.at.example.com" in (
-        " ".join(output.split())
+    flat = " ".join(output.split())
+    assert "failed at approver prod-eu: prod-eu rejected by sre-oncall@example.com" in flat
+    # the answer says who rejected it and that an option did, for them
+    assert nodes["approve-prod-eu"].message == (
+        "rejected by sre-oncall@example.com (--reject prod-eu): rejected in the demo"
     )
+    assert "auto-approve" not in nodes["approve-prod-eu"].message
 
 
 def test_a_failing_gate_stops_the_flow_with_the_reason(tmp_path: Path) -> None:
@@ -388,7 +392,7 @@ def test_an_approval_answered_by_someone_not_listed_does_not_promote(tmp_path: P
         check = nodes[f"approver-{env}"]
         assert check.phase is Phase.FAILED  # ... but not from an approver
         assert check.attempts[-1].message == (
-            f"mallory.at.example.com may not approve {env} (approvers: "
+            f"mallory@example.com may not approve {env} (approvers: "
             "user:sre-oncall@example.com, user:release-manager@example.com)"
         )
         assert nodes[f"deploy-{env}"].phase is Phase.OMITTED
@@ -403,7 +407,7 @@ def test_a_listed_approver_passes_the_check(tmp_path: Path) -> None:
     check = nodes["approver-prod-eu"]
     assert check.phase is Phase.SUCCEEDED
     assert check.outputs["approved-by"] == (
-        "prod-eu approved by sre-oncall.at.example.com (an approver of prod-eu)"
+        "prod-eu approved by sre-oncall@example.com (an approver of prod-eu)"
     )
 
 

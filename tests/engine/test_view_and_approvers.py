@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 
+import pytest
 from rich.console import Console
 
 from orchestrator.engine.model import Phase, ProgressEvent
@@ -69,6 +70,33 @@ def test_a_terminal_approval_pauses_the_display_and_records_who_said_what() -> N
     assert not answer.approved
     assert answer.values == {"approve": "NO"}
     assert answer.message == "rejected by alice: not on a Friday"
+
+
+@pytest.mark.parametrize(
+    ("typed", "message"), [("y", ""), (" Yes ", ""), ("n", ""), ("ok", ": ok")]
+)
+def test_a_yes_typed_where_the_reason_is_asked_is_not_recorded_as_one(
+    typed: str, message: str
+) -> None:
+    approver = PromptApprover(lambda q: (True, typed), "alice@example.com")
+    answer = approver.answer(Question("approve-prod", "approve prod", {"environment": "prod"}, ()))
+    assert answer.message == f"approved by alice@example.com{message}"
+
+
+def test_answering_y_twice_in_a_terminal_records_an_approval_without_a_message(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from orchestrator.local.session import _ask
+
+    typed = iter(["y", "y"])
+    monkeypatch.setattr("builtins.input", lambda *_: next(typed))
+    screen = io.StringIO()
+    ask = _ask(Console(file=screen, width=100))
+    answer = PromptApprover(ask, "alice@example.com").answer(
+        Question("approve-prod", "approve prod", {"environment": "prod"}, ())
+    )
+    assert (answer.approved, answer.message) == (True, "approved by alice@example.com")
+    assert "Why (optional" in screen.getvalue()
 
 
 def test_parallel_approvals_are_asked_one_at_a_time() -> None:

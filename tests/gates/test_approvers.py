@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from orchestrator.actors import ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, dns_friendly
+from orchestrator.actors import ACTOR, ACTOR_EMAIL, ACTOR_USERNAME, dns_friendly, email_shown
 from orchestrator.approvers import Answered, Verdict, label_forms, parse_approvers, verify
 
 STARTED, ANSWERED = "2026-11-23T20:37:54Z", "2026-11-23T20:38:02Z"
@@ -58,14 +58,40 @@ def test_a_listed_service_account_may_approve() -> None:
         ["user:alice@example.com", "user:system:serviceaccount:argo:promoflow-e2e-other"],
         {ACTOR: SEEN_ON_ARGO},
     )
-    assert verdict == Verdict(True, f"prod-eu approved by {SEEN_ON_ARGO} (an approver of prod-eu)")
+    # named as the policy lists it, not in the label form Argo had to write it in
+    assert verdict == Verdict(
+        True,
+        "prod-eu approved by system:serviceaccount:argo:promoflow-e2e-other "
+        "(an approver of prod-eu)",
+    )
 
 
 def test_an_sso_user_is_named_by_email() -> None:
     labels = {ACTOR: "Cg0xMjM0", ACTOR_EMAIL: "alice.at.example.com", ACTOR_USERNAME: "alice"}
     verdict = answered(["alice@example.com"], labels)
-    assert verdict.approved and "alice.at.example.com" in verdict.message
-    assert answered(["user:alice"], labels).approved
+    assert verdict == Verdict(
+        True, "prod-eu approved by alice@example.com (an approver of prod-eu)"
+    )
+    assert answered(["user:alice"], labels) == Verdict(
+        True, "prod-eu approved by alice (an approver of prod-eu)"
+    )
+
+
+@pytest.mark.parametrize(
+    ("label", "shown"),
+    [
+        ("alice.at.example.com", "alice@example.com"),
+        ("john.at.work.at.example.com", "john.at.work@example.com"),
+        ("ops.at.example.at", "ops@example.at"),
+        ("alice-example.com", "alice-example.com"),  # not Argo's form: shown as recorded
+        (".at.", ".at."),
+    ],
+)
+def test_an_unlisted_email_is_shown_with_its_at_sign(label: str, shown: str) -> None:
+    """Someone not listed has no entry to be named by: the e-mail label is read back."""
+    assert email_shown(label) == shown
+    verdict = answered(["user:bob@example.com"], {ACTOR: "x", ACTOR_EMAIL: label})
+    assert verdict.message.startswith(f"{shown} may not approve prod-eu")
 
 
 def test_someone_else_is_refused_with_who_and_the_list() -> None:
@@ -92,7 +118,7 @@ def test_a_no_stops_the_environment_with_who(approvers: list[str]) -> None:
     labels = {ACTOR: "x", ACTOR_EMAIL: "alice.at.example.com"}
     verdict = answered(approvers, labels, "NO")
     assert verdict == Verdict(
-        False, "prod-eu rejected by alice.at.example.com (approve-prod-eu says why)"
+        False, "prod-eu rejected by alice@example.com (approve-prod-eu says why)"
     )
     bare = answered(approvers, {}, "NO")
     assert bare == Verdict(False, "prod-eu rejected by an unknown user (approve-prod-eu says why)")
@@ -135,7 +161,7 @@ def test_unreadable_times_fail_closed() -> None:
 def test_with_no_approvers_to_check_a_timely_yes_goes_on() -> None:
     labels = {ACTOR: "Cg0xMjM0", ACTOR_EMAIL: "alice.at.example.com"}
     assert answered([], labels) == Verdict(
-        True, "prod-eu approved by alice.at.example.com (no approvers of prod-eu to check)"
+        True, "prod-eu approved by alice@example.com (no approvers of prod-eu to check)"
     )
     assert answered([], {}) == Verdict(True, "prod-eu approved (no approvers of prod-eu to check)")
 

@@ -28,6 +28,7 @@ CASES = [
     ("github", "github/push-new-branch", {"X-GitHub-Event": "push"}, 200),
     ("ghcr", "ghcr/package-published-container", {"X-GitHub-Event": "package"}, 200),
     ("gitlab", "gitlab/push", {"X-Gitlab-Event": "Push Hook"}, 200),
+    ("gitlab", "gitlab/system-push", {"X-Gitlab-Event": "System Hook"}, 200),
     ("bitbucket", "bitbucket/repo-push", {"X-Event-Key": "repo:push"}, 200),
     ("gitea", "gitea/push", {"X-Gitea-Event": "push"}, 200),
     ("azure", "azure/git-push", {}, 200),

@@ -11,7 +11,7 @@ Read (docs.gitea.com, "Webhooks", "Event information"): a payload like GitHub's,
 ``commits[].{id,message,added,removed,modified}``, ``total_commits`` and ``pusher``. Gitea
 lists a limited number of commits (``[webhook] PAYLOAD_COMMIT_LIMIT``) and older versions
 list no paths, so a push is complete only when ``total_commits`` (when sent) is the number
-listed and every commit lists its paths.
+listed and every commit names a changed file (lists absent or empty are read in Git).
 """
 
 from __future__ import annotations
@@ -72,11 +72,6 @@ def parse_push(data: dict[str, Any]) -> Event:
     urls = tuple(dict.fromkeys(u for k in URLS if (u := payloads.text(repo, k, required=False))))
     listed = payloads.field(data, "commits", list, required=False) or []
     commits = payloads.commits(listed)
-    paths_listed = all(
-        payloads.field(c, key, list, required=False) is not None
-        for c in listed
-        for key in payloads.PATH_LISTS
-    )
     total = payloads.field(data, "total_commits", int, required=False)
     before = payloads.text(data, "before")
     return GitPush(
@@ -85,7 +80,7 @@ def parse_push(data: dict[str, Any]) -> Event:
         before="" if before == ZERO else before,
         after=after,
         commits=commits,
-        complete=paths_listed and (total is None or total == len(commits)),
+        complete=payloads.paths_listed(listed) and (total is None or total == len(commits)),
         pusher=payloads.text(data, "pusher.login", required=False)
         or payloads.text(data, "pusher.username", required=False),
     )

@@ -1,4 +1,5 @@
-"""GitLab: ``Push Hook`` deliveries of project and group webhooks, with ``X-Gitlab-Token``.
+"""GitLab: ``Push Hook`` deliveries of project and group webhooks, and the ``push`` events of
+an instance's System Hooks, with ``X-Gitlab-Token``.
 
 GitLab does not sign the body: the webhook's "Secret token" is sent as is in
 ``X-Gitlab-Token`` (docs.gitlab.com, "Webhooks", "Create an example webhook receiver" /
@@ -9,8 +10,13 @@ Read (docs.gitlab.com, "Webhook events", "Push events"): ``ref``, ``before``, ``
 clone and web URLs of ``project`` and ``repository``, ``commits[].{id,message,added,
 modified,removed}``, ``total_commits_count`` and ``user_username``. GitLab lists at most the
 newest 20 commits, so a push is complete only when ``total_commits_count`` is the number
-listed. A ``Tag Push Hook`` and a ``System Hook`` are verified and ignored; a deleted branch
-(``after`` all zeros) is ignored; a new branch (``before`` all zeros) has no ``before``.
+listed and every listed commit names the files it changed. A System Hook sends a push as
+``X-Gitlab-Event: System Hook`` with ``event_name: push`` and the same body, except that its
+commits list no files (docs.gitlab.com, "System hooks", "Push events"); large pushes omit
+them too. Such a push is incomplete, and the changed paths are read in Git, as for
+Bitbucket. A ``Tag Push Hook``, and System Hook events other than ``push``, are verified and
+ignored; a deleted branch (``after`` all zeros) is ignored; a new branch (``before`` all
+zeros) has no ``before``.
 """
 
 from __future__ import annotations
@@ -24,7 +30,8 @@ from orchestrator.webhooks.registry import Provider
 TOKEN = "X-Gitlab-Token"
 EVENT = "X-Gitlab-Event"
 PUSH = "Push Hook"
-IGNORED = ("Tag Push Hook", "System Hook")
+SYSTEM = "System Hook"
+IGNORED = ("Tag Push Hook",)
 MAX_LISTED = 20
 ZERO = "0" * 40
 URLS = (
@@ -61,13 +68,14 @@ def parse_push(data: dict[str, Any]) -> Event:
     commits = payloads.commits(listed)
     total = payloads.field(data, "total_commits_count", int, required=False)
     before = payloads.text(data, "before")
+    every_listed = total == len(commits) and len(commits) <= MAX_LISTED
     return GitPush(
         repositories=urls,
         branch=ref.removeprefix("refs/heads/"),
         before="" if before == ZERO else before,
         after=after,
         commits=commits,
-        complete=total == len(commits) and len(commits) <= MAX_LISTED,
+        complete=every_listed and payloads.paths_listed(listed),
         pusher=payloads.text(data, "user_username", required=False)
         or payloads.text(data, "user_name", required=False),
     )
@@ -77,6 +85,12 @@ def parse(incoming: Incoming) -> Event:
     name = event_name(incoming)
     if name in IGNORED:
         return Ignored(f"GitLab {name} is not a branch push")
+    if name == SYSTEM:
+        data = payloads.json_object(incoming)
+        kind = payloads.text(data, "event_name", required=False)
+        if kind != "push":
+            return Ignored(f"GitLab System Hook event {kind[:60]!r} is not a branch push")
+        return parse_push(data)
     if name != PUSH:
         raise Refused(400, f"GitLab event {name[:60]!r} is not handled: send push events")
     return parse_push(payloads.json_object(incoming))
