@@ -335,12 +335,13 @@ class Pipeline:
 
     def _report(self, key: str, document: App | None) -> list[Event]:
         """A promotion's own report (checked before it was queued): its event, routed by
-        the product it names."""
+        the product it names; a configuration's report, by no product."""
         change = change_of(document, self.ui)
-        product = change.data["product"]
+        product = str(change.data.get("product") or "")
+        labels = {PRODUCT: product} if product else {}
         namespace, _, run = change.app.partition("/")
-        about = {"metadata": {"name": run, "namespace": namespace, "labels": {PRODUCT: product}}}
-        events = [Event(event_id(change), change, {PRODUCT: product})]
+        about = {"metadata": {"name": run, "namespace": namespace, "labels": labels}}
+        events = [Event(event_id(change), change, labels)]
         return self._commit(key, None, None, None, events, (key, about))
 
 

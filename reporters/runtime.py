@@ -90,12 +90,14 @@ class Reporter:
             delivery.wake()
 
     def accept(self, document: Any) -> tuple[int, dict[str, Any]]:
-        """A promotion's report (``POST /reports``): the answer's status and body."""
+        """A promotion's or a configuration's report (``POST /reports``): the answer's
+        status and body."""
         try:
             change = change_of(document, self.pipeline.ui)
         except BadReport as exc:
             return 422, {"error": str(exc)}
-        if any(w.prefix == "workflows:" for w in self.watchers):
+        watched = any(w.prefix == "workflows:" for w in self.watchers)
+        if watched and change.type.startswith("promotion."):
             return 202, {"reported": "by the Workflow watch, which sees this run end too"}
         if not self.queue.put(f"reports:{change.app}", document, timeout=5):
             return 503, {"error": "the queue is full; try again"}

@@ -6,7 +6,9 @@ What is needed beside the repository: its token (``PROMOFLOW_CONFIG_GIT_TOKEN``,
 products' templates to (the connection ``promoflow apply`` uses), and, in a pod, where to
 record Kubernetes Events: ``POD_NAME``, ``POD_NAMESPACE``, the API server
 (``KUBERNETES_SERVICE_HOST``/``_PORT``) and a token file (``PROMOFLOW_KUBE_TOKEN_FILE``,
-with ``PROMOFLOW_KUBE_CA_FILE``). Without the latter, refusals are logged only.
+with ``PROMOFLOW_KUBE_CA_FILE``). Without the latter, refusals are logged only. With
+``PROMOFLOW_REPORT_URL`` (the chart sets it when the reporters run), each result also goes
+to the reporters, which tell the sinks (``config.refused``, ``config.loaded``).
 """
 
 from __future__ import annotations
@@ -14,12 +16,12 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.commands.common import fail
 
 if TYPE_CHECKING:
-    from orchestrator.webhooks.configfollow import Follower, Notify
+    from orchestrator.webhooks.configfollow import Follower, Notify, Report
     from orchestrator.webhooks.service import Service
 
 
@@ -62,10 +64,32 @@ def follow(
     if not local:
         apply = TemplateApplier(step_settings(), client_for(argo_server, namespace).apply_template)
     follower = Follower(
-        source, apply, service.swap, service.metrics, pod_events(), options.interval
+        source,
+        apply,
+        service.swap,
+        service.metrics,
+        pod_events(),
+        options.interval,
+        reporters(),
     )
     service.follower = follower
     return follower
+
+
+def reporters() -> Report | None:
+    """Each result posted to the reporters (``PROMOFLOW_REPORT_URL``, with
+    ``PROMOFLOW_REPORT_TOKEN``), as a promotion's notify step posts its own."""
+    url = os.environ.get("PROMOFLOW_REPORT_URL", "")
+    if not url:
+        return None
+    token = os.environ.get("PROMOFLOW_REPORT_TOKEN", "")
+
+    def report(document: dict[str, Any]) -> None:
+        from orchestrator.steps.notify import deliver
+
+        deliver(document, url, token=token)
+
+    return report
 
 
 def pod_events() -> Notify | None:

@@ -58,6 +58,8 @@ class Source(Protocol):
 
 Notify = Callable[[str, str, str], None]
 """``(type, reason, message)``: a Kubernetes Event (``Normal``/``Warning``) or a log line."""
+Report = Callable[[dict[str, Any]], None]
+"""A ``ConfigResult`` to the reporters (``POST /reports``), which tell the sinks."""
 
 
 @dataclass(frozen=True)
@@ -85,6 +87,7 @@ class Follower:
         metrics: Metrics,
         notify: Notify | None = None,
         interval: float = DEFAULT_INTERVAL,
+        report: Report | None = None,
     ) -> None:
         self.source = source
         self.interval = interval
@@ -96,6 +99,7 @@ class Follower:
         self._swap = swap
         self._metrics = metrics
         self._notify = notify
+        self._report = report
         self._wake = asyncio.Event()
         self._lock = asyncio.Lock()
         self.refreshes = 0
@@ -167,6 +171,7 @@ class Follower:
         message = f"configuration {candidate.revision[:12]} serves (products: {products})"
         log.info("%s; templates: %s", message, ", ".join(applied) or "none")
         self._tell("Normal", "ConfigLoaded", f"{self.source.describe()}: {message}")
+        self._send("Loaded", candidate.revision, [], sorted(candidate.config.products))
 
     def _refuse(self, revision: str, problems: list[Problem]) -> None:
         errors = [p for p in problems if p.severity == "error"]
@@ -187,6 +192,7 @@ class Follower:
             log.warning("%s", problem)
         text = "; ".join(str(p) for p in errors[:5])
         self._tell("Warning", "ConfigRefused", f"{self.source.describe()}: {head}: {text}")
+        self._send("Refused", revision, [str(p) for p in errors[:SHOWN_PROBLEMS]], [])
 
     def _failed(self, reason: str) -> None:
         self.last_error = reason
@@ -200,6 +206,30 @@ class Follower:
             self._notify(kind, reason, message[:EVENT_MESSAGE])
         except Exception as exc:  # an Event is a courtesy: its failure is logged, no more
             log.warning("event %s not recorded: %s", reason, type(exc).__name__)
+
+    def _send(self, status: str, revision: str, problems: list[str], products: list[str]) -> None:
+        """The result to the reporters, off the event loop (a reporter slow to answer must
+        not hold deliveries); a failure is logged, no more: the Event and /readyz say it."""
+        if self._report is None:
+            return
+        document = {
+            "kind": "ConfigResult",
+            "status": status,
+            "source": self.source.describe(),
+            "revision": revision,
+            "serving": self.serving.revision if self.serving is not None else "",
+            "problems": problems,
+            "products": products,
+        }
+        report = self._report
+
+        def send() -> None:
+            try:
+                report(document)
+            except Exception as exc:
+                log.warning("configuration %s not reported: %s", status.lower(), exc)
+
+        asyncio.get_running_loop().run_in_executor(None, send)
 
     def not_ready(self) -> str | None:
         """Why the service cannot serve: no configuration passed yet."""

@@ -43,6 +43,7 @@ TRIGGERS: dict[str, list[dict[str, Any]]] = {
     "on-promotion-waiting-approval": [
         {"when": "event.type == 'promotion.waiting-approval'", "send": ["promotion-waiting"]}
     ],
+    "on-config-refused": [{"when": "event.type == 'config.refused'", "send": ["config-refused"]}],
 }
 
 DEFAULT_TRIGGERS = ["on-deployed", "on-health-degraded", "on-sync-failed", "on-promotion-failed"]
@@ -68,6 +69,10 @@ TEMPLATES: dict[str, dict[str, Any]] = {
     "promotion-failed": {
         "message": "Promotion of {{.event.data.product}} {{.event.data.version}} failed"
         "{{range .event.data.failures}}; {{.step}}: {{.message}}{{end}}."
+    },
+    "config-refused": {
+        "message": "promoflow refused its configuration from {{.event.data.source}}: "
+        "{{.event.data.message}}{{range .event.data.problems}}\n{{.}}{{end}}"
     },
     "promotion-waiting": {
         "message": "{{.event.data.product}} {{.event.data.version}} waits for approval to "

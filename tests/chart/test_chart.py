@@ -650,6 +650,11 @@ def test_the_service_follows_git_and_applies_the_templates_itself() -> None:
     mounted = {m["mountPath"] for m in container["volumeMounts"]}
     assert Path(env["PROMOFLOW_KUBE_CA_FILE"]).parent.as_posix() in mounted
     assert Path(env["PROMOFLOW_KUBE_TOKEN_FILE"]).parent.as_posix() in mounted
+    # each result told to the reporters, with their token, as the notify step tells them
+    assert env["PROMOFLOW_REPORT_URL"].endswith("/reports")
+    assert env["PROMOFLOW_REPORT_TOKEN"] == {
+        "secretKeyRef": {"name": "promoflow-report", "key": "token"}
+    }
 
 
 def test_with_git_the_service_may_apply_templates_and_record_events_and_no_more() -> None:

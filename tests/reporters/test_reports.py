@@ -160,3 +160,57 @@ def test_a_reporter_watching_workflows_leaves_the_run_to_its_watch(tmp_path: Pat
         answer = httpx.post(url, json=_report(), headers={"Authorization": f"Bearer {TOKEN}"})
         assert answer.status_code == 202 and "Workflow watch" in answer.json()["reported"]
         assert len(reporter.queue) == 0
+
+
+def _config_result(status: str = "Refused") -> dict[str, Any]:
+    return {
+        "kind": "ConfigResult",
+        "status": status,
+        "source": "https://git.example.com/acme/gitops.git main:promoflow",
+        "revision": "b41c07d9" + "0" * 32,
+        "serving": "3f9a1c2e" + "0" * 32,
+        "problems": ["promoflow/products/cart.yaml:6:3: error: unknown PromotionFlow 'chian'"],
+        "products": [],
+    }
+
+
+def test_a_refused_configuration_from_the_webhook_service_goes_out_through_the_sinks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from orchestrator.commands.configgit import reporters
+
+    with reporter_at(tmp_path, workflows=True) as (reporter, url, sink, _):
+        monkeypatch.setenv("PROMOFLOW_REPORT_URL", url)
+        monkeypatch.setenv("PROMOFLOW_REPORT_TOKEN", TOKEN)
+        post = reporters()
+        assert post is not None
+        post(_config_result())  # what the service's follower posts, over real HTTP
+        _handle_queued(reporter)  # the Workflow watch does not stand in for it
+        [event] = _wait(sink, 1)
+    assert event["type"] == "config.refused"
+    data = event["data"]
+    assert data["problems"] == [
+        "promoflow/products/cart.yaml:6:3: error: unknown PromotionFlow 'chian'"
+    ]
+    assert data["message"] == (
+        "configuration b41c07d90000 refused (1 problems); 3f9a1c2e0000 keeps serving"
+    )
+    assert "product" not in data
+
+
+@pytest.mark.parametrize(
+    ("change", "said"),
+    [
+        ({"status": "Broken"}, "status: expected one of Loaded, Refused, not 'Broken'"),
+        ({"revision": ""}, "revision: required"),
+        ({"problems": "a.yaml:1:1: error"}, "problems: expected a list of strings"),
+        ({"kind": "Config"}, "kind: expected PromotionResult or ConfigResult, not 'Config'"),
+    ],
+)
+def test_a_config_result_that_is_not_one_is_refused_with_its_reason(
+    tmp_path: Path, change: dict[str, Any], said: str
+) -> None:
+    with reporter_at(tmp_path) as (reporter, url, sink, _):
+        answer = httpx.post(url, json={**_config_result(), **change}, headers=_auth())
+        assert answer.status_code == 422 and answer.json() == {"error": said}
+        assert len(reporter.queue) == 0 and sink.events == []

@@ -13,6 +13,7 @@ from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -70,6 +71,7 @@ class Following:
     config_url: str
     gitops_url: str
     events: list[tuple[str, str, str]] = field(default_factory=list)
+    reports: list[dict[str, Any]] = field(default_factory=list)
 
     def push(self, changes: dict[str, bytes], message: str = "config") -> str:
         return commit(self.config_bare, changes, message)
@@ -116,6 +118,7 @@ def following(tmp: Path, seed: dict[str, bytes] | None, interval: float) -> Iter
         )
         client = ArgoClient(ArgoSettings(server=argo.url, namespace=NAMESPACE))
         events: list[tuple[str, str, str]] = []
+        reports: list[dict[str, Any]] = []
         follower = Follower(
             source,
             TemplateApplier(StepSettings(), client.apply_template),
@@ -123,12 +126,13 @@ def following(tmp: Path, seed: dict[str, bytes] | None, interval: float) -> Iter
             service.metrics,
             lambda *event: events.append(event),
             interval,
+            reports.append,
         )
         service.follower = follower
         with serving(create_app(service, Access(METRICS_TOKEN))) as server:
             yield Following(
                 service, follower, argo, server.url, config_bare, git.repo_url("config"),
-                gitops_url, events,
+                gitops_url, events, reports,
             )  # fmt: skip
         source.close()
         reader.close()
@@ -186,6 +190,11 @@ def test_a_broken_change_is_refused_and_the_last_good_one_keeps_serving(tmp_path
         kind, reason, message = f.events[-1]
         assert (kind, reason) == ("Warning", "ConfigRefused")
         assert f"{FOLDER}/products/cart.yaml:6:3:" in message and good.revision[:12] in message
+        until(lambda: any(r["status"] == "Refused" for r in f.reports))  # to the reporters
+        [told] = [r for r in f.reports if r["status"] == "Refused"]
+        assert told["kind"] == "ConfigResult" and told["revision"] == broken
+        assert told["serving"] == good.revision and len(told["problems"]) == 2
+        assert f"{FOLDER}/products/cart.yaml:6:3:" in told["problems"][0]
 
         # refused once: not read again until the branch moves, then the fix serves
         reads = f.follower.refreshes
