@@ -265,6 +265,24 @@ class ArgoClient:
         """``GET /api/v1/version``: what ``argo version`` shows of the server."""
         return self._call("version", lambda: self._json("GET", "api/v1/version", timeout=timeout))
 
+    def token_refused(self, timeout: float = 10) -> bool:
+        """Whether the server refuses this client's credentials (401). ``/version`` answers
+        anyone, so the token is tried on a request that needs it: one Workflow of the
+        namespace (a 403 means the token was accepted, only not for that)."""
+        url = f"{self.service.host}api/v1/workflows/{self.namespace}"
+        response = self._call(
+            "credentials",
+            lambda: requests.get(
+                url,
+                params={"listOptions.limit": "1"},
+                auth=self._authorize,
+                verify=self.service.verify_ssl,
+                timeout=timeout,
+            ),
+        )
+        with response:
+            return response.status_code == 401
+
     def workflow_logs(self, name: str, *, follow: bool = False) -> Iterator[tuple[str, str]]:
         """``(pod, line)`` of the main containers of a Workflow's pods, as ``argo logs``
         reads them (``GET .../log``: a stream of ``{"result": {...}}`` JSON lines).
