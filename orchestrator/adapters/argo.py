@@ -304,9 +304,7 @@ class ArgoClient:
         )
         with response:
             if not response.ok:
-                self._call(what, lambda: self._screen(response))
-                reason = response.json().get("message", "")
-                raise ArgoError(f"{what}: {reason or response.status_code}")
+                raise _stream_failure(what, response) or self._screened(what, response)
             try:
                 for line in response.iter_lines(decode_unicode=True):
                     if line:
@@ -319,8 +317,33 @@ class ArgoClient:
                 )
                 raise ArgoError(f"{what}: {failure.message}", transient=True) from None
 
+    def _screened(self, what: str, response: requests.Response) -> ArgoError:
+        """An error answer in no shape the API uses, as :meth:`_screen` words it."""
+        self._call(what, lambda: self._screen(response))
+        return ArgoError(f"{what}: the Argo Server answered {response.status_code}")
+
     def ui_link(self, name: str) -> str:
         return self.settings.ui_link(name)
+
+
+def _stream_failure(what: str, response: requests.Response) -> ArgoError | None:
+    """The error of a streaming call refused before its first line: grpc-gateway wraps it
+    (``{"error": {"grpc_code", "http_code", "message", "http_status"}}``), unlike the other
+    calls' ``{"code", "message"}``; ``None`` for an answer of another shape."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        if response.status_code == 401:
+            return ArgoError(f"{what}: the Argo Server refused the credentials (check ARGO_TOKEN)")
+        if response.status_code == 404:
+            return ArgoError(f"{what}: not found ({neterrors.one_line(error['message'])})")
+        return ArgoError(
+            f"{what}: {neterrors.one_line(error['message'], limit=300)}",
+            transient=neterrors.status_transient(response.status_code),
+        )
+    return None
 
 
 def _log_entry(what: str, entry: Any) -> tuple[str, str]:

@@ -144,3 +144,22 @@ def test_steps_that_ran_but_sent_no_lines_are_named(argo: FakeArgoServer) -> Non
     assert f"kubectl logs -n {NS} POD -c main" in every.stderr
     heard = cli(argo, "logs", RUN, "sync-dev")
     assert heard.returncode == 0, heard.stderr
+
+
+def test_a_log_stream_refused_before_its_first_line(argo: FakeArgoServer) -> None:
+    """The log stream's errors come wrapped (``{"error": {"grpc_code", ...}}``, as the real
+    Argo Server answers, tests/e2e/test_fakes_match_real_servers.py): read as such."""
+    from orchestrator.adapters.argo import ArgoClient, ArgoError
+    from orchestrator.settings import ArgoSettings
+
+    def first(token: str, name: str) -> str:
+        settings = ArgoSettings(server=argo.url, token=token, namespace=NS)
+        with pytest.raises(ArgoError) as raised:
+            next(ArgoClient(settings).workflow_logs(name))
+        return str(raised.value)
+
+    assert first(TOKEN, "no-such-run") == (
+        'logs of no-such-run: not found (workflows.argoproj.io "no-such-run" not found)'
+    )
+    refused = first("other", RUN)
+    assert refused == f"logs of {RUN}: the Argo Server refused the credentials (check ARGO_TOKEN)"
