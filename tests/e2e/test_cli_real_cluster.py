@@ -171,7 +171,8 @@ def streamed(e2e: E2ESettings, name: str) -> tuple[int, list[dict[str, Any]]]:
 
 
 def step_pods(e2e: E2ESettings, name: str) -> dict[str, str]:
-    """Each Pod node's task, by its pod's name (the Kubernetes API's listing)."""
+    """Each Pod node's display name (``deploy-dev(0)``), by its pod's name (the
+    Kubernetes API's listing)."""
     core = client.CoreV1Api(api_client(e2e))
     listed = core.list_namespaced_pod(
         e2e.argo_namespace, label_selector=f"workflows.argoproj.io/workflow={name}"
@@ -188,6 +189,12 @@ def step_pods(e2e: E2ESettings, name: str) -> dict[str, str]:
     return pods
 
 
+def base(task: str) -> str:
+    """``deploy-dev(0)`` -> ``deploy-dev``: the compiled steps retry, so each pod is an
+    attempt."""
+    return task.split("(", 1)[0]
+
+
 def kubelet_log(e2e: E2ESettings, pod: str) -> str | None:
     """The pod's main container log through the Kubernetes API (``kubectl logs``), or
     ``None`` when the API server cannot get it from the node."""
@@ -200,18 +207,26 @@ def kubelet_log(e2e: E2ESettings, pod: str) -> str | None:
 
 
 def test_logs_prints_what_the_argo_server_streams(e2e: E2ESettings, promotion: Watched) -> None:
-    """``promoflow logs RUN``: every line the real Argo Server streams, each after its
-    task; when it streams nothing for steps that ran, the command says so and exits 1."""
+    """``promoflow logs RUN`` (and ``-f`` of the ended run): every line the real Argo
+    Server streams, each after its task; when it streams nothing for steps that ran, the
+    command says so and exits 1."""
     flow, name = promotion.flow, promotion.name
     pods = step_pods(e2e, name)
-    assert {f"deploy-{env}" for env in ENVIRONMENTS} <= set(pods.values()), pods
+    assert {f"deploy-{env}" for env in ENVIRONMENTS} <= {base(t) for t in pods.values()}, pods
     status, lines = streamed(e2e, name)
     assert status == 200, lines
     readable = kubelet_log(e2e, next(iter(pods))) is not None
 
     shown = flow.promoflow("logs", name)
+    followed = flow.promoflow("logs", name, "-f", timeout=60)  # the run has ended: returns
 
+    assert (followed.code, followed.stdout, followed.stderr) == (
+        shown.code,
+        shown.stdout,
+        shown.stderr,
+    ), followed
     assert "Traceback" not in shown.stderr and e2e.argo_token not in shown.stdout + shown.stderr
+    print(f"\npromoflow logs {name}: exit {shown.code}\n{shown.stdout}{shown.stderr}")
     expected = [f"{pods[e['result']['podName']]}: {e['result']['content']}" for e in lines]
     assert shown.stdout.splitlines() == expected, shown
     if readable:  # the API server reaches the node: every step's output, its result last
@@ -238,7 +253,9 @@ def test_logs_of_one_node_and_a_mistyped_one(e2e: E2ESettings, promotion: Watche
     typo = flow.promoflow("logs", name, "deploy-stagin")
 
     expected = [
-        e["result"]["content"] for e in lines if pods[e["result"]["podName"]] == "deploy-staging"
+        e["result"]["content"]
+        for e in lines
+        if base(pods[e["result"]["podName"]]) == "deploy-staging"
     ]
     assert one.stdout.splitlines() == expected, one
     assert "Traceback" not in one.stderr
