@@ -166,6 +166,29 @@ def pod_tasks(workflow: dict[str, Any]) -> dict[str, str]:
     return found
 
 
+FINISHED_PODS = ("Succeeded", "Failed", "Error")
+
+
+def silent_steps(workflow: dict[str, Any], heard: set[str]) -> list[str]:
+    """The finished pod steps (``deploy-dev``, ``sync-dev(1)``) not in ``heard``, the tasks
+    whose log lines arrived, in the order they started. A step whose container never ran
+    (its pod not scheduled, its image not pulled) has nothing to say and is left out."""
+    found = []
+    for node in ((workflow.get("status") or {}).get("nodes") or {}).values():
+        if node.get("type") != "Pod" or node.get("phase") not in FINISHED_PODS:
+            continue
+        display = str(node.get("displayName") or node.get("name") or "")
+        if display not in heard and _container_ran(node):
+            found.append((str(node.get("startedAt") or ""), display))
+    return [display for _, display in sorted(found)]
+
+
+def _container_ran(node: dict[str, Any]) -> bool:
+    """The controller records a pod step's exit code in its outputs once its main
+    container has run; a pod that never started a container has none."""
+    return (node.get("outputs") or {}).get("exitCode") is not None
+
+
 def task_of_pod(pod: str, tasks: dict[str, str]) -> str | None:
     """The task of ``pod`` (see :func:`pod_tasks`); ``None`` for a pod not in the run."""
     return tasks.get(pod) or tasks.get(pod.rpartition("-")[2])

@@ -29,6 +29,10 @@ class Server:
     error: str = ""
     setting: str = ""
     """Where its address is set, for the hint of ``not configured``."""
+    credentials: str = ""
+    """What the server made of the token, when it refused it (``refused (check
+    ARGO_TOKEN)``): both version endpoints answer without one, so a version alone does
+    not show that every other command will be refused."""
 
     @property
     def version(self) -> str:
@@ -45,7 +49,9 @@ class Server:
     def as_data(self) -> dict[str, Any] | None:
         if not self.configured:
             return None
-        return {"error": self.error} if self.error else dict(self.answer)
+        if self.error:
+            return {"error": self.error}
+        return {**self.answer, **({"credentials": self.credentials} if self.credentials else {})}
 
 
 def client_info(version: str) -> dict[str, str]:
@@ -86,6 +92,8 @@ def as_text(client: dict[str, str], servers: list[Server], *, short: bool) -> st
             lines.append(f"{server.name}: unreachable: {server.error}")
         else:
             lines.append(f"{server.name}: {server.version or 'unknown'}")
+            if server.credentials:
+                lines.append(f"  Credentials: {server.credentials}")
             lines += [f"  {label(key)}: {value}" for key, value in details(server.answer)]
     return "\n".join(lines) + "\n"
 

@@ -265,6 +265,24 @@ class ArgoClient:
         """``GET /api/v1/version``: what ``argo version`` shows of the server."""
         return self._call("version", lambda: self._json("GET", "api/v1/version", timeout=timeout))
 
+    def token_refused(self, timeout: float = 10) -> bool:
+        """Whether the server refuses this client's credentials (401). ``/version`` answers
+        anyone, so the token is tried on a request that needs it: one Workflow of the
+        namespace (a 403 means the token was accepted, only not for that)."""
+        url = f"{self.service.host}api/v1/workflows/{self.namespace}"
+        response = self._call(
+            "credentials",
+            lambda: requests.get(
+                url,
+                params={"listOptions.limit": "1"},
+                auth=self._authorize,
+                verify=self.service.verify_ssl,
+                timeout=timeout,
+            ),
+        )
+        with response:
+            return response.status_code == 401
+
     def workflow_logs(self, name: str, *, follow: bool = False) -> Iterator[tuple[str, str]]:
         """``(pod, line)`` of the main containers of a Workflow's pods, as ``argo logs``
         reads them (``GET .../log``: a stream of ``{"result": {...}}`` JSON lines).
@@ -286,9 +304,7 @@ class ArgoClient:
         )
         with response:
             if not response.ok:
-                self._call(what, lambda: self._screen(response))
-                reason = response.json().get("message", "")
-                raise ArgoError(f"{what}: {reason or response.status_code}")
+                raise _stream_failure(what, response) or self._screened(what, response)
             try:
                 for line in response.iter_lines(decode_unicode=True):
                     if line:
@@ -301,8 +317,33 @@ class ArgoClient:
                 )
                 raise ArgoError(f"{what}: {failure.message}", transient=True) from None
 
+    def _screened(self, what: str, response: requests.Response) -> ArgoError:
+        """An error answer in no shape the API uses, as :meth:`_screen` words it."""
+        self._call(what, lambda: self._screen(response))
+        return ArgoError(f"{what}: the Argo Server answered {response.status_code}")
+
     def ui_link(self, name: str) -> str:
         return self.settings.ui_link(name)
+
+
+def _stream_failure(what: str, response: requests.Response) -> ArgoError | None:
+    """The error of a streaming call refused before its first line: grpc-gateway wraps it
+    (``{"error": {"grpc_code", "http_code", "message", "http_status"}}``), unlike the other
+    calls' ``{"code", "message"}``; ``None`` for an answer of another shape."""
+    try:
+        error = response.json().get("error")
+    except (ValueError, AttributeError):
+        error = None
+    if isinstance(error, dict) and isinstance(error.get("message"), str):
+        if response.status_code == 401:
+            return ArgoError(f"{what}: the Argo Server refused the credentials (check ARGO_TOKEN)")
+        if response.status_code == 404:
+            return ArgoError(f"{what}: not found ({neterrors.one_line(error['message'])})")
+        return ArgoError(
+            f"{what}: {neterrors.one_line(error['message'], limit=300)}",
+            transient=neterrors.status_transient(response.status_code),
+        )
+    return None
 
 
 def _log_entry(what: str, entry: Any) -> tuple[str, str]:

@@ -148,6 +148,16 @@ class ArgoCDClient:
             raise ArgoCDError(f"{what}: the answer is not an object")
         return data
 
+    def logged_in(self) -> bool:
+        """Whether Argo CD takes the token: ``/api/version`` answers anyone (only without
+        its build details), ``/api/v1/session/userinfo`` says ``loggedIn`` for a valid
+        token and ``{}`` for any other."""
+        what = "Argo CD session"
+        response = self._get("/api/v1/session/userinfo", what)
+        self._check(response, what)
+        data = self._json(response, what)
+        return isinstance(data, dict) and bool(data.get("loggedIn"))
+
     def get_app(self, name: str, refresh: str | None = None) -> App | None:
         """The application, or ``None`` if it does not exist; ``refresh`` = normal|hard."""
         params = {"refresh": refresh} if refresh else {}

@@ -4,6 +4,12 @@ A cluster run's logs come from the Argo Server (the main container of each pod, 
 ``WorkflowLogs`` stream), a local run's from the files it keeps beside its record (each
 step's stdout, then stderr). Every line is scrubbed of credentials before it is printed;
 with all steps shown, each line starts with its task (``deploy-dev: ...``).
+
+The Argo Server reads pod logs through the Kubernetes API, which asks each node's kubelet;
+when that fails it logs the error for itself and still answers ``200`` with an empty
+stream. Every promoflow step prints (its JSON result line, at least), so a finished step
+with no line is a log the server could not read: the command names those steps and where
+the logs come from, and exits 1, instead of printing nothing as if all were well.
 """
 
 from __future__ import annotations
@@ -79,14 +85,31 @@ def _cluster(source: RunSource, workflow: Manifest, node: str | None, follow: bo
 
     assert source.client is not None
     tasks = pod_tasks(workflow)
+    heard: set[str] = set()
     for pod, line in source.client.workflow_logs(source.name, follow=follow):
         task = task_of_pod(pod, tasks)
         if task is None and follow:  # a pod started after the run was read
             tasks = pod_tasks(source.workflow())
             task = task_of_pod(pod, tasks)
         task = task or pod
+        heard.add(task)
         if node is None or base_task(task) == node:
             _say(task, line, node)
+    if follow:  # the steps as they ended, not as they were when the stream began
+        workflow = source.workflow()
+    from orchestrator.runs import silent_steps
+
+    silent = [t for t in silent_steps(workflow, heard) if node is None or base_task(t) == node]
+    if silent:
+        from orchestrator.commands.common import fail
+
+        namespace = source.client.namespace
+        fail(
+            f"the Argo Server sent no log lines for {', '.join(silent)}, which ran: it reads "
+            "pod logs from each node's kubelet through the Kubernetes API, and answers "
+            "with nothing when it cannot (its own log says why; `kubectl logs -n "
+            f"{namespace} POD -c main` shows whether the API server can reach the node)"
+        )
 
 
 def _local(source: RunSource, node: str | None, follow: bool) -> None:

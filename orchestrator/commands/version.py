@@ -4,7 +4,9 @@ and Argo CD's, as ``argo version`` and ``argocd version`` show theirs.
 The servers are asked with the settings every other command uses (ARGO_SERVER, ARGO_TOKEN
 and the rest, ``--argo-server`` over them; ARGOCD_SERVER, ARGOCD_AUTH_TOKEN, ARGOCD_OPTS),
 both at once and briefly: a server that does not answer is reported as unreachable, with
-the reason, and the command still exits 0.
+the reason, and the command still exits 0. Both servers tell their version to anyone, so
+each is also asked something that needs the token: a refused token shows under the
+server's version (``Credentials: refused (check ARGO_TOKEN)``), the token itself never.
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ if TYPE_CHECKING:
     from orchestrator.versioninfo import Server
 
 VERSION_FORMATS = ("json", "yaml")
+REFUSED = "refused (check {})"
 TIMEOUT = 5.0
 """Seconds each server may take to answer: ``version`` is a quick look."""
 
@@ -75,9 +78,12 @@ def ask_argo(argo: ArgoSettings) -> Server:
     if not argo.server:
         return Server(ARGO, configured=False, setting="ARGO_SERVER or --argo-server")
     try:
-        return Server(ARGO, answer=ArgoClient(argo).server_version(timeout=TIMEOUT))
+        client = ArgoClient(argo)
+        answer = client.server_version(timeout=TIMEOUT)
+        refused = client.token_refused(timeout=TIMEOUT)
     except ArgoError as exc:
         return Server(ARGO, error=str(exc).removeprefix("version: "))
+    return Server(ARGO, answer=answer, credentials=REFUSED.format("ARGO_TOKEN") if refused else "")
 
 
 def ask_argocd(argocd: ArgoCDSettings) -> Server:
@@ -88,6 +94,9 @@ def ask_argocd(argocd: ArgoCDSettings) -> Server:
         return Server(ARGOCD, configured=False, setting="ARGOCD_SERVER")
     try:
         with ArgoCDClient(argocd, timeout=TIMEOUT) as client:
-            return Server(ARGOCD, answer=client.version())
+            answer = client.version()
+            refused = not client.logged_in()
     except ArgoCDError as exc:
         return Server(ARGOCD, error=str(exc).removeprefix("Argo CD version: "))
+    credentials = REFUSED.format("ARGOCD_AUTH_TOKEN") if refused else ""
+    return Server(ARGOCD, answer=answer, credentials=credentials)

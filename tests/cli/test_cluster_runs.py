@@ -124,3 +124,42 @@ def test_logs_of_a_run_the_server_does_not_have(argo: FakeArgoServer) -> None:
     result = cli(argo, "logs", "no-such-run")
     assert result.returncode == 1
     assert result.stderr.startswith("error: Workflow no-such-run: not found")
+
+
+def test_steps_that_ran_but_sent_no_lines_are_named(argo: FakeArgoServer) -> None:
+    """The real Argo Server answers an empty 200 when the API server cannot reach a node's
+    kubelet: finished steps with an exit code and no line are named, exit 1; a step whose
+    container never ran (no exit code) is not."""
+    ran = workflow("Failed")
+    nodes = ran["status"]["nodes"]
+    nodes["a"]["outputs"] = {"exitCode": "0"}
+    nodes["b0"]["outputs"] = {"exitCode": "1"}
+    argo.store.put("Workflow", NS, ran)
+    argo.logs[RUN] = [(pod_name(RUN, "sync-dev(0)", "wait-argocd"), "shop-dev: Degraded")]
+
+    every = cli(argo, "logs", RUN)
+    assert every.returncode == 1
+    assert every.stdout.splitlines() == ["sync-dev(0): shop-dev: Degraded"]
+    assert every.stderr.startswith("error: the Argo Server sent no log lines for deploy-dev,")
+    assert f"kubectl logs -n {NS} POD -c main" in every.stderr
+    heard = cli(argo, "logs", RUN, "sync-dev")
+    assert heard.returncode == 0, heard.stderr
+
+
+def test_a_log_stream_refused_before_its_first_line(argo: FakeArgoServer) -> None:
+    """The log stream's errors come wrapped (``{"error": {"grpc_code", ...}}``, as the real
+    Argo Server answers, tests/e2e/test_fakes_match_real_servers.py): read as such."""
+    from orchestrator.adapters.argo import ArgoClient, ArgoError
+    from orchestrator.settings import ArgoSettings
+
+    def first(token: str, name: str) -> str:
+        settings = ArgoSettings(server=argo.url, token=token, namespace=NS)
+        with pytest.raises(ArgoError) as raised:
+            next(ArgoClient(settings).workflow_logs(name))
+        return str(raised.value)
+
+    assert first(TOKEN, "no-such-run") == (
+        'logs of no-such-run: not found (workflows.argoproj.io "no-such-run" not found)'
+    )
+    refused = first("other", RUN)
+    assert refused == f"logs of {RUN}: the Argo Server refused the credentials (check ARGO_TOKEN)"

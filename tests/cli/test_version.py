@@ -100,11 +100,33 @@ def test_servers_not_configured_or_unreachable_are_shown_not_failed() -> None:
     ]
 
 
-def test_a_refused_token_is_a_reason_and_never_printed(servers: dict[str, str]) -> None:
-    result = invoke("version", env={**servers, "ARGO_TOKEN": "wrong-token-do-not-print"})
+def test_a_refused_token_is_said_and_never_printed(servers: dict[str, str]) -> None:
+    """Both servers tell their version to anyone (as the real ones do,
+    tests/e2e/test_cli_real_cluster.py): the refusal shows under the version."""
+    with ArgoCDSimulator(token="argocd-token").serve() as argocd:
+        env = {
+            **servers,
+            "ARGO_TOKEN": "wrong-token-do-not-print",
+            "ARGOCD_SERVER": argocd.url.removeprefix("http://"),
+            "ARGOCD_AUTH_TOKEN": "wrong-cd-token-do-not-print",
+        }
+        result = invoke("version", env=env)
+        data = json.loads(invoke("version", "-o", "json", env=env).stdout)
     assert result.code == 0
-    assert "argo-server: unreachable: the Argo Server refused the credentials" in result.stdout
+    lines = result.stdout.splitlines()
+    assert lines[3:5] == [
+        f"argo-server: {VERSION['version']}",
+        "  Credentials: refused (check ARGO_TOKEN)",
+    ]
+    assert lines[-2:] == [
+        "argocd-server: v2.x-simulator",
+        "  Credentials: refused (check ARGOCD_AUTH_TOKEN)",
+    ]
+    assert data["argoServer"] == {**VERSION, "credentials": "refused (check ARGO_TOKEN)"}
+    assert data["argocdServer"]["credentials"] == "refused (check ARGOCD_AUTH_TOKEN)"
     assert "do-not-print" not in result.output
+    good = invoke("version", env=servers)
+    assert "Credentials" not in good.stdout
 
 
 def test_client_only_asks_no_server(servers: dict[str, str]) -> None:

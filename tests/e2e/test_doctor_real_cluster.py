@@ -259,6 +259,14 @@ def test_doctor_names_each_broken_prerequisite_with_its_fix(
     assert f"p, role:promoflow, applications, sync, {name}/*, allow" in rights["fix"]
     assert restricted.checks[("Applications", f"{name}-dev")]["status"] == "ok"
 
+    # an Argo token the server refuses: its /version and /userinfo answer anyone (userinfo
+    # with {}), so the refusal shows only where the token is needed, named as the token's
+    refused = doctor(setup, "a refused Argo token", ARGO_TOKEN="Bearer pfe2e-refused-argo")
+    line = refused.failed()[("Argo Server", "token")]
+    assert line["detail"] == "the Argo Server refused the token (401)", line
+    assert ("Argo Server", "namespace") not in refused.checks, refused.output
+    assert "pfe2e-refused-argo" not in refused.output
+
     # the Argo Server's TLS setting wrong: TLS spoken to its plain-HTTP port
     assert e2e.argo_secure == "false", "the local Argo Server serves plain HTTP"
     tls = doctor(setup, "TLS to a plain-HTTP Argo Server", ARGO_SECURE="true")

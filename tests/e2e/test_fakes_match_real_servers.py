@@ -590,6 +590,67 @@ def test_argo_version_answers_what_readiness_reads(argo: ArgoPair) -> None:
     same(sorted(fake.json()), sorted(real.json()))
 
 
+def test_argo_version_and_userinfo_answer_a_refused_token(argo: ArgoPair) -> None:
+    """``/version`` answers anyone, ``/userinfo`` a refused token with ``{}``; a request
+    that needs the token (what ``promoflow version`` asks) is refused with 401."""
+    wrong = {"Authorization": "Bearer pfe2e-refused-token"}
+    answers = []
+    for http in (argo.fake, argo.real):
+        version = http.get("/version", headers=wrong)
+        userinfo = http.get("/userinfo", headers=wrong)
+        listed = http.get(
+            f"/workflows/{argo.namespace}", params={"listOptions.limit": "1"}, headers=wrong
+        )
+        answers.append(
+            (Answer.of(version), Answer.of(userinfo), userinfo.json(), listed.status_code)
+        )
+    same(*answers)
+
+
+def log_answer(response: httpx.Response) -> tuple[int, str, Any]:
+    """Status, media type, and the shape of each streamed line (or of the error)."""
+    kind = response.headers.get("content-type", "").split(";")[0]
+    lines = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+    shapes: list[Any] = []
+    for line in lines:
+        inner = line.get("result") or line.get("error") or {}
+        shapes.append((sorted(line), sorted(inner)))
+    return response.status_code, kind, shapes
+
+
+def test_argo_log_of_a_workflow_without_pods(argo: ArgoPair) -> None:
+    """``promoflow logs``: a stream of JSON lines; a run with no pod streams none."""
+    name = f"pfe2e-{short_id()}"
+    _suspended(argo, name)
+    params = {"logOptions.container": "main"}
+    fake, real = (
+        http.get(f"/workflows/{argo.namespace}/{name}/log", params=params, timeout=30)
+        for http in (argo.fake, argo.real)
+    )
+    same(log_answer(fake), log_answer(real))
+    assert log_answer(real) == (200, "application/json", [])
+
+
+@pytest.mark.parametrize("case", ["missing workflow", "refused token"])
+def test_argo_log_refused_before_the_stream(argo: ArgoPair, case: str) -> None:
+    """A streaming call that fails before its first line: grpc-gateway's wrapped error
+    (``{"error": {"grpc_code", "http_code", "message", "http_status"}}``), not the
+    ``{"code", "message"}`` of the other calls."""
+    name = "pfe2e-no-such-run" if case == "missing workflow" else f"pfe2e-{short_id()}"
+    if case == "refused token":
+        _suspended(argo, name)
+    headers = {"Authorization": "Bearer pfe2e-refused-token"} if case == "refused token" else {}
+    params = {"logOptions.container": "main"}
+    fake, real = (
+        http.get(f"/workflows/{argo.namespace}/{name}/log", params=params, headers=headers)
+        for http in (argo.fake, argo.real)
+    )
+    same(log_answer(fake), log_answer(real))
+    same(fake.json()["error"]["grpc_code"], real.json()["error"]["grpc_code"])
+    if case == "missing workflow":
+        same(fake.json()["error"]["message"], real.json()["error"]["message"])
+
+
 def _suspended(argo: ArgoPair, name: str) -> None:
     """The same suspended workflow on both servers (the fake told what the controller
     would have made of it)."""

@@ -6,7 +6,9 @@ reason, nothing stored), names conflict with 409, missing objects are 404, and a
 token is required as ``Authorization: Bearer TOKEN`` (401 otherwise). As the real server
 does (compared in tests/e2e/test_fakes_match_real_servers.py): what a caller creates,
 updates or ``set``s is labelled with who they are (from :attr:`FakeArgoServer.userinfo`),
-an empty list is ``"items": null``, a Workflow naming a missing template is 404.
+an empty list is ``"items": null``, a Workflow naming a missing template is 404, ``/version``
+and ``/userinfo`` answer any caller (userinfo ``{}`` for a refused token), and ``/log``
+fails in the streaming shape (``{"error": {"grpc_code", "http_code", ...}}``).
 """
 
 from __future__ import annotations
@@ -81,7 +83,9 @@ class FakeArgoServer(Served):
             result, status = self._dispatch(request, body), 200
             response = JSONResponse(result, status_code=status)
         except ApiError as exc:
-            response = JSONResponse(exc.body(), status_code=exc.status)
+            stream = request.url.path.endswith("/log")
+            body = exc.stream_body() if stream else exc.body()
+            response = JSONResponse(body, status_code=exc.status)
         except ValueError:
             response = JSONResponse({"code": 3, "message": "invalid JSON body"}, 400)
         self.requests.append((request.method, request.url.path, response.status_code))
@@ -104,8 +108,8 @@ class FakeArgoServer(Served):
         return Response("".join(lines).encode(), media_type="application/json")
 
     def _authorize(self, request: Request) -> None:
-        if self.token is None:
-            return
+        if self.token is None or request.url.path.endswith(("/api/v1/version", "/userinfo")):
+            return  # the real server tells its version to anyone, and who is asking ({})
         if request.headers.get("authorization") != f"Bearer {self.token}":
             raise ApiError(401, 16, "token not valid. see https://argo-workflows.readthedocs.io")
 
@@ -145,7 +149,10 @@ class FakeArgoServer(Served):
 
     def _dispatch(self, request: Request, body: Obj) -> Obj:
         if request.url.path.endswith("/api/v1/userinfo"):
-            return dict(self.userinfo)
+            known = (
+                self.token is None or request.headers.get("authorization") == f"Bearer {self.token}"
+            )
+            return dict(self.userinfo) if known else {}
         if request.url.path.endswith("/api/v1/version"):
             return dict(VERSION)
         params = request.path_params

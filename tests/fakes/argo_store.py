@@ -34,6 +34,20 @@ class ApiError(Exception):
     def body(self) -> Obj:
         return {"code": self.code, "message": self.message}
 
+    def stream_body(self) -> Obj:
+        """As grpc-gateway answers a streaming call (``/log``) that fails before its first
+        message: the error wrapped, with both codes and the HTTP status text."""
+        from http import HTTPStatus
+
+        return {
+            "error": {
+                "grpc_code": self.code,
+                "http_code": self.status,
+                "message": self.message,
+                "http_status": HTTPStatus(self.status).phrase,
+            }
+        }
+
 
 def not_found(kind: str, name: str) -> ApiError:
     return ApiError(404, 5, f'{RESOURCE[kind]}.{GROUP} "{name}" not found')

@@ -29,6 +29,11 @@ def run(context: Context, earlier: list[Line]) -> list[Line]:
         ]
     lines = [ok(TITLE, "reachable", f"{settings.base_url} answers")]
     lines.append(_version(reply.data if reply.status == 200 else None, reply.reason))
+    # /version and /userinfo answer anyone (userinfo ``{}`` for a token it refuses, as for
+    # auth mode 'server'): a request that needs the token tells a refused one apart
+    listed = context.probes.argo(f"api/v1/workflows/{settings.namespace}?listOptions.limit=1")
+    if listed.status == 401:
+        return [*lines, fail(TITLE, "token", "the Argo Server refused the token (401)", TOKEN_FIX)]
     lines.append(_identity(context))
     lines.append(_namespace(context))
     return lines
