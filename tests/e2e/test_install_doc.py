@@ -178,13 +178,28 @@ class Site:
             Rule("config folder", r"(?<= )config/(?= )", str(self.repo.work / FOLDER)),
         ]
 
-    def run(self, role: str, needs: set[str], *, check: bool = True) -> docrun.Ran:
+    def other_values(self) -> str:
+        """The ``...`` of ``--set config.configMap=promoflow-config ...   # the other values
+        as above``: the install block's ``--set`` flags but those of ``config.git``."""
+        [block] = in_role(read(DOC), "install")
+        [command] = [c for c in block.commands if c.startswith("helm install ")]
+        replaced, _ = substitute(command, self.rules())
+        flags = re.findall(r"--set (\S+)", replaced)
+        return " ".join(f"--set {f}" for f in flags if not f.startswith("config.git."))
+
+    def run(
+        self, role: str, needs: set[str], *, check: bool = True, helm_install: bool = True
+    ) -> docrun.Ran:
         """The block of ``role``, substituted (every rule in ``needs`` must match), each
-        ``helm install`` given this cluster's values too."""
+        ``helm install`` given this cluster's values too (``helm_install=False``: the
+        block's other commands only)."""
         [block] = in_role(read(DOC), role)
+        rules = [*self.rules(), Rule("the other values", r" \.\.\.$", f" {self.other_values()}")]
         commands, used = [], set()
         for command in block.commands:
-            replaced, matched = substitute(command, self.rules())
+            if command.startswith("helm install ") and not helm_install:
+                continue
+            replaced, matched = substitute(command, rules)
             used |= matched
             if replaced.startswith("helm install "):
                 replaced += f" -f {self.extra}"
@@ -402,6 +417,31 @@ def _doctor_report(site: Site, tested: docrun.Ran) -> str:
 def test_the_documented_install_from_git_passes_helm_test(site: Site) -> None:
     site.run("install", {"image", "tag", "git url", "argo server", "workflows namespace",
                          "-n argo", "-n promoflow", "new namespace"})  # fmt: skip
+    _ready_then_tested(site)
+    site.run("token", {"-n promoflow"})
+    site.run("upgrade", {"-n promoflow", "next tag"})
+    _uninstalled(site)
+
+
+def test_the_documented_install_from_a_configmap_passes_helm_test(site: Site) -> None:
+    """The Secrets as the install block makes them, then ``config pack`` and ``helm
+    install`` with ``config.configMap`` and the other values of the install block: the
+    chart's Job applies each product's template before the install returns."""
+    site.run("install", {"-n argo", "-n promoflow", "new namespace"}, helm_install=False)
+    site.run("install-configmap", {"config folder", "-n promoflow", "the other values"})
+    custom = client.CustomObjectsApi(api_client(site.e2e))
+    listed: dict[str, Any] = custom.list_namespaced_custom_object(
+        "argoproj.io", "v1alpha1", site.workflows, "workflowtemplates"
+    )
+    names = {t["metadata"]["name"] for t in listed["items"]}
+    assert {"promoflow-shop", "promoflow-checkout"} <= names, names
+    _ready_then_tested(site)
+    _uninstalled(site)
+
+
+def _ready_then_tested(site: Site) -> None:
+    """A webhook pod Ready (its configuration loaded), then the document's ``helm test``:
+    the doctor finds nothing to fix and checks every family."""
     started = time.monotonic()
     try:
         wait_until("a webhook pod Ready", lambda: _webhooks_ready(site), site.e2e.timeout, 1)
@@ -416,11 +456,12 @@ def test_the_documented_install_from_git_passes_helm_test(site: Site) -> None:
     assert int(summary[1]) > 0 and int(summary[3]) == 0, report
     for family in FAMILIES:  # each checked, none left out by the release's settings
         assert re.search(rf"│\s+│ {family}\s+│", report), f"no {family} checks:\n{report}"
-    for product in ("shop", "checkout"):  # the configuration followed in Git
+    for product in ("shop", "checkout"):  # the configuration the release was given
         assert f"{product}-prod-eu rights" in report, report
 
-    site.run("token", {"-n promoflow"})
-    site.run("upgrade", {"-n promoflow", "next tag"})
+
+def _uninstalled(site: Site) -> None:
+    """The document's Uninstall leaves no pod in the release's namespace."""
     site.run("uninstall", {"-n promoflow"})
     core = client.CoreV1Api(api_client(site.e2e))
 
@@ -428,7 +469,7 @@ def test_the_documented_install_from_git_passes_helm_test(site: Site) -> None:
         return not core.list_namespaced_pod(site.namespace).items
 
     try:
-        wait_until("no pod of the release left", gone, site.e2e.timeout, 1)
+        wait_until("no pod of the release left", gone, 60, 1)
     except AssertionError as exc:
         pods = core.list_namespaced_pod(site.namespace).items
         left = [p.metadata.name for p in pods if p.metadata]
