@@ -27,7 +27,7 @@ import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import httpx
 import pytest
@@ -430,9 +430,9 @@ def test_the_documented_install_from_a_configmap_passes_helm_test(site: Site) ->
     site.run("install", {"-n argo", "-n promoflow", "new namespace"}, helm_install=False)
     site.run("install-configmap", {"config folder", "-n promoflow", "the other values"})
     custom = client.CustomObjectsApi(api_client(site.e2e))
-    listed: dict[str, Any] = custom.list_namespaced_custom_object(
+    listed = cast(dict[str, Any], custom.list_namespaced_custom_object(
         "argoproj.io", "v1alpha1", site.workflows, "workflowtemplates"
-    )
+    ))  # fmt: skip
     names = {t["metadata"]["name"] for t in listed["items"]}
     assert {"promoflow-shop", "promoflow-checkout"} <= names, names
     _ready_then_tested(site)
