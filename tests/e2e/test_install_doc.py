@@ -4,18 +4,23 @@ against the e2e cluster, as a newcomer would.
 Every ``sh`` block of the document is marked (:mod:`tests.e2e.docshell`): run in a step
 of this test, or skipped with its reason, so a new block is either run or left out on
 purpose. What a reader substitutes is substituted (the image, the Git URL, the Argo
-Server, the tokens as ``$GIT_TOKEN``/``$ARGOCD_TOKEN``/``$HOOK_SECRET``) and the namespaces
-become the test's own, so concurrent runs do not meet; every rule must match, so a
-placeholder renamed in the document fails here. The configuration the release follows is
-the repository's ``environments/`` folder, pushed to a repository of the cluster's Git
-server, with one Argo CD Application per product and environment as the prerequisites
-ask.
+Server, the tokens as ``$GIT_TOKEN``/``$ARGOCD_TOKEN``/``$HOOK_SECRET``), and the
+namespaces become the test's own; every rule must match, so a placeholder renamed in the
+document fails here. Three installs are run, each followed by the document's ``helm
+test`` and its uninstall: ``--set`` with ``config.git``, ``config pack`` with
+``config.configMap``, and ``values-minimal.yaml``. The configuration is the repository's
+``environments/`` folder, pushed to a repository of the cluster's Git server, with one
+Argo CD Application per product and environment and the policies' action templates, as
+the prerequisites ask (the Applications keep the example products' names, so two runs of
+this file must not overlap).
 
 What a reader of another cluster would not add, this cluster needs, and it is appended to
 each ``helm install`` as a values file of its own: the servers listen on the node's
 loopback, so the pods run on the node's network, on the one node that runs real
 containers, with a port each and the API server's address; the cluster has no
-StorageClass, so the reporters keep their store in an ``emptyDir``.
+StorageClass, so the reporters keep their store in an ``emptyDir``. Its API server cannot
+reach the kubelet for logs, so ``helm test --logs`` fails after the test Pod succeeded;
+the doctor's report is then read from the kubelet's log file (``KUBELET_UNREACHABLE``).
 """
 
 from __future__ import annotations
@@ -50,7 +55,7 @@ REPO = Path(__file__).resolve().parents[2]
 DOC = REPO / "docs" / "install.md"
 EXAMPLES = REPO / "environments"
 MINIMAL = REPO / "charts" / "promoflow" / "examples" / "values-minimal.yaml"
-ROLES = ("install", "install-configmap", "test", "token", "upgrade", "uninstall")
+ROLES = ("install", "install-configmap", "install-values", "test", "token", "upgrade", "uninstall")
 """The steps this test runs blocks in; a block marked with another role fails."""
 EXAMPLE_REPO = "https://git.example.com/acme/gitops.git"
 """The GitOps repository the example products name (environments/products/)."""
@@ -146,9 +151,10 @@ def test_values_minimal_is_the_documented_install_as_a_file() -> None:
 
 @dataclass
 class Site:
-    """What the reader has before the first command, and what the commands get."""
+    """What the reader has before the first command, and what the commands get (the
+    settings and the environment hold tokens: never in a failure's repr)."""
 
-    e2e: E2ESettings
+    e2e: E2ESettings = field(repr=False)
     namespace: str
     """The document's ``promoflow``."""
     workflows: str
@@ -159,7 +165,7 @@ class Site:
     """The values this cluster needs besides the document's."""
     webhooks: str
     """Where the webhook service answers (the node's loopback)."""
-    env: dict[str, str]
+    env: dict[str, str] = field(repr=False)
     timings: list[tuple[str, float]] = field(default_factory=list)
 
     def rules(self) -> list[Rule]:
@@ -176,7 +182,34 @@ class Site:
             Rule("-n promoflow", r"(?<=-n )promoflow\b(?!-)", self.namespace),
             Rule("new namespace", r"(?<=create namespace )promoflow\b(?!-)", self.namespace),
             Rule("config folder", r"(?<= )config/(?= )", str(self.repo.work / FOLDER)),
-        ]
+            Rule("values file", r"charts/promoflow/examples/values-minimal\.yaml",
+                 str(self.values_minimal())),
+        ]  # fmt: skip
+
+    def values_minimal(self) -> Path:
+        """values-minimal.yaml with a reader's edits: the fields holding the document's
+        placeholders (each must still hold it) set to this cluster's."""
+        repository, _, tag = self.image.rpartition(":")
+        edits = {
+            ("image", "repository"): ("registry.example.com/platform/promoflow", repository),
+            ("image", "tag"): ("0.1.0", tag),
+            ("config", "git", "url"): ("https://github.com/acme/gitops.git", self.repo.url),
+            ("argo", "server"): (
+                "http://argo-server.argo.svc:2746",
+                _url(self.e2e.argo_server, self.e2e.argo_secure),
+            ),
+            ("workflows", "namespace"): ("argo", self.workflows),
+        }
+        values = yaml.safe_load(MINIMAL.read_text())
+        for keys, (placeholder, value) in edits.items():
+            node = values
+            for key in keys[:-1]:
+                node = node[key]
+            assert node[keys[-1]] == placeholder, f"values-minimal.yaml {'.'.join(keys)}"
+            node[keys[-1]] = value
+        edited = self.extra.with_name("values-minimal.yaml")
+        edited.write_text(yaml.safe_dump(values))
+        return edited
 
     def other_values(self) -> str:
         """The ``...`` of ``--set config.configMap=promoflow-config ...   # the other values
@@ -435,6 +468,15 @@ def test_the_documented_install_from_a_configmap_passes_helm_test(site: Site) ->
     ))  # fmt: skip
     names = {t["metadata"]["name"] for t in listed["items"]}
     assert {"promoflow-shop", "promoflow-checkout"} <= names, names
+    _ready_then_tested(site)
+    _uninstalled(site)
+
+
+def test_the_documented_install_from_values_minimal_passes_helm_test(site: Site) -> None:
+    """The Secrets as the install block makes them, then ``helm install -f
+    values-minimal.yaml`` with the file's placeholders edited as a reader edits them."""
+    site.run("install", {"-n argo", "-n promoflow", "new namespace"}, helm_install=False)
+    site.run("install-values", {"values file", "-n promoflow"})
     _ready_then_tested(site)
     _uninstalled(site)
 
