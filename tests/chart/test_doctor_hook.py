@@ -55,3 +55,33 @@ def test_the_doctor_can_be_turned_off_and_follows_the_webhooks() -> None:
     pod, _ = _doctor(*BASE, "webhooks.enabled=false")
     assert pod is not None
     assert "PROMOFLOW_WEBHOOK_PROVIDERS" not in _env(pod)
+
+
+def test_the_doctor_is_placed_by_its_own_node_selector_and_tolerations() -> None:
+    """Where the services' pods need a particular node (``hostNetwork`` on a node that
+    reaches the servers), the test Pod does too; unset, it is placed anywhere."""
+    pod, _ = _doctor(*BASE)
+    assert pod is not None
+    assert "nodeSelector" not in pod["spec"] and "tolerations" not in pod["spec"]
+    pod, _ = _doctor(
+        *BASE,
+        "doctor.nodeSelector.pool=tools",
+        "doctor.tolerations[0].key=pool",
+        "doctor.tolerations[0].operator=Exists",
+        "doctor.tolerations[0].effect=NoSchedule",
+    )
+    assert pod is not None
+    assert pod["spec"]["nodeSelector"] == {"pool": "tools"}
+    assert pod["spec"]["tolerations"] == [
+        {"key": "pool", "operator": "Exists", "effect": "NoSchedule"}
+    ]
+
+
+def test_the_schema_refuses_a_node_selector_that_is_not_strings() -> None:
+    done = helm(
+        "template", RELEASE, str(CHART), "-n", NAMESPACE,
+        *[a for v in BASE for a in ("--set", v)],
+        "--set-json", 'doctor.nodeSelector={"pool":1}', check=False,
+    )  # fmt: skip
+    assert done.returncode != 0
+    assert "/doctor/nodeSelector/pool" in done.stderr, done.stderr
