@@ -653,7 +653,7 @@ def test_the_service_follows_git_and_applies_the_templates_itself() -> None:
     # each result told to the reporters, with their token, as the notify step tells them
     assert env["PROMOFLOW_REPORT_URL"].endswith("/reports")
     assert env["PROMOFLOW_REPORT_TOKEN"] == {
-        "secretKeyRef": {"name": "promoflow-report", "key": "token"}
+        "secretKeyRef": {"name": "promoflow-report", "key": "token", "optional": True}
     }
 
 
