@@ -14,8 +14,19 @@ from tests.unit import samples
 ADVERT = "application/x-{}-advertisement"
 
 
+TEMPLATES = "api/v1/workflow-templates/argo?listOptions.limit=500"
+"""The templates family's list (a page)."""
+PRESENT = ["promoflow-shop", "promoflow-notify", "promoflow-promote", "promoflow-wait-argocd"]
+
+
+def template_list(names: list[str], after: str = "") -> Reply:
+    metadata = {"continue": after} if after else {}
+    return Reply(200, {"metadata": metadata, "items": [{"metadata": {"name": n}} for n in names]})
+
+
 def healthy_argo() -> dict[str, Reply]:
     return {
+        TEMPLATES: template_list(PRESENT),
         "api/v1/version": Reply(200, {"version": "v3.6.2"}),
         "api/v1/userinfo": Reply(
             200, {"serviceAccountName": "promoflow", "serviceAccountNamespace": "argo"}

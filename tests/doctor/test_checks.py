@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,15 @@ from orchestrator.adapters.probes import Reply
 from orchestrator.compat import MIN_ARGO_WORKFLOWS, parse_version, version_text
 from orchestrator.doctor.families import examine, families
 from orchestrator.doctor.report import Line, exit_code
-from tests.doctor.scripted import ADVERT, context, healthy
+from orchestrator.loading import load_config
+from tests.doctor.scripted import (
+    ADVERT,
+    TEMPLATES,
+    config_dir,
+    context,
+    healthy,
+    template_list,
+)
 
 
 def only(lines: list[Line], family: str, check: str) -> Line:
@@ -226,3 +235,52 @@ def test_an_empty_report_secret_name_is_not_checked_but_an_empty_git_one_fails(
     checks = {line.check for line in lines if line.family == "Workflows namespace"}
     assert not {c for c in checks if "report" in c}
     assert only(lines, "Workflows namespace", "PROMOFLOW_GIT_SECRET").status == "fail"
+
+
+POLICY = """\
+apiVersion: promoflow.dev/v1alpha1
+kind: PromotionPolicy
+metadata: {name: production}
+spec:
+  selector: {environments: {production: true}}
+  policy:
+    preAction: {workflowTemplate: smoke-tests}
+"""
+
+
+def test_every_template_a_product_runs_is_there(tmp_path: Path) -> None:
+    line = only(examine(context(tmp_path, healthy(tmp_path))), "Workflow templates", "shop")
+    assert line.status == "ok" and "promoflow-shop and every template it runs" in line.detail
+
+
+def test_a_team_template_a_policy_names_is_missing_with_what_to_create(tmp_path: Path) -> None:
+    probes = healthy(tmp_path)
+    found = context(tmp_path, probes)
+    config_dir(tmp_path).joinpath("policy.yaml").write_text(POLICY)
+    loaded, _ = load_config(tmp_path)
+    lines = examine(replace(found, config=loaded))
+    line = only(lines, "Workflow templates", "shop")
+    assert line.status == "fail" and line.detail == "missing in argo: smoke-tests"
+    assert "create your own (smoke-tests) in argo: the policy's gates run them" in line.fix
+    assert "promoflow apply" not in line.fix and exit_code(lines) == 1
+
+
+def test_promoflows_own_templates_missing_say_apply_and_the_list_is_paged(
+    tmp_path: Path,
+) -> None:
+    probes = healthy(tmp_path)
+    probes.argo_replies[TEMPLATES] = template_list(["promoflow-notify"], after="p2")
+    probes.argo_replies[f"{TEMPLATES}&listOptions.continue=p2"] = template_list(
+        ["promoflow-promote"]
+    )
+    line = only(examine(context(tmp_path, probes)), "Workflow templates", "shop")
+    assert line.detail == "missing in argo: promoflow-shop, promoflow-wait-argocd"
+    assert line.fix.startswith("install promoflow's with `promoflow apply`")
+
+
+def test_templates_are_not_asked_for_when_the_namespace_cannot_be_listed(tmp_path: Path) -> None:
+    probes = healthy(tmp_path)
+    probes.argo_replies["api/v1/workflow-templates/argo?listOptions.limit=1"] = Reply(403)
+    lines = examine(context(tmp_path, probes))
+    assert only(lines, "Workflow templates", "all").status == "warn"
+    assert f"argo {TEMPLATES}" not in probes.asked

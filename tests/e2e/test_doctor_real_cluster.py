@@ -22,6 +22,7 @@ import pytest
 from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
+from tests.e2e.flows import argo_http, delete_templates
 from tests.e2e.gitops import GitopsRepo
 from tests.e2e.k8s import APPS, GROUP, VERSION, Apps, api_client, short_id, wait_until
 from tests.e2e.settings import E2ESettings
@@ -169,10 +170,18 @@ def setup(e2e: E2ESettings, apps: Apps, tmp_path: Path) -> Iterator[Setup]:
             PROMOFLOW_REPORT_SECRET=f"{name}-report",
             PROMOFLOW_WEBHOOK_PROVIDERS="github",
             PROMOFLOW_WEBHOOK_GITHUB_SECRET=HOOK_SECRET,
+            PROMOFLOW_TEMPLATE_PREFIX=name,  # the product's and step templates, its own
         )
+        config = _config(tmp_path / "config", name, repo.url)
+        applied = subprocess.run(
+            [sys.executable, "-m", "orchestrator.cli", "apply", "-c", str(config)],
+            env=env, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+        )  # fmt: skip
+        made.append(lambda: delete_templates(e2e, name))
+        assert applied.returncode == 0, applied.stdout + applied.stderr
         yield Setup(
             name,
-            _config(tmp_path / "config", name, repo.url),
+            config,
             repo.url,
             env,
             _project_token(e2e, name),
@@ -232,6 +241,22 @@ def test_doctor_names_each_broken_prerequisite_with_its_fix(
     assert healthy.checks[("Git", f"{setup.repo} push")]["status"] == "ok"
     for secret in (e2e.argocd_token, e2e.argo_token.split()[-1], HOOK_SECRET):
         assert secret not in healthy.output
+
+    assert healthy.checks[("Workflow templates", name)]["status"] == "ok"
+
+    # a template the product runs deleted from the namespace
+    with argo_http(e2e) as http:
+        gone = http.delete(f"/workflow-templates/{e2e.argo_namespace}/{name}-wait-argocd")
+        assert gone.status_code == 200, gone.text
+    deleted = doctor(setup, "a step template missing")
+    line = deleted.failed()[("Workflow templates", name)]
+    assert line["detail"] == f"missing in {e2e.argo_namespace}: {name}-wait-argocd"
+    assert line["fix"].startswith("install promoflow's with `promoflow apply`")
+    again = subprocess.run(
+        [sys.executable, "-m", "orchestrator.cli", "apply", "-c", str(setup.config)],
+        env=setup.env, cwd=ROOT, capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert again.returncode == 0, again.stdout + again.stderr
 
     # a step Secret missing
     missing = doctor(setup, "a step Secret missing", PROMOFLOW_ARGOCD_SECRET=f"{name}-absent")
