@@ -30,6 +30,7 @@ from . import debian, images
 from .config import LOOPBACK, PATHS, PORTS
 from .gobuild import BuildError
 from .kube import get_json, http_ok
+from .pki import PKI
 
 NODE_NAME = "pfnode-0"
 LABEL = "promoflow.dev/real-pods"
@@ -216,9 +217,16 @@ def kubelet_config() -> Path:
         "failCgroupV1": False,
         "failSwapOn": False,
         "containerRuntimeEndpoint": f"unix://{SOCKET}",
-        "authentication": {"anonymous": {"enabled": False}, "webhook": {"enabled": False}},
+        # the API server reaches it as on a real node, at the node's InternalIP with its
+        # client certificate (signed by the cluster's CA): so `kubectl logs`, and the Argo
+        # Server's and helm test's logs through the API server, read real pods' output
+        "authentication": {
+            "anonymous": {"enabled": False},
+            "webhook": {"enabled": False},
+            "x509": {"clientCAFile": str(PKI.ca_crt)},
+        },
         "authorization": {"mode": "AlwaysAllow"},
-        "address": LOOPBACK,
+        "address": "0.0.0.0",
         "port": PORTS.kubelet,
         "readOnlyPort": 0,
         "healthzBindAddress": LOOPBACK,

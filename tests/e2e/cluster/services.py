@@ -80,6 +80,11 @@ def _apiserver() -> list[str]:
         f"--tls-cert-file={PKI.apiserver_crt}",
         f"--tls-private-key-file={PKI.apiserver_key}",
         f"--client-ca-file={PKI.ca_crt}",
+        # to kubelets (logs, exec) as a real control plane: the node's InternalIP (its name
+        # resolves nowhere here), with a client certificate the kubelet's CA signed
+        "--kubelet-preferred-address-types=InternalIP,Hostname",
+        f"--kubelet-client-certificate={PKI.admin_crt}",
+        f"--kubelet-client-key={PKI.admin_key}",
         f"--service-account-key-file={PKI.sa_pub}",
         f"--service-account-signing-key-file={PKI.sa_key}",
         "--service-account-issuer=https://kubernetes.default.svc.cluster.local",
