@@ -11,12 +11,15 @@ own, placed on the node that runs real containers.
 
 from __future__ import annotations
 
+import json
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import httpx
 import yaml
 from kubernetes import client
 
@@ -150,3 +153,32 @@ def helm(e2e: E2ESettings, *args: str) -> subprocess.CompletedProcess[str]:
         [str(ensure("helm")), f"--kubeconfig={e2e.kubeconfig}", *args],
         capture_output=True, text=True, timeout=600, check=False,
     )  # fmt: skip
+
+
+class Stream:
+    """The reporters' /stream, read in a thread of its own as a user's client would."""
+
+    def __init__(self, url: str, token: str) -> None:
+        self.url = url
+        self.headers = {"Authorization": f"Bearer {token}"}
+        self.events: list[dict[str, Any]] = []
+        self._stop = threading.Event()
+        self._thread = threading.Thread(target=self._read, daemon=True)
+        self._thread.start()
+
+    def _read(self) -> None:
+        while not self._stop.is_set():
+            try:
+                with httpx.stream(
+                    "GET", f"{self.url}/stream", headers=self.headers, timeout=None
+                ) as response:
+                    for line in response.iter_lines():
+                        if self._stop.is_set():
+                            return
+                        if line.startswith("data:"):
+                            self.events.append(json.loads(line[5:].strip()))
+            except httpx.HTTPError:
+                time.sleep(0.5)
+
+    def close(self) -> None:
+        self._stop.set()

@@ -15,7 +15,6 @@ from __future__ import annotations
 import hashlib
 import hmac
 import json
-import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
@@ -27,7 +26,7 @@ import pytest
 import yaml
 from kubernetes import client
 
-from tests.e2e.chartinstall import WEBHOOK_SECRET, Release, install, uninstall
+from tests.e2e.chartinstall import WEBHOOK_SECRET, Release, Stream, install, uninstall
 from tests.e2e.flows import (
     Flow,
     argo_client,
@@ -43,35 +42,6 @@ from tests.e2e.promotions import gitops_for, policies, runs_version
 from tests.e2e.settings import E2ESettings
 
 pytestmark = pytest.mark.e2e
-
-
-class Stream:
-    """The reporters' /stream, read in a thread of its own as a user's client would."""
-
-    def __init__(self, url: str, token: str) -> None:
-        self.url = url
-        self.headers = {"Authorization": f"Bearer {token}"}
-        self.events: list[dict[str, Any]] = []
-        self._stop = threading.Event()
-        self._thread = threading.Thread(target=self._read, daemon=True)
-        self._thread.start()
-
-    def _read(self) -> None:
-        while not self._stop.is_set():
-            try:
-                with httpx.stream(
-                    "GET", f"{self.url}/stream", headers=self.headers, timeout=None
-                ) as response:
-                    for line in response.iter_lines():
-                        if self._stop.is_set():
-                            return
-                        if line.startswith("data:"):
-                            self.events.append(json.loads(line[5:].strip()))
-            except httpx.HTTPError:
-                time.sleep(0.5)
-
-    def close(self) -> None:
-        self._stop.set()
 
 
 @pytest.fixture

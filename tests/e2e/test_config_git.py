@@ -6,7 +6,8 @@ shared with another release) runs this checkout's code (:mod:`tests.e2e.checkout
 A product added by a push gets its WorkflowTemplate within 30 s, without ``helm upgrade``;
 a broken push is refused: the old configuration keeps serving (a push of the new product's
 version is still submitted), and the problem shows with FILE:LINE on ``/readyz``, in
-``/metrics`` and as a ``ConfigRefused`` Event. Times are printed.
+``/metrics``, as a ``ConfigRefused`` Event and as ``config.refused`` in the reporters'
+stream. Times are printed.
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ from kubernetes import client
 
 from orchestrator.simulator.serve import free_port
 from tests.chart.readme import CHART
-from tests.e2e.chartinstall import REAL_NODE, WEBHOOK_SECRET, _api_port, _url, helm
+from tests.e2e.chartinstall import REAL_NODE, WEBHOOK_SECRET, Stream, _api_port, _url, helm
 from tests.e2e.checkoutimage import checkout_image
 from tests.e2e.flows import argo_http
 from tests.e2e.gitops import GitopsRepo
@@ -82,6 +83,7 @@ class GitRelease:
     repo: GitopsRepo
     url: str
     seconds: float
+    reporters: str
 
     def template(self, product: str) -> dict[str, Any] | None:
         """The product's WorkflowTemplate as the API server holds it (None: not there)."""
@@ -126,7 +128,9 @@ class GitRelease:
         return httpx.post(f"{self.url}/webhooks/github", content=body, headers=headers, timeout=60)
 
 
-def _values(e2e: E2ESettings, repo: GitopsRepo, image: str, port: int) -> dict[str, Any]:
+def _values(
+    e2e: E2ESettings, repo: GitopsRepo, image: str, port: int, reporters: int
+) -> dict[str, Any]:
     repository, _, tag = image.rpartition(":")
     git: dict[str, Any] = {
         "url": repo.url, "branch": repo.branch, "path": FOLDER, "interval": INTERVAL,
@@ -155,7 +159,21 @@ def _values(e2e: E2ESettings, repo: GitopsRepo, image: str, port: int) -> dict[s
             "nodeSelector": {REAL_NODE: "true"},
             "tolerations": [{"key": REAL_NODE, "operator": "Exists", "effect": "NoSchedule"}],
         },
-        "reporters": {"enabled": False},
+        # one reporter, to hear the service's ConfigResult and tell its stream
+        "reporters": {
+            "replicas": 1,
+            "port": reporters,
+            "reportURL": f"http://127.0.0.1:{reporters}/reports",
+            "namespaces": [e2e.argocd_namespace],
+            "sinks": ["stdout"],
+            "persistence": {"enabled": False},
+            "extraEnv": [
+                {"name": "KUBERNETES_SERVICE_HOST", "value": "127.0.0.1"},
+                {"name": "KUBERNETES_SERVICE_PORT", "value": str(_api_port(e2e))},
+            ],
+            "nodeSelector": {REAL_NODE: "true"},
+            "tolerations": [{"key": REAL_NODE, "operator": "Exists", "effect": "NoSchedule"}],
+        },
     }
 
 
@@ -181,9 +199,9 @@ def release(e2e: E2ESettings, tmp_path: Path) -> Iterator[GitRelease]:
             core.create_namespaced_secret(
                 namespace, client.V1Secret(metadata=meta, string_data=data)
             )
-        port = free_port()
+        port, reporters = free_port(), free_port()
         values = tmp_path / "values.yaml"
-        values.write_text(yaml.safe_dump(_values(e2e, repo, image, port)))
+        values.write_text(yaml.safe_dump(_values(e2e, repo, image, port, reporters)))
         repo.commit({f"{FOLDER}/base.yaml": _base(repo, "first")}, "the first product")
         started = time.monotonic()
         done = helm(e2e, "install", "promoflow", str(CHART), "-n", namespace, "-f", str(values),
@@ -191,7 +209,10 @@ def release(e2e: E2ESettings, tmp_path: Path) -> Iterator[GitRelease]:
         seconds = time.monotonic() - started
         assert done.returncode == 0, done.stdout + done.stderr
         print(f"helm install to Ready (first configuration applied): {seconds:.1f} s")
-        yield GitRelease(e2e, namespace, repo, f"http://127.0.0.1:{port}", seconds)
+        yield GitRelease(
+            e2e, namespace, repo, f"http://127.0.0.1:{port}", seconds,
+            f"http://127.0.0.1:{reporters}",
+        )  # fmt: skip
     finally:
         helm(e2e, "uninstall", "promoflow", "-n", namespace, "--wait")
         core.delete_namespace(namespace)
@@ -224,7 +245,9 @@ def test_a_pushed_product_is_applied_and_a_broken_push_refused(
         10,
     )
 
-    # a broken push, not delivered: refused at the next look, the old one keeps serving
+    # a broken push, not delivered: refused at the next look, the old one keeps serving,
+    # and the reporters' stream tells it
+    stream = Stream(release.reporters, TOKEN)
     broken_product = f"{FOLDER}/products/third.yaml"
     broken = repo.commit(
         {broken_product: yaml.safe_dump(_product(repo, "third", "chian"), sort_keys=False)},
@@ -253,6 +276,17 @@ def test_a_pushed_product_is_applied_and_a_broken_push_refused(
     )
     messages = [e.message or "" for e in events.items]
     assert any(f"{broken_product}:9:3" in m for m in messages), messages
+
+    def told() -> dict[str, Any] | None:
+        found = [e for e in stream.events if e.get("type") == "config.refused"]
+        return found[-1] if found else None
+
+    try:
+        event = wait_until("config.refused in the reporters' stream", told, 30, 0.5)
+    finally:
+        stream.close()
+    assert event["data"]["revision"] == broken and event["data"]["serving"] == second
+    assert any(f"{broken_product}:9:3" in p for p in event["data"]["problems"]), event
 
     # the configuration that serves still promotes: the product added through Git
     before = repo.head()
