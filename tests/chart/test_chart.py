@@ -17,7 +17,7 @@ import yaml
 
 from orchestrator.loading import load_config
 from tests.chart.readme import CHART, readme, undocumented
-from tests.chart.rendering import BASE, CASES, NAMESPACE, RELEASE, helm, objects, render
+from tests.chart.rendering import BASE, CASES, IMAGE, NAMESPACE, RELEASE, helm, objects, render
 from tests.chart.schema_enums import ENUMS, SCHEMA, generated
 from tests.chart.schema_enums import render as render_schema
 from tests.chart.schemas import validate
@@ -30,6 +30,15 @@ def test_lint_passes_and_a_missing_configuration_is_named() -> None:
     bare = helm("template", RELEASE, str(CHART), check=False)
     assert bare.returncode != 0
     assert "config.configMap or config.files" in bare.stderr
+
+
+def test_an_install_without_an_image_is_refused_naming_what_to_build() -> None:
+    """No image of promoflow is published: a default would only wait in ImagePullBackOff."""
+    bare = helm(
+        "template", RELEASE, str(CHART), "--set", BASE[0], "--set", "image.repository=", check=False
+    )
+    assert bare.returncode != 0
+    assert "image.repository: set it to your build of the repository's Dockerfile" in bare.stderr
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
@@ -483,7 +492,7 @@ def test_step_templates_are_the_generated_ones_with_the_releases_settings() -> N
             if "container" not in theirs:
                 assert ours == theirs, name
                 continue
-            assert ours["container"]["image"] == "ghcr.io/promoflow/promoflow:0.1.0"
+            assert ours["container"]["image"] == f"{IMAGE}:0.1.0"  # the release's image
             rest = {k: v for k, v in ours["container"].items() if k not in ("image", "env")}
             assert rest == {
                 k: v for k, v in theirs["container"].items() if k not in ("image", "env")

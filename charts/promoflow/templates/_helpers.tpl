@@ -37,7 +37,8 @@ app.kubernetes.io/component: {{ .component }}
 {{- end -}}
 
 {{- define "promoflow.image" -}}
-{{- printf "%s:%s" .Values.image.repository (.Values.image.tag | default .Chart.AppVersion) -}}
+{{- $repository := required "image.repository: set it to your build of the repository's Dockerfile (docs/install.md, \"The image\"); no image of promoflow is published" .Values.image.repository -}}
+{{- printf "%s:%s" $repository (.Values.image.tag | default .Chart.AppVersion) -}}
 {{- end -}}
 
 {{- define "promoflow.workflowsNamespace" -}}
