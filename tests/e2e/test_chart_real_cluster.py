@@ -18,6 +18,7 @@ import yaml
 from kubernetes import client
 
 from tests.chart.readme import CHART
+from tests.chart.rendering import IMAGE
 from tests.e2e.k8s import api_client, short_id
 from tests.e2e.settings import E2ESettings
 from tests.tools.binaries import ensure
@@ -27,7 +28,9 @@ pytestmark = pytest.mark.e2e
 
 def _render(namespace: str, *values: str) -> list[dict[str, Any]]:
     sets = [
-        arg for value in ("config.configMap=promoflow-config", *values) for arg in ("--set", value)
+        arg
+        for value in ("config.configMap=promoflow-config", f"image.repository={IMAGE}", *values)
+        for arg in ("--set", value)
     ]
     out = subprocess.run(
         [str(ensure("helm")), "template", "promoflow", str(CHART), "-n", namespace, *sets],

@@ -334,11 +334,13 @@ def test_the_charts_test_account_may_read_all_the_doctor_checks(
     import yaml
 
     from tests.chart.readme import CHART
+    from tests.chart.rendering import IMAGE
     from tests.tools.binaries import ensure
 
     name, argo_ns = setup.name, e2e.argo_namespace
     sets = {
         "config.configMap": "unused",
+        "image.repository": IMAGE,
         "workflows.namespace": argo_ns,
         "workflows.serviceAccount.name": name,
         "secrets.git": f"{name}-git",

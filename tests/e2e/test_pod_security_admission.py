@@ -24,6 +24,7 @@ from kubernetes.client.exceptions import ApiException
 from orchestrator.compiler.compile import library_templates
 from orchestrator.settings import StepSettings
 from tests.chart.readme import CHART
+from tests.chart.rendering import IMAGE
 from tests.e2e.k8s import api_client, short_id
 from tests.e2e.settings import E2ESettings
 from tests.support.argopod import as_pod, step_pod
@@ -55,6 +56,7 @@ def _render(namespace: str, *values: str) -> list[dict[str, Any]]:
         arg
         for value in (
             "config.configMap=promoflow-config",
+            f"image.repository={IMAGE}",
             f"workflows.namespace={namespace}",
             *values,
         )
