@@ -16,13 +16,33 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Annotated, Any
+
+import typer
 
 from orchestrator.commands.common import fail
 
 if TYPE_CHECKING:
     from orchestrator.webhooks.configfollow import Follower, Notify, Report
     from orchestrator.webhooks.service import Service
+
+
+ConfigGitBranchOption = Annotated[
+    str, typer.Option(envvar="PROMOFLOW_CONFIG_GIT_BRANCH", help="Its branch.")
+]
+ConfigGitPathOption = Annotated[
+    str, typer.Option(envvar="PROMOFLOW_CONFIG_GIT_PATH", help="Its folder (default: the root).")
+]
+"""``--config-git-branch`` and ``--config-git-path``, as ``serve`` and ``doctor`` take them."""
+
+
+def git_env() -> dict[str, str]:
+    """The environment Git credentials are read from, with the configuration's own token
+    (``PROMOFLOW_CONFIG_GIT_TOKEN``) in place of ``GIT_TOKEN`` when it is set."""
+    env = dict(os.environ)
+    if env.get("PROMOFLOW_CONFIG_GIT_TOKEN"):
+        env["GIT_TOKEN"] = env["PROMOFLOW_CONFIG_GIT_TOKEN"]
+    return env
 
 
 @dataclass(frozen=True)
@@ -50,13 +70,15 @@ def follow(
     from orchestrator.webhooks.configfollow import Follower
     from orchestrator.webhooks.configsource import GitSource, TemplateApplier
 
-    env = dict(os.environ)
-    if env.get("PROMOFLOW_CONFIG_GIT_TOKEN"):
-        env["GIT_TOKEN"] = env["PROMOFLOW_CONFIG_GIT_TOKEN"]
     python = settings(ConfigSettings).python
     try:
         source = GitSource(
-            options.url, options.branch, options.path, Credentials.from_env(env), cache, python
+            options.url,
+            options.branch,
+            options.path,
+            Credentials.from_env(git_env()),
+            cache,
+            python,
         )
     except GitError as exc:
         fail(f"--config-git: {exc}", 2)

@@ -18,6 +18,7 @@ import typer
 
 from orchestrator.commands.argo import ArgoServerOption, NamespaceOption, output_option
 from orchestrator.commands.common import ConfigOption, out, settings
+from orchestrator.commands.configgit import ConfigGitBranchOption, ConfigGitPathOption, git_env
 
 if TYPE_CHECKING:
     from orchestrator.adapters.kubeobjects import KubeObjects
@@ -59,13 +60,8 @@ def doctor_cmd(
             show_default=False,
         ),
     ] = "",
-    config_git_branch: Annotated[
-        str, typer.Option(envvar="PROMOFLOW_CONFIG_GIT_BRANCH", help="Its branch.")
-    ] = "main",
-    config_git_path: Annotated[
-        str,
-        typer.Option(envvar="PROMOFLOW_CONFIG_GIT_PATH", help="Its folder (default: the root)."),
-    ] = "",
+    config_git_branch: ConfigGitBranchOption = "main",
+    config_git_path: ConfigGitPathOption = "",
     output: Annotated[str | None, output_option(FORMATS, "text")] = None,
 ) -> None:
     """Check that promotions can run here: Argo Server, Argo CD and its Applications, Git
@@ -184,13 +180,11 @@ def _git_configuration(
     from orchestrator.settings import ConfigSettings
     from orchestrator.webhooks.configsource import GitSource
 
-    env = dict(os.environ)
-    if env.get("PROMOFLOW_CONFIG_GIT_TOKEN"):
-        env["GIT_TOKEN"] = env["PROMOFLOW_CONFIG_GIT_TOKEN"]
     python = settings(ConfigSettings).python
     with tempfile.TemporaryDirectory(prefix="promoflow-doctor-") as cache:
         try:
-            source = GitSource(url, branch, path, Credentials.from_env(env), Path(cache), python)
+            credentials = Credentials.from_env(git_env())
+            source = GitSource(url, branch, path, credentials, Path(cache), python)
         except GitError as exc:
             return None, (f"--config-git: {exc}",), url
         try:

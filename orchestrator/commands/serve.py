@@ -28,6 +28,7 @@ from orchestrator.commands.common import (
     finite,
     load_valid,
 )
+from orchestrator.commands.configgit import ConfigGitBranchOption, ConfigGitPathOption
 
 if TYPE_CHECKING:
     from orchestrator.access import Access
@@ -82,13 +83,8 @@ def serve_cmd(
             show_default=False,
         ),
     ] = "",
-    config_git_branch: Annotated[
-        str, typer.Option(envvar="PROMOFLOW_CONFIG_GIT_BRANCH", help="Its branch.")
-    ] = "main",
-    config_git_path: Annotated[
-        str,
-        typer.Option(envvar="PROMOFLOW_CONFIG_GIT_PATH", help="Its folder (default: the root)."),
-    ] = "",
+    config_git_branch: ConfigGitBranchOption = "main",
+    config_git_path: ConfigGitPathOption = "",
     config_git_interval: Annotated[
         float,
         typer.Option(
