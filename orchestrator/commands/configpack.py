@@ -41,10 +41,14 @@ def pack_cmd(
       $ promoflow config pack environments/ > promoflow-config.yaml
     """
     from orchestrator.loading.packed import PackError, configmap, files_under, pack
-    from orchestrator.names import check_namespace
+    from orchestrator.names import check_dns_label, check_namespace
 
     if not directory.is_dir():
         raise typer.BadParameter(f"{directory} is not a directory", param_hint="DIRECTORY")
+    try:
+        check_dns_label(name, what="ConfigMap name")
+    except ValueError as exc:
+        fail(f"--name: {exc}", 2)
     if namespace:
         try:
             check_namespace(namespace)

@@ -121,3 +121,10 @@ def test_what_cannot_be_packed_is_named(tmp_path: Path) -> None:
     assert {"key": "products__notes.yaml", "path": "products/notes.yaml"}.items() <= listed[
         [e["path"] for e in listed].index("products/notes.yaml")
     ].items()
+
+
+def test_a_name_kubernetes_would_refuse_is_refused_before_anything_is_printed() -> None:
+    result = CliRunner().invoke(app, ["config", "pack", str(EXAMPLE), "--name", "Bad Name!"])
+    assert result.exit_code == 2
+    assert result.stdout == ""
+    assert "--name: 'Bad Name!' is not a valid ConfigMap name" in result.output
