@@ -198,6 +198,24 @@ class GitRemote:
         with contextlib.suppress(GitError):
             self.native.fetch_branch(branch, f"refs/remotes/{REMOTE}/{branch}", depth=depth)
 
+    def deepen(self, branch: str, tip: str, depth: int) -> None:
+        """Bring the ``depth`` commits ending at ``tip``, ``branch``'s tip fetched before,
+        with their trees and no files, for a reader that walks back through its history.
+        (The CLI transport asks for the branch, which may have moved on meanwhile: the
+        walk then ends early, at the first commit not here.)"""
+        if self.native is not None:
+            native = self.native
+            how = native.call(lambda w: w.capabilities()).filter_for(treeless=False)
+            shallows = gitobjects.shallow_commits(self.repo)
+            native.call(
+                lambda w: native.store(w, [tip], [], depth=depth, filter=how, shallows=shallows)
+            )
+            return
+        self.cli.git(
+            "fetch", "--quiet", "--no-tags", f"--depth={depth}", "--filter=blob:none",
+            "--no-write-fetch-head", REMOTE, f"+refs/heads/{branch}:refs/remotes/{REMOTE}/{branch}",
+        )  # fmt: skip
+
     def heads(self) -> dict[str, str]:
         """Every branch of the remote and its tip, in one request: also what shows that
         the server is reachable and takes the credentials (``promote --local`` asks this

@@ -7,6 +7,10 @@ folder's blobs in one request come into the bare repository :class:`GitRemote` k
 its cache directory, so a later change fetches only what is new. The files are returned by
 path relative to the folder; symbolic links as what they point to (the loader then applies
 its rule: a link is read only if it stays inside the configuration).
+
+:func:`earlier` walks back from a tip along its first parents, for a service that starts
+while the tip is broken: the revisions at which the folder was different, newest first,
+each folder state once, so the newest one that validates can serve.
 """
 
 from __future__ import annotations
@@ -40,6 +44,8 @@ class Snapshot:
     files: dict[str, bytes] = field(default_factory=dict)
     links: dict[str, str] = field(default_factory=dict)
     """Symbolic links by path, to their target as written in the commit."""
+    state: str = ""
+    """The folder's tree id: what :func:`folder_state` compares."""
 
 
 def tip(remote: GitRemote, branch: str) -> str:
@@ -50,9 +56,10 @@ def tip(remote: GitRemote, branch: str) -> str:
     return found
 
 
-def snapshot(remote: GitRemote, branch: str, folder: str) -> Snapshot:
-    """Every file under ``folder`` at ``branch``'s tip."""
-    commit = remote.fetch_branch(branch)
+def snapshot(remote: GitRemote, branch: str, folder: str, revision: str = "") -> Snapshot:
+    """Every file under ``folder`` at ``branch``'s tip, or at ``revision`` (one that
+    :func:`earlier` gave)."""
+    commit = remote.fetch_commit(revision) if revision else remote.fetch_branch(branch)
     sha = str(commit.id)
     folder = folder.strip("/")
     remote.ensure_dirs([(commit.tree.id, folder)])
@@ -80,7 +87,53 @@ def snapshot(remote: GitRemote, branch: str, folder: str) -> Snapshot:
             links[path] = data.decode("utf-8", "replace")
         else:
             files[path] = data
-    return Snapshot(sha, files, links)
+    return Snapshot(sha, files, links, str(tree.id))
+
+
+def folder_state(remote: GitRemote, branch: str, folder: str) -> tuple[str, str]:
+    """``branch``'s tip, fetched without files, and the id of ``folder``'s tree there
+    (``""`` without it): a new tip with the same id holds the same configuration, which is
+    then neither read nor applied again (a promotion's commit outside the folder)."""
+    commit = remote.fetch_branch(branch)
+    remote.ensure_dirs([(commit.tree.id, folder.strip("/"))])
+    found = _folder_id(remote.repo, commit, folder)
+    return str(commit.id), str(found or "")
+
+
+def earlier(remote: GitRemote, branch: str, tip: str, folder: str, depth: int) -> list[str]:
+    """The commits before ``tip`` on its first-parent line, at most ``depth`` back, at
+    which ``folder`` held something other than at every newer one: newest first, the
+    newest commit of each folder state. A commit without the folder is left out, and the
+    walk ends where the fetched history does."""
+    remote.deepen(branch, tip, depth)
+    repo = remote.repo
+    chain: list[pygit2.Commit] = []
+    commit = repo.get(tip)
+    while isinstance(commit, pygit2.Commit) and len(chain) < depth and commit.parent_ids:
+        commit = repo.get(commit.parent_ids[0])
+        if isinstance(commit, pygit2.Commit):
+            chain.append(commit)
+    remote.ensure_dirs((c.tree.id, folder.strip("/")) for c in chain)
+    seen = {_folder_id(repo, repo[tip].peel(pygit2.Commit), folder)}
+    found: list[str] = []
+    for older in chain:
+        state = _folder_id(repo, older, folder)
+        if state is not None and state not in seen:
+            found.append(str(older.id))
+        seen.add(state)
+    return found
+
+
+def _folder_id(repo: pygit2.Repository, commit: pygit2.Commit, folder: str) -> pygit2.Oid | None:
+    """The id of ``folder``'s tree at ``commit`` (the root's for ``""``); None if absent."""
+    folder = folder.strip("/")
+    if not folder:
+        return commit.tree.id
+    try:
+        entry = commit.tree[folder]
+    except KeyError:
+        return None
+    return entry.id if entry.filemode == FileMode.TREE else None
 
 
 def _walk(

@@ -11,13 +11,22 @@ on the event loop (:meth:`Service.swap`). So a delivery is mapped with the old
 configuration or the new one, never a mix, and never with products whose templates are not
 installed yet.
 
-A refused revision is remembered and not read again until the branch moves. Its problems
+A refused revision is remembered and not read again until the branch moves. A new tip
+whose folder is the same as what serves or was refused (a promotion's commit elsewhere
+in the repository) is fetched without files, compared by the folder's tree id, and only
+remembered: not read, applied, told or counted again. Its problems
 (``FILE:LINE:COL: error: ...``) are shown on ``/readyz`` (which stays 200 while a good
 configuration serves: failing the probe would only take healthy pods out of the Service,
 or restart them into the same broken tip), counted in ``promoflow_config_problems``, logged
 and told as a Kubernetes Event (reason ``ConfigRefused``). A failure to reach the Git
 server or the Argo Server is no refusal: it is retried at the next refresh, and shown as
 ``lastError``.
+
+A service that starts while the tip is refused has no last good configuration in memory:
+it walks back along the branch's first parents (at most :data:`WALK_BACK_COMMITS`) and
+serves the newest earlier state of the folder that passes, so a restart, a rollout or a
+node drain during a broken push does not take the webhooks down. ``/readyz`` then shows
+both: the revision that serves (with ``fallback``) and the refused tip with its problems.
 """
 
 from __future__ import annotations
@@ -27,7 +36,7 @@ import contextlib
 import logging
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Protocol
 
 from orchestrator.errors import PromoflowError
@@ -44,6 +53,11 @@ SHOWN_PROBLEMS = 50
 """Problems listed on ``/readyz`` and in an Event (the metric counts them all)."""
 EVENT_MESSAGE = 1024
 """Characters of an Event's message (the API server's own limit is larger)."""
+WALK_BACK_COMMITS = 50
+"""Commits a start-up on a refused tip looks back through (fetched without files)."""
+WALK_BACK_TRIES = 10
+"""Earlier states of the folder a start-up tries, newest first: each one is loaded,
+validated and compiled, so a long broken stretch does not delay readiness for minutes."""
 
 
 class Source(Protocol):
@@ -51,7 +65,11 @@ class Source(Protocol):
 
     def revision(self) -> str: ...
 
-    def read(self) -> Candidate: ...
+    def state(self) -> tuple[str, str]: ...
+
+    def read(self, revision: str = "") -> Candidate: ...
+
+    def earlier(self, revision: str, depth: int) -> list[str]: ...
 
     def touched_by(self, push: GitPush) -> bool: ...
 
@@ -69,6 +87,12 @@ class Serving:
     loaded_at: float
     """Wall-clock seconds when it began to serve."""
     applied: tuple[str, ...] = ()
+    instead_of: str = ""
+    """The refused tip this earlier revision serves in place of, at start-up."""
+    state: str = ""
+    """The id of what was read (:attr:`Candidate.state`)."""
+    tip: str = ""
+    """The newest tip seen holding the same files (``revision`` at first)."""
 
 
 @dataclass(frozen=True)
@@ -76,6 +100,8 @@ class Refused:
     revision: str
     problems: tuple[Problem, ...]
     at: float
+    state: str = ""
+    tip: str = ""
 
 
 class Follower:
@@ -136,29 +162,78 @@ class Follower:
 
     async def _refresh(self) -> None:
         revision = await asyncio.to_thread(self.source.revision)
-        if self.serving is not None and revision == self.serving.revision:
+        known = {self.serving.tip if self.serving else "", self.refused.tip if self.refused else ""}
+        if revision in known:
             self.last_error = ""
             return
-        if self.refused is not None and revision == self.refused.revision:
+        revision, state = await asyncio.to_thread(self.source.state)
+        if self._same(revision, state):
             self.last_error = ""
             return
-        candidate = await asyncio.to_thread(self.source.read)
+        candidate = await asyncio.to_thread(self.source.read, revision)
+        problems = await self._try(candidate)
+        if problems is None:
+            return
+        if self.serving is None:
+            await self._walk_back(candidate.revision)
+        self._refuse(candidate, problems)
+
+    def _same(self, revision: str, state: str) -> bool:
+        """Whether the tip ``revision`` holds what serves or what was refused (then it is
+        only remembered); a tip back at what serves ends a refusal."""
+        serving, refused = self.serving, self.refused
+        if not state:
+            return False
+        if serving is not None and state == serving.state:
+            if refused is not None:
+                log.info("the tip %s holds the configuration that serves", revision[:12])
+                self._metrics.config_problems.set(0)
+            self.serving = replace(serving, tip=revision, instead_of="")
+            self.refused = None
+            return True
+        if refused is not None and state == refused.state:
+            self.refused = replace(refused, tip=revision)
+            return True
+        return False
+
+    async def _try(self, candidate: Candidate, instead_of: str = "") -> list[Problem] | None:
+        """Serve ``candidate`` if it passes (None); else why not. Argo unreachable raises."""
         if candidate.errors:
-            self._refuse(candidate.revision, candidate.problems)
-            return
+            return candidate.problems
         applied: list[str] = []
         if self._apply is not None:
             try:
                 applied = await asyncio.to_thread(self._apply, candidate.config)
             except Refusal as exc:
-                self._refuse(candidate.revision, [*candidate.problems, *exc.problems])
-                return
-        self._serve(candidate, applied)
+                return [*candidate.problems, *exc.problems]
+        self._serve(candidate, applied, instead_of)
+        return None
 
-    def _serve(self, candidate: Candidate, applied: list[str]) -> None:
+    async def _walk_back(self, tip: str) -> None:
+        """Nothing serves and ``tip`` is refused: serve the newest earlier state of the
+        folder that passes, if one does within reach."""
+        try:
+            revisions = await asyncio.to_thread(self.source.earlier, tip, WALK_BACK_COMMITS)
+        except PromoflowError as exc:
+            log.warning("earlier revisions not looked at: %s", exc)
+            return
+        for revision in revisions[:WALK_BACK_TRIES]:
+            older = await asyncio.to_thread(self.source.read, revision)
+            if await self._try(older, instead_of=tip) is None:
+                return
+            log.info("earlier configuration %s refused too", revision[:12])
+        log.warning(
+            "no earlier configuration passes (%d states of the folder in the last %d commits, "
+            "%d tried)", len(revisions), WALK_BACK_COMMITS, min(len(revisions), WALK_BACK_TRIES),
+        )  # fmt: skip
+
+    def _serve(self, candidate: Candidate, applied: list[str], instead_of: str = "") -> None:
         self._swap(candidate.config)  # on the event loop: no delivery sees half of it
         now = time.time()
-        self.serving = Serving(candidate.revision, candidate.config, now, tuple(applied))
+        self.serving = Serving(
+            candidate.revision, candidate.config, now, tuple(applied), instead_of,
+            candidate.state, candidate.revision,
+        )  # fmt: skip
         self.refused = None
         self.last_error = ""
         metrics = self._metrics
@@ -169,13 +244,16 @@ class Follower:
         metrics.config_loads.labels("served").inc()
         products = ", ".join(sorted(candidate.config.products)) or "none"
         message = f"configuration {candidate.revision[:12]} serves (products: {products})"
+        if instead_of:
+            message += f", the newest that passes before the refused tip {instead_of[:12]}"
         log.info("%s; templates: %s", message, ", ".join(applied) or "none")
         self._tell("Normal", "ConfigLoaded", f"{self.source.describe()}: {message}")
         self._send("Loaded", candidate.revision, [], sorted(candidate.config.products))
 
-    def _refuse(self, revision: str, problems: list[Problem]) -> None:
+    def _refuse(self, candidate: Candidate, problems: list[Problem]) -> None:
+        revision = candidate.revision
         errors = [p for p in problems if p.severity == "error"]
-        self.refused = Refused(revision, tuple(problems), time.time())
+        self.refused = Refused(revision, tuple(problems), time.time(), candidate.state, revision)
         self.last_error = ""
         metrics = self._metrics
         metrics.config_problems.set(len(errors))
@@ -247,12 +325,21 @@ class Follower:
             data["revision"] = self.serving.revision
             data["loadedAt"] = _stamp(self.serving.loaded_at)
             data["products"] = sorted(self.serving.config.products)
+            if self.serving.tip != self.serving.revision:
+                data["tip"] = self.serving.tip  # checked: the same files
+            if self.serving.instead_of:
+                data["fallback"] = (
+                    f"the tip {self.serving.instead_of[:12]} was refused at start-up: the "
+                    "newest earlier revision of the folder that passes serves"
+                )
         if self.refused is not None:
             data["refused"] = {
                 "revision": self.refused.revision,
                 "at": _stamp(self.refused.at),
                 "problems": [str(p) for p in self.refused.problems[:SHOWN_PROBLEMS]],
             }
+            if self.refused.tip != self.refused.revision:
+                data["refused"]["tip"] = self.refused.tip  # checked: the same files
         if self.last_error:
             data["lastError"] = self.last_error
         return data

@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from orchestrator.adapters.git import Credentials, GitRemote
-from orchestrator.adapters.gitsubtree import NoSuchFolder, snapshot, tip
+from orchestrator.adapters.gitsubtree import NoSuchFolder, earlier, folder_state, snapshot, tip
 from orchestrator.graph import validate
 from orchestrator.loading import Config
 from orchestrator.loading.packed import load_files
@@ -35,6 +35,8 @@ class Candidate:
     revision: str
     config: Config
     problems: list[Problem] = field(default_factory=list)
+    state: str = ""
+    """An id of what was read (the folder's tree id): the same id, the same files."""
 
     @property
     def errors(self) -> list[Problem]:
@@ -87,16 +89,30 @@ class GitSource:
         with self._lock:
             return tip(self._remote, self.branch)
 
-    def read(self) -> Candidate:
-        """The configuration at the branch's tip, loaded and validated."""
+    def state(self) -> tuple[str, str]:
+        """The tip, fetched without files, and an id of the folder's content there."""
+        with self._lock:
+            return folder_state(self._remote, self.branch, self.path)
+
+    def read(self, revision: str = "") -> Candidate:
+        """The configuration at the branch's tip (or at ``revision``), loaded and
+        validated."""
         with self._lock:
             try:
-                found = snapshot(self._remote, self.branch, self.path)
+                found = snapshot(self._remote, self.branch, self.path, revision)
             except NoSuchFolder as exc:
                 where = Position(self.path or ".")
                 return Candidate(exc.commit, Config(), [Problem(where, str(exc))])
         config, problems = load_files(found.files, self.path, self.python_allowed, found.links)
-        return checked(found.commit, config, problems, self.path)
+        candidate = checked(found.commit, config, problems, self.path)
+        candidate.state = found.state
+        return candidate
+
+    def earlier(self, revision: str, depth: int) -> list[str]:
+        """The revisions before ``revision`` (the tip read last) at which the folder was
+        different, newest first, looking at most ``depth`` commits back."""
+        with self._lock:
+            return earlier(self._remote, self.branch, revision, self.path, depth)
 
     def touched_by(self, push: GitPush) -> bool:
         """Whether ``push`` may have changed the configuration: this repository and branch,

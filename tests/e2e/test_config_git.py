@@ -298,3 +298,31 @@ def test_a_pushed_product_is_applied_and_a_broken_push_refused(
     assert (run["product"], run["version"], run["status"]) == ("second", "1.0.1", "submitted")
     with argo_http(e2e) as http:  # not run further: the namespace goes with the release
         http.delete(f"/workflows/{release.namespace}/{run['run']}")
+
+    # the pod restarted while the tip is broken: the new one walks back through the
+    # branch, serves the newest revision that passes, and is Ready
+    core = client.CoreV1Api(api_client(e2e))
+    selector = "app.kubernetes.io/component=webhooks"
+    [old] = core.list_namespaced_pod(release.namespace, label_selector=selector).items
+    core.delete_namespaced_pod(old.metadata.name, release.namespace, grace_period_seconds=1)
+    restarted = time.monotonic()
+
+    def new_pod_ready() -> bool | None:
+        pods = core.list_namespaced_pod(release.namespace, label_selector=selector).items
+        return (
+            any(
+                p.metadata.name != old.metadata.name
+                and any(c.type == "Ready" and c.status == "True" for c in p.status.conditions or [])
+                for p in pods
+            )
+            or None
+        )
+
+    wait_until("a new webhook pod Ready on the broken tip", new_pod_ready, 180, 1)
+    print(f"pod deleted to a new one Ready on a broken tip: {time.monotonic() - restarted:.1f} s")
+    shown = release.readyz().json()["config"]
+    # the tip is the version commit, whose folder is the broken one; before the broken
+    # commit, the folder was as at the second product's commit
+    assert shown["revision"] == second, shown
+    assert shown["refused"]["revision"] == after and "fallback" in shown, shown
+    assert release.template("third") is None

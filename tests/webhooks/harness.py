@@ -15,7 +15,7 @@ import json
 import textwrap
 import threading
 import uuid
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -106,9 +106,11 @@ def values(tag: str, digest: str = "sha256:" + "a" * 64) -> bytes:
     return f"image:\n  tag: {tag}\n  digest: {digest}\n".encode()
 
 
-def commit(bare: Path, changes: dict[str, bytes], message: str, branch: str = BRANCH) -> str:
+def commit(
+    bare: Path, changes: Mapping[str, bytes | None], message: str, branch: str = BRANCH
+) -> str:
     """A commit on ``branch`` that changes ``changes`` on top of its tip (git's plumbing,
-    through pygit2, as a CI job or a person would push it)."""
+    through pygit2, as a CI job or a person would push it); ``None`` removes a file."""
     repo = pygit2.Repository(str(bare))
     ref = f"refs/heads/{branch}"
     parent = repo.references[ref].peel(pygit2.Commit) if ref in repo.references else None
@@ -116,6 +118,9 @@ def commit(bare: Path, changes: dict[str, bytes], message: str, branch: str = BR
     if parent is not None:
         index.read_tree(parent.tree)
     for path, data in changes.items():
+        if data is None:
+            index.remove(path)
+            continue
         index.add(pygit2.IndexEntry(path, repo.create_blob(data), pygit2.enums.FileMode.BLOB))
     tree = index.write_tree(repo)
     who = pygit2.Signature("CI", "ci@example.com")

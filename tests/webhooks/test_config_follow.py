@@ -8,7 +8,7 @@ from __future__ import annotations
 import asyncio
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -73,7 +73,7 @@ class Following:
     events: list[tuple[str, str, str]] = field(default_factory=list)
     reports: list[dict[str, Any]] = field(default_factory=list)
 
-    def push(self, changes: dict[str, bytes], message: str = "config") -> str:
+    def push(self, changes: Mapping[str, bytes | None], message: str = "config") -> str:
         return commit(self.config_bare, changes, message)
 
     def templates(self) -> set[str]:
@@ -96,7 +96,15 @@ def until(check: Callable[[], object], seconds: float = 15) -> None:
 
 
 @contextmanager
-def following(tmp: Path, seed: dict[str, bytes] | None, interval: float) -> Iterator[Following]:
+def following(
+    tmp: Path,
+    seed: dict[str, bytes] | None,
+    interval: float,
+    later: Callable[[str], list[dict[str, bytes]]] | None = None,
+) -> Iterator[Following]:
+    """A service following a config repository seeded with ``seed``, then the commits
+    ``later`` gives for the GitOps repository's URL (the branch before the service
+    started)."""
     root = tmp / "git"
     root.mkdir()
     gitops = init_bare_repo(root / "gitops.git")
@@ -111,6 +119,8 @@ def following(tmp: Path, seed: dict[str, bytes] | None, interval: float) -> Iter
                 "README.md": b"not configuration\n",
             }
         commit(config_bare, seed, "seed")
+        for number, change in enumerate(later(gitops_url) if later else ()):
+            commit(config_bare, change, f"change {number}")
         reader = GitReads(tmp / "cache", Credentials(USER, TOKEN))
         service = make_service(Config(), argo.url, reader)
         source = GitSource(
@@ -307,9 +317,17 @@ class _Memory:
     def revision(self) -> str:
         return self.revision_now
 
-    def read(self) -> Candidate:
+    def state(self) -> tuple[str, str]:
+        return self.revision_now, self.text
+
+    def read(self, revision: str = "") -> Candidate:
         config, problems = load_files({"c.yaml": self.text.encode()}, "")
-        return checked(self.revision_now, config, problems, "")
+        found = checked(revision or self.revision_now, config, problems, "")
+        found.state = self.text
+        return found
+
+    def earlier(self, revision: str, depth: int) -> list[str]:
+        return []
 
     def touched_by(self, push: GitPush) -> bool:
         return True
@@ -372,3 +390,143 @@ def test_a_push_mapped_while_the_configuration_changes_is_not_remembered(tmp_pat
         again = httpx.post(f"{url}/webhooks/github", content=body, headers=signed(body))
         assert again.status_code == 200, again.text
         assert again.json()["message"].startswith("nothing to promote")
+
+
+def _history(gitops_url: str) -> list[dict[str, bytes]]:
+    """After the seed (shop): the newest good state (shop, web), a commit outside the
+    folder, a product the compiler refuses, a YAML error, and a tip broken another way."""
+    web = f"{FOLDER}/products/web.yaml"
+    cart = f"{FOLDER}/products/cart.yaml"
+    return [
+        {web: product("web", gitops_url)},
+        {"README.md": b"promotions land here too\n"},
+        {cart: product("cart", "https://user:hunter2@git.example.com/acme/gitops.git")},
+        {cart: b"apiVersion: promoflow.dev/v1alpha1\nkind: Product\nmetadata: {name: cart\n"},
+        {cart: product("cart", gitops_url, flow="standrad")},
+    ]
+
+
+def _log(bare: Path) -> list[str]:
+    import pygit2
+
+    repo = pygit2.Repository(str(bare))
+    return [str(c.id) for c in repo.walk(repo.head.target)]
+
+
+def test_a_start_on_a_broken_tip_serves_the_newest_earlier_revision_that_passes(
+    tmp_path: Path,
+) -> None:
+    """A pod (re)started while the branch's tip is broken walks back: two broken states
+    and one the compiler refuses are passed over, and the newest that passes serves, so
+    /readyz is 200 and shows both it and the refused tip."""
+    with following(tmp_path, None, interval=3600, later=_history) as f:
+        until(lambda: f.follower.refused is not None)
+        tip, compile_refused, yaml_broken, readme, good, seed = _log(f.config_bare)
+        serving = f.follower.serving
+        assert serving is not None and serving.revision == readme  # newest of that state
+        assert sorted(f.service.config.products) == ["shop", "web"]
+        assert f.templates() == {"shop", "web"}  # nothing of the refused ones applied
+        ready = f.readyz()
+        assert ready.status_code == 200, ready.text
+        shown = ready.json()["config"]
+        assert shown["revision"] == readme
+        assert f"the tip {tip[:12]} was refused at start-up" in shown["fallback"]
+        assert shown["refused"]["revision"] == tip
+        assert "did you mean 'standard'" in "\n".join(shown["refused"]["problems"])
+        assert [e[1] for e in f.events] == ["ConfigLoaded", "ConfigRefused"]
+        assert f"before the refused tip {tip[:12]}" in f.events[0][2]
+        assert f"{readme[:12]} keeps serving" in f.events[1][2]
+        assert "hunter2" not in repr(f.events) + ready.text
+        assert "promoflow_config_problems 1.0" in f.metrics()
+        fixed = f.push({f"{FOLDER}/products/cart.yaml": product("cart", f.gitops_url)})
+        asyncio.run(f.follower.refresh())
+        assert f.follower.serving is not None and f.follower.serving.revision == fixed
+        shown = f.readyz().json()["config"]
+        assert "fallback" not in shown and "refused" not in shown
+        assert f.templates() == {"shop", "web", "cart"}
+        del compile_refused, yaml_broken, good, seed
+
+
+def test_a_refused_tip_after_a_good_start_does_not_walk_back(tmp_path: Path) -> None:
+    """Walking back is for a start: later, the configuration in memory keeps serving."""
+    with following(tmp_path, None, interval=3600) as f:
+        until(lambda: f.follower.serving is not None)
+        good = f.follower.serving
+        f.push({f"{FOLDER}/products/web.yaml": product("web", f.gitops_url)})
+        f.push({f"{FOLDER}/products/web.yaml": b"apiVersion: promoflow.dev/v1alpha1\nkind: [\n"})
+        asyncio.run(f.follower.refresh())
+        assert f.follower.refused is not None
+        assert f.follower.serving == good  # not the newer good one in between
+        assert "fallback" not in f.readyz().json()["config"]
+
+
+@pytest.mark.parametrize("transport", ["native", "cli"])
+def test_earlier_gives_each_state_of_the_folder_once_newest_first(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, transport: str
+) -> None:
+    monkeypatch.setenv("PROMOFLOW_GIT_TRANSPORT", transport)
+    root = tmp_path / "git"
+    root.mkdir()
+    bare = init_bare_repo(root / "config.git")
+    a = commit(bare, {f"{FOLDER}/x.yaml": b"a: 1\n"}, "A")
+    commit(bare, {f"{FOLDER}/x.yaml": b"a: 2\n"}, "B")
+    b2 = commit(bare, {"README.md": b"outside\n"}, "still B")
+    commit(bare, {f"{FOLDER}/x.yaml": b"a: 1\n"}, "A again")
+    tip = commit(bare, {f"{FOLDER}/x.yaml": b"a: 3\n"}, "C")
+    with GitHttpServer(root, USER, TOKEN) as git:
+        source = GitSource(
+            git.repo_url("config"), BRANCH, FOLDER, Credentials(USER, TOKEN), tmp_path / "c"
+        )
+        try:
+            assert source.revision() == tip
+            assert source.read().revision == tip  # the tip alone is fetched first
+            # "A again" is the newest state A; "still B" the newest of B; the first
+            # commit (A too) and "B" itself are the same states, so not given again
+            again = _log(bare)[1]
+            assert source.earlier(tip, 50) == [again, b2]
+            assert source.earlier(tip, 1) == [again]  # only as deep as asked
+            older = source.read(b2)
+            assert older.revision == b2  # read there: the folder is found, and not ours
+            assert [p.message for p in older.errors] == [
+                "no promoflow resources here: check the path"
+            ]
+            del a
+        finally:
+            source.close()
+
+
+def test_a_tip_that_leaves_the_folder_as_it_was_is_only_remembered(tmp_path: Path) -> None:
+    """A promotion's commit elsewhere in the repository: not read, applied or told again,
+    whether the folder serves or was refused; a tip back at what serves ends a refusal."""
+    with following(tmp_path, None, interval=3600) as f:
+        until(lambda: f.follower.serving is not None)
+        loaded = f.follower.serving
+        assert loaded is not None
+        elsewhere = f.push({"envs/dev/shop/values.yaml": b"image: {tag: '1.0.1'}\n"})
+        asyncio.run(f.follower.refresh())
+        assert f.follower.serving is not None
+        assert (f.follower.serving.revision, f.follower.serving.tip) == (loaded.revision, elsewhere)
+        assert f.readyz().json()["config"]["tip"] == elsewhere
+        assert [e[1] for e in f.events] == ["ConfigLoaded"]  # nothing told again
+        assert 'promoflow_config_loads_total{result="served"} 1.0' in f.metrics()
+
+        broken = f.push({f"{FOLDER}/products/web.yaml": broken_product("web")})
+        asyncio.run(f.follower.refresh())
+        later = f.push({"envs/dev/shop/values.yaml": b"image: {tag: '1.0.2'}\n"})
+        asyncio.run(f.follower.refresh())
+        refused = f.follower.refused
+        assert refused is not None and (refused.revision, refused.tip) == (broken, later)
+        assert [e[1] for e in f.events] == ["ConfigLoaded", "ConfigRefused"]
+        assert f.readyz().json()["config"]["refused"]["tip"] == later
+
+        # the broken file reverted: the folder is what serves again
+        reverted = f.push({f"{FOLDER}/products/web.yaml": None})
+        asyncio.run(f.follower.refresh())
+        assert f.follower.refused is None
+        assert f.follower.serving is not None and f.follower.serving.tip == reverted
+        assert "promoflow_config_problems 0.0" in f.metrics()
+        assert "refused" not in f.readyz().json()["config"]
+
+
+def broken_product(name: str) -> bytes:
+    return f"apiVersion: promoflow.dev/v1alpha1\nkind: Product\nmetadata: {{name: {name}\n".encode()
