@@ -22,6 +22,7 @@ from orchestrator.commands import (
     configpack,
     diff,
     doctor,
+    history,
     local,
     logs,
     plugin,
@@ -194,6 +195,7 @@ app.command("runs")(runs.runs_cmd)
 app.command("status")(runs.status_cmd)
 app.command("logs")(logs.logs_cmd)
 app.command("diff")(diff.diff_cmd)
+app.command("history")(history.history_cmd)
 app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)

@@ -105,3 +105,7 @@ Argo Events Sensor ``promoflow-<product>``, the ``promoflow.dev/product`` label
 (``<product>``), the Workflow name ``<product>-<version>-<hash>`` (cut to fit) and the
 mutex ``promoflow-product-<product>`` (Argo puts no bound on mutex names).
 ``tests/unit/test_name_limits.py`` compiles a product of this length."""
+
+NOTES_REF = "refs/notes/promoflow"
+"""Where promoflow records what each promotion commit's gates said
+(:mod:`orchestrator.history.note`)."""

@@ -198,6 +198,41 @@ class GitRemote:
         with contextlib.suppress(GitError):
             self.native.fetch_branch(branch, f"refs/remotes/{REMOTE}/{branch}", depth=depth)
 
+    def fetch_whole(self, branch: str) -> pygit2.Commit:
+        """``branch``'s whole history, commits and trees without files, into
+        ``refs/remotes/origin/BRANCH``: what changed since the cached tip, else all of it."""
+        ref = f"refs/remotes/{REMOTE}/{branch}"
+        if self.native is not None:
+            return self.native.fetch_branch(branch, ref, depth=0)
+        self.cli.git(
+            "fetch", "--quiet", "--no-tags", "--filter=blob:none", "--no-write-fetch-head",
+            REMOTE, f"+refs/heads/{branch}:{ref}",
+        )  # fmt: skip
+        return self.repo.revparse_single(ref).peel(pygit2.Commit)
+
+    def fetch_ref(self, name: str) -> str | None:
+        """The ref ``name`` (``refs/notes/...``) with everything it reaches, files too,
+        into the same name here; its tip, or None when the server has no such ref."""
+        if self.native is not None:
+            native = self.native
+            tip = native.call(lambda w: w.ls_refs(name)).get(name)
+            if tip is None:
+                return None
+            if pygit2.Oid(hex=tip) not in self.repo.odb:
+                known = self.repo.references.get(name)
+                haves = [str(known.target)] if known is not None else []
+                native.call(lambda w: native.store(w, [tip], haves, depth=None, filter=None))
+            self.repo.references.create(name, pygit2.Oid(hex=tip), force=True)
+            return tip
+        listed = self.cli.git("ls-remote", REMOTE, name)
+        if not listed.strip():
+            return None
+        self.cli.git(  # --no-filter: the remote's blob:none would leave the notes out
+            "fetch", "--quiet", "--no-tags", "--no-filter", "--no-write-fetch-head", REMOTE,
+            f"+{name}:{name}",
+        )  # fmt: skip
+        return str(self.repo.references[name].target)
+
     def deepen(self, branch: str, tip: str, depth: int) -> None:
         """Bring the ``depth`` commits ending at ``tip``, ``branch``'s tip fetched before,
         with their trees and no files, for a reader that walks back through its history.
@@ -298,24 +333,26 @@ class GitRemote:
 
     # -- push -----------------------------------------------------------------------------
 
-    def push(self, commit: pygit2.Oid, branch: str, old: pygit2.Oid | None) -> None:
-        """Push ``commit`` to ``branch`` without force; :class:`PushRejected` if it moved.
+    def push(self, commit: pygit2.Oid, branch: str, old: pygit2.Oid | None, ref: str = "") -> None:
+        """Push ``commit`` to ``branch`` (or to ``ref``, such as the notes' ref) without
+        force; :class:`PushRejected` if it moved.
 
         The server checks ``old`` (the tip this commit was built on; none for a new
         branch), so a concurrent writer's commit is never overwritten. The native transport
         sends a pack of exactly the new objects; the CLI transport uses ``git push`` (not
         libgit2's, which walks parents a shallow repository does not have).
         """
+        ref = ref or f"refs/heads/{branch}"
         if self.native is not None:
-            self.native.push(commit, branch, old)
+            self.native.push(commit, ref, old)
             return
-        result = self.cli.run("push", "--porcelain", REMOTE, f"{commit}:refs/heads/{branch}")
+        result = self.cli.run("push", "--porcelain", REMOTE, f"{commit}:{ref}")
         if result.returncode == 0:
             return
         text = f"{result.stdout}\n{result.stderr}".lower()
         markers = ("[rejected]", "fetch first", "non-fast-forward", "stale info", "cannot lock")
         if any(m in text for m in (*markers, "failed to update ref", "[remote rejected]")):
-            raise PushRejected(f"push to {branch} rejected: the branch moved")
+            raise PushRejected(f"push to {ref.removeprefix('refs/heads/')} rejected: it moved")
         raise classify(self.scrub(result.stderr.strip()), self.url)
 
 

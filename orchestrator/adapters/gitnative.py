@@ -161,9 +161,9 @@ class NativeTransport:
         commit = gitobjects.lookup_commit(self.repo, sha)
         return commit is not None and commit.tree_id in self.repo.odb
 
-    def push(self, commit: pygit2.Oid, branch: str, old: pygit2.Oid | None) -> None:
+    def push(self, commit: pygit2.Oid, ref: str, old: pygit2.Oid | None) -> None:
         """A pack of exactly the objects of ``commit`` the server lacks, and the update of
-        ``branch`` from ``old`` (none: a new branch) to it."""
+        ``ref`` (``refs/heads/BRANCH``) from ``old`` (none: a new one) to it."""
         parent = self.repo[commit].peel(pygit2.Commit)
         base = old or (parent.parents[0].id if parent.parent_ids else None)
         base_tree = self.repo[base].peel(pygit2.Commit).tree if base else None
@@ -171,6 +171,4 @@ class NativeTransport:
         with tempfile.TemporaryDirectory(prefix="promoflow-pack-") as scratch:
             pack = gitobjects.build_pack(self.repo, objects, scratch)
         zero = "0" * 40
-        self.call(
-            lambda w: w.push(str(old) if old else zero, str(commit), f"refs/heads/{branch}", pack)
-        )
+        self.call(lambda w: w.push(str(old) if old else zero, str(commit), ref, pack))

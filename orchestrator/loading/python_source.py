@@ -95,10 +95,13 @@ def load_python(path: Path, display: str, text: str) -> tuple[list[Resource], li
         return [], [Problem(Position(display), "cannot import this Python file")]
     module = importlib.util.module_from_spec(spec)
     sys.modules[name] = module
+    # no __pycache__ left in the team's checkout of its configuration
+    writes, sys.dont_write_bytecode = sys.dont_write_bytecode, True
     try:
         spec.loader.exec_module(module)
     except (Exception, SystemExit) as exc:  # sys.exit() in a config module is a problem too
         return [], _failure(exc, path, display)
     finally:
+        sys.dont_write_bytecode = writes
         sys.modules.pop(name, None)
     return _collect(module, path, display, text), []

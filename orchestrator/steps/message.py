@@ -5,7 +5,10 @@ ends with trailers that tools can parse from ``git log``: ``Promoted-From: ENV@C
 the files came from another environment, ``Built-From: COMMIT`` where a new version entered
 the trigger environment (the commit it was built from, when the promotion names one), then
 ``Rollback: HELD -> VERSION`` where a rollback wrote an older version, then
-``Promotion-Run:``, ``Requested-By:`` and ``Jira-Issues:``. A team can supply its own
+``Promotion-Run:``, ``Requested-By:`` and ``Jira-Issues:``. Every message then ends with
+the trailers ``promoflow history`` reads (:func:`with_trailers`): ``Promotion-Product:``,
+``Promotion-Environment:``, ``Promotion-Version:`` and one ``Promotion-Field: PATH=VALUE``
+per field of a new version; a team's template cannot leave them out. A team can supply its own
 template (PROMOFLOW_COMMIT_TEMPLATE); the sandbox keeps a template from reaching anything
 but the values given to it, from changing them, and from running or growing past the
 limits of :mod:`orchestrator.sandbox`.
@@ -44,6 +47,30 @@ Promotion-Run: {{ run or "-" }}
 {% if requested_by %}Requested-By: {{ requested_by }}
 {% endif %}{% if jira_keys %}Jira-Issues: {{ jira_keys | join(", ") }}
 {% endif %}"""
+
+_TRAILER = re.compile(r"^[A-Za-z0-9][A-Za-z0-9-]*: ")
+
+
+def with_trailers(text: str, trailers: list[tuple[str, str]]) -> str:
+    """``text`` with each ``(key, value)`` trailer it lacks, in its trailer block: the last
+    paragraph when every line of it is a trailer (git reads only that one), else a new
+    last paragraph. A value is kept on one line (a newline in it would end the trailer)."""
+    lines = text.rstrip("\n").split("\n")
+    present = {line.partition(":")[0].lower() for line in lines if _TRAILER.match(line)}
+    adding = [
+        f"{key}: {' '.join(value.split())}"
+        for key, value in trailers
+        if value.strip() and (key.lower() not in present or key == "Promotion-Field")
+    ]
+    if not adding:
+        return text
+    start = len(lines)
+    while start > 0 and lines[start - 1].strip():
+        start -= 1
+    block = lines[start:]
+    in_block = bool(block) and start > 0 and all(_TRAILER.match(line) for line in block)
+    return "\n".join([*lines, *([] if in_block else [""]), *adding]) + "\n"
+
 
 _JIRA_KEY = re.compile(r"\b[A-Z][A-Z0-9]{1,9}-[1-9][0-9]*\b")
 

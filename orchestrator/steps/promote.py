@@ -14,7 +14,6 @@ a tip, checked against the version the target holds, committed and pushed.
 from __future__ import annotations
 
 import os
-import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -219,9 +218,17 @@ def commit_message(request: PromoteRequest, result: Plan, template: str | None) 
         },
         template,
     )
-    if result.rollback and not re.search(r"^Rollback:", text, re.MULTILINE):
-        text += f"\nRollback: {result.rollback}\n"  # a team's template cannot hide it
-    return text
+    # what history and rollback read: a team's template cannot leave it out
+    trailers = [("Rollback", result.rollback)]
+    trailers += [
+        ("Promotion-Product", request.product),
+        ("Promotion-Environment", request.environment),
+        ("Promotion-Version", request.version or ""),
+    ]
+    if request.is_trigger:
+        fields = request.field_values()
+        trailers += [("Promotion-Field", f"{path}={fields[path]}") for path in sorted(fields)]
+    return message.with_trailers(text, trailers)
 
 
 def preview(remote: GitRemote, request: PromoteRequest) -> PromoteResult:

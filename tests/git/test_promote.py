@@ -6,6 +6,7 @@ import base64
 import json
 import os
 import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -161,13 +162,19 @@ def test_promote_over_http(
     message = remote.message()
     assert message.splitlines()[0] == "Promote shop (current version) to staging"
     assert "Copy annotated.yaml, values.yaml from dev to staging." in message
-    trailers = message.strip().splitlines()[-4:]
-    assert trailers == [
+    # as git itself reads them: one trailer block, the last paragraph
+    parsed = subprocess.run(
+        ["git", "interpret-trailers", "--parse"], input=message, capture_output=True,
+        text=True, check=True,
+    ).stdout.splitlines()  # fmt: skip
+    assert parsed == [
         f"Promoted-From: dev@{source[:12]}",
         "Promotion-Run: promote-shop-x7k2p",
         "Requested-By: alice",
         "Jira-Issues: SHOP-142, OPS-7",
-    ]
+        "Promotion-Product: shop",
+        "Promotion-Environment: staging",
+    ]  # no Promotion-Version: this request names none
     assert (outputs / "commit").read_text() == commit
     assert (outputs / "changed").read_text() == "true"
     assert (outputs / "pull-request").read_text() == ""

@@ -91,7 +91,8 @@ def test_a_teams_template_cannot_leave_the_rollback_trailer_out(host: GitHost) -
     step_json(run_step(*_into_dev(remote, "1.4.0", "--rollback", "true"), env=env))
     assert remote.message().strip().split("\n\n") == [
         "Deploy shop 1.4.0",
-        "Rollback: 1.4.2 -> 1.4.0",
+        "Rollback: 1.4.2 -> 1.4.0\nPromotion-Product: shop\nPromotion-Environment: dev\n"
+        "Promotion-Version: 1.4.0",
     ]
 
 

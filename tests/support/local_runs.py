@@ -35,7 +35,7 @@ def point_example_at(config_dir: Path, url: str, status: str) -> None:
     """The example configuration copied to ``config_dir``, pointed at the repository
     ``url`` and the status page ``status``, its pull-request action turned into a commit
     (nobody reviews a test's pull request)."""
-    for path in [p for p in config_dir.rglob("*") if p.is_file()]:
+    for path in [p for p in config_dir.rglob("*") if p.suffix in (".yaml", ".py")]:
         text = path.read_text()
         text = text.replace("https://git.example.com/acme/gitops.git", url)
         text = text.replace("https://status.example.com", status)

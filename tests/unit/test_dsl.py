@@ -245,3 +245,18 @@ def test_a_module_can_be_loaded_twice_and_from_the_same_objects(ws: Workspace) -
     first, second = _load_one(path), _load_one(path)
     assert first == second
     assert first is not second
+
+
+def test_loading_a_python_flow_leaves_no_bytecode_in_the_configuration(
+    ws: Workspace, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Python may write bytecode (no PYTHONDONTWRITEBYTECODE, as on most machines): the
+    team's checkout still gets no ``__pycache__`` to ignore or commit by mistake."""
+    import sys
+
+    monkeypatch.setattr(sys, "dont_write_bytecode", False)
+    ws.write("flows/diamond.py", DIAMOND_PY)
+    _, problems = load_config(ws.root)
+    assert problems == []
+    assert list(ws.root.rglob("__pycache__")) == []
+    assert sys.dont_write_bytecode is False  # restored for the rest of the process

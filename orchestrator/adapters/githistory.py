@@ -1,0 +1,87 @@
+"""A GitOps repository's history for ``promoflow history``: every commit of a branch and
+its trees, no file contents, and promoflow's notes, kept in a cache so a later look only
+fetches what is new.
+
+The walk reads commit messages, which carry promoflow's trailers, and compares trees only
+for a commit without them: one made by hand, or by promoflow before it wrote
+``Promotion-Product``. Files are fetched only to read the version a hand commit wrote, in
+one request for all of them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pygit2
+from pygit2.enums import SortMode
+
+from orchestrator.adapters.git import Credentials, GitRemote
+from orchestrator.names import NOTES_REF
+
+
+class HistoryRepository:
+    def __init__(self, url: str, credentials: Credentials, cache_dir: Path | None) -> None:
+        self._remote = GitRemote(url, credentials, cache_dir / "history" if cache_dir else None)
+        self.url = self._remote.url
+        self._notes: str | None = None
+
+    def close(self) -> None:
+        self._remote.close()
+
+    def fetch(self, branch: str) -> str:
+        """``branch``'s tip, after fetching what is new of it and of the notes."""
+        tip = str(self._remote.fetch_whole(branch).id)
+        self._notes = self._remote.fetch_ref(NOTES_REF)
+        return tip
+
+    def commits(self, tip: str, since: int = 0) -> Iterator[pygit2.Commit]:
+        """Every commit reachable from ``tip``, newest first, down to ``since``."""
+        walker = self._remote.repo.walk(pygit2.Oid(hex=tip), SortMode.TOPOLOGICAL | SortMode.TIME)
+        for commit in walker:
+            if commit.commit_time < since:
+                return
+            yield commit
+
+    def note(self, sha: str) -> str:
+        """Promoflow's note on ``sha`` (``""``: none)."""
+        if self._notes is None:
+            return ""
+        try:
+            found = self._remote.repo.lookup_note(sha, NOTES_REF)
+        except KeyError:
+            return ""
+        return str(found.message)
+
+    def noted(self) -> set[str]:
+        """Every commit promoflow's notes name (some may be gone from the branch)."""
+        if self._notes is None:
+            return set()
+        notes = self._remote.repo.notes(NOTES_REF)  # type: ignore[call-arg]  # the stub lacks ref
+        return {str(n.annotated_id) for n in notes}
+
+    def changed(self, commit: pygit2.Commit, path: str) -> bool:
+        """Whether ``commit`` changed anything under ``path`` against its first parent."""
+        mine = _entry(commit.tree, path)
+        if not commit.parents:
+            return mine is not None
+        return mine != _entry(commit.parents[0].tree, path)
+
+    def read_files(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
+        """``(commit, path) -> contents`` of each file that exists, fetched in one request."""
+        repo = self._remote.repo
+        blobs: dict[tuple[str, str], pygit2.Oid] = {}
+        for sha, path in wanted:
+            tree = repo[sha].peel(pygit2.Commit).tree
+            found = _entry(tree, path)
+            if found is not None:
+                blobs[(sha, path)] = found
+        self._remote.ensure_blobs(blobs.values())
+        return {key: bytes(repo[oid].peel(pygit2.Blob).data) for key, oid in blobs.items()}
+
+
+def _entry(tree: pygit2.Tree, path: str) -> pygit2.Oid | None:
+    try:
+        return tree[path].id
+    except KeyError:
+        return None

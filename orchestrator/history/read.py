@@ -1,0 +1,167 @@
+"""A product's promotions read back from its GitOps repository (:mod:`.record` for one).
+
+Per branch the product's environments live on, every commit is walked newest first. A
+commit whose trailers name the product is its promotion into the environment they name;
+trailers naming another product are passed over without looking at trees. A commit with
+no ``Promotion-Product`` trailer (made by hand, or by an earlier promoflow) is attributed
+by the environment folders it changed, so nothing that changed what runs is left out.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from orchestrator.history import note, record, trailers
+from orchestrator.history.record import CommitInfo, Promotion
+
+if TYPE_CHECKING:
+    import pygit2
+
+    from orchestrator.adapters.githistory import HistoryRepository
+    from orchestrator.graph.plan import ProductPlan
+
+# promoflow's default subject before it wrote Promotion-Version
+_SUBJECT = re.compile(r"^Promote (\S+) (\S+) to (\S+)$")
+
+
+@dataclass
+class History:
+    product: str
+    repository: str
+    promotions: list[Promotion] = field(default_factory=list)
+    """Newest first."""
+    orphaned_notes: int = 0
+    """Notes naming commits no longer on any branch read (a force-push dropped them)."""
+
+
+@dataclass(frozen=True)
+class _Where:
+    environment: str
+    path: str
+    version_file: str
+
+
+def read_history(
+    plan: ProductPlan,
+    repository: HistoryRepository,
+    environments: list[str] | None = None,
+    since: int = 0,
+) -> History:
+    """Every promotion of ``plan``'s product (in ``environments``, committed at or after
+    ``since``), newest first."""
+    product = plan.product.name
+    found = History(product, repository.url)
+    version = plan.template.spec.version_source
+    by_branch: dict[str, list[_Where]] = {}
+    for env in plan.environments:
+        if environments and env.environment not in environments:
+            continue
+        file = f"{env.app.path.rstrip('/')}/{version.file}" if version else ""
+        where = _Where(env.environment, env.app.path.strip("/"), file)
+        by_branch.setdefault(env.app.branch, []).append(where)
+    reached: set[str] = set()
+    hand: list[Promotion] = []
+    for branch, places in by_branch.items():
+        tip = repository.fetch(branch)
+        named = {w.environment: w for w in places}
+        marker = f"Promotion-Product: {product}\n"
+        for commit in repository.commits(tip, since):
+            sha = str(commit.id)
+            reached.add(sha)
+            if len(commit.parent_ids) > 1:
+                continue  # a merge: its promotion commits are walked themselves
+            message = commit.message
+            if "Promotion-Product:" in message:
+                if marker not in message and not message.endswith(marker.rstrip("\n")):
+                    continue
+                promotion = _ours(commit, message, product, named, repository)
+                if promotion is not None:
+                    found.promotions.append(promotion)
+                continue
+            for where in places:
+                if repository.changed(commit, where.path):
+                    promotion = _unmarked(commit, message, where, product, repository)
+                    found.promotions.append(promotion)
+                    if record.HAND in promotion.partial:
+                        hand.append(promotion)
+    _read_versions(hand, by_branch, plan, repository)
+    found.orphaned_notes = len(repository.noted() - reached) if reached else 0
+    if len(by_branch) > 1:  # each branch walked newest first: merged by time
+        found.promotions.sort(key=lambda p: p.committed_at, reverse=True)
+    return found
+
+
+def _info(commit: pygit2.Commit, message: str) -> CommitInfo:
+    author = commit.author
+    return CommitInfo(
+        str(commit.id), f"{author.name} <{author.email}>", commit.commit_time, message,
+        len(commit.parent_ids),
+    )  # fmt: skip
+
+
+def _ours(
+    commit: pygit2.Commit,
+    message: str,
+    product: str,
+    named: dict[str, _Where],
+    repository: HistoryRepository,
+) -> Promotion | None:
+    parsed = trailers.parse(message)
+    if trailers.first(parsed, "Promotion-Product") != product:
+        return None
+    environment = trailers.first(parsed, "Promotion-Environment")
+    if environment not in named:
+        return None
+    info = _info(commit, message)
+    verification = note.parse(repository.note(info.sha))
+    promotion = record.from_commit(info, environment, product, verification)
+    return promotion
+
+
+def _unmarked(
+    commit: pygit2.Commit,
+    message: str,
+    where: _Where,
+    product: str,
+    repository: HistoryRepository,
+) -> Promotion:
+    """A change to the environment's folder without promoflow's product trailers."""
+    info = _info(commit, message)
+    verification = note.parse(repository.note(info.sha))
+    promotion = record.from_commit(info, where.environment, product, verification)
+    if record.HAND not in promotion.partial and not promotion.version:
+        subject = _SUBJECT.match(promotion.subject)
+        if subject is not None and subject.group(1) == product:
+            promotion.version = subject.group(2)
+    return promotion
+
+
+def _read_versions(
+    hand: list[Promotion],
+    by_branch: dict[str, list[_Where]],
+    plan: ProductPlan,
+    repository: HistoryRepository,
+) -> None:
+    """The version each hand commit left in its environment's version file."""
+    version = plan.template.spec.version_source
+    if not hand or version is None or version.kustomize_image is not None:
+        for promotion in hand:
+            promotion.partial.append("version-unread")
+        return
+    from orchestrator import yamledit
+
+    files = {w.environment: w.version_file for ws in by_branch.values() for w in ws}
+    wanted = [(p.commit, files[p.environment]) for p in hand]
+    contents = repository.read_files(wanted)
+    for promotion in hand:
+        data = contents.get((promotion.commit, files[promotion.environment]))
+        try:
+            value = yamledit.read(data.decode(), version.version_path) if data else None
+        except (UnicodeDecodeError, yamledit.YamlEditError):
+            value = None
+        if value is None or isinstance(value.data, dict | list):
+            promotion.partial.append("version-unread")
+        else:
+            promotion.version = str(value.data)
