@@ -88,7 +88,7 @@ def test_an_approval_is_asked_only_for_a_change_and_checked_when_answered() -> N
     names = list(tasks)
     prod = [n for n in names if n.endswith("-prod") or n.startswith("check-prod")]
     assert prod[:4] == ["plan-prod", "approve-prod", "approver-prod", "deploy-prod"]
-    assert tasks["plan-prod"]["depends"] == "sync-dev.Succeeded"
+    assert tasks["plan-prod"]["depends"] == "record-dev.Succeeded"
     assert tasks["approve-prod"]["depends"] == "plan-prod.Succeeded"
     assert tasks["approve-prod"]["when"] == (
         "{{tasks.plan-prod.outputs.parameters.changed}} == true"
@@ -136,10 +136,19 @@ def test_pull_request_waits_for_merge_commit() -> None:
 def test_no_gates_written_still_means_waiting_for_argo_cd() -> None:
     """Verification is the default: every deploy is followed by its sync/health wait."""
     tasks = {t["name"]: t for t in dag_tasks(compiled(CONFIGS / "no-gates", "app")[0])}
-    assert list(tasks) == ["deploy-dev", "sync-dev", "deploy-staging", "sync-staging"]
+    assert list(tasks) == [
+        "deploy-dev", "sync-dev", "record-dev", "deploy-staging", "sync-staging",
+        "record-staging",
+    ]  # fmt: skip
     params = {p["name"]: p["value"] for p in tasks["sync-staging"]["arguments"]["parameters"]}
     assert params["health"] == "true"
     assert params["revision"] == "{{tasks.deploy-staging.outputs.parameters.commit}}"
+    # the promotion commit is noted verified once the wait passed, and only then
+    recorded = {p["name"]: p["value"] for p in tasks["record-staging"]["arguments"]["parameters"]}
+    assert tasks["record-staging"]["depends"] == "sync-staging.Succeeded"
+    assert recorded["commit"] == "{{tasks.deploy-staging.outputs.parameters.commit}}"
+    assert recorded["changed"] == "{{tasks.deploy-staging.outputs.parameters.changed}}"
+    assert recorded["gates"] == "sync,health"
 
 
 def test_verify_false_turns_the_wait_off(tmp_path: Path) -> None:

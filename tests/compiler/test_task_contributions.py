@@ -30,13 +30,22 @@ def test_every_kind_of_task_is_one_registered_module_in_the_kinds_order() -> Non
     found = contributions()
     assert [c.name for c in found] == [
         "approval", "pre-action", "deploy", "merge", "verify", "soak", "http-check",
-        "post-action",
+        "post-action", "record",
     ]  # fmt: skip
     ranks = {k.prefix: k.rank for k in registry.all_task_kinds()}
     assert [ranks[c.kind] for c in found] == sorted(ranks[c.kind] for c in found)
     assert {c.add.__module__ for c in found} <= {
         f"orchestrator.compiler.tasks.{m}"
-        for m in ("approval", "actions", "deploy", "merge", "verify", "soak", "http_check")
+        for m in (
+            "approval",
+            "actions",
+            "deploy",
+            "merge",
+            "verify",
+            "soak",
+            "http_check",
+            "record",
+        )
     }
 
 

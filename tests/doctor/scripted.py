@@ -16,7 +16,10 @@ ADVERT = "application/x-{}-advertisement"
 
 TEMPLATES = "api/v1/workflow-templates/argo?listOptions.limit=500"
 """The templates family's list (a page)."""
-PRESENT = ["promoflow-shop", "promoflow-notify", "promoflow-promote", "promoflow-wait-argocd"]
+PRESENT = [
+    "promoflow-shop", "promoflow-notify", "promoflow-promote", "promoflow-wait-argocd",
+    "promoflow-record",
+]  # fmt: skip
 
 
 def template_list(names: list[str], after: str = "") -> Reply:

@@ -274,7 +274,9 @@ def test_promoflows_own_templates_missing_say_apply_and_the_list_is_paged(
         ["promoflow-promote"]
     )
     line = only(examine(context(tmp_path, probes)), "Workflow templates", "shop")
-    assert line.detail == "missing in argo: promoflow-shop, promoflow-wait-argocd"
+    assert line.detail == (
+        "missing in argo: promoflow-shop, promoflow-record, promoflow-wait-argocd"
+    )
     assert line.fix.startswith("install promoflow's with `promoflow apply`")
 
 

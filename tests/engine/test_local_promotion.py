@@ -246,6 +246,15 @@ def test_promote_local_runs_against_a_remote_repository(
             ),
         ]
     )
+    # every environment's commit noted verified, with the gates that passed there, as
+    # history reads it back
+    from orchestrator.history.note import parse
+
+    for env in ("dev", "staging", "prod-eu", "prod-us"):
+        note = parse(repo.lookup_note(commits[f"deploy-{env}"], "refs/notes/promoflow").message)
+        assert note is not None and note.verified, env
+        assert [g.kind for g in note.gates][:2] == ["sync", "health"]
+        assert note.run == record["name"]
 
 
 def _closed_port() -> int:

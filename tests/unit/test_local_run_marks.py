@@ -91,8 +91,8 @@ def test_the_header_says_argo_cd_is_simulated_and_which_images_are_not_used(
     )
     assert header[1] == "container steps run as processes on this host, not in pods:"
     assert header[2] == (
-        "  promoflow step approver, http-check, notify, plan, promote, wait-argocd, wait-merge: "
-        "this "
+        "  promoflow step approver, http-check, notify, plan, promote, record, wait-argocd, "
+        "wait-merge: this "
         "installation's promoflow (image ghcr.io/promoflow/promoflow:"
         f"{orchestrator.__version__} on a cluster)"
     )
