@@ -49,6 +49,8 @@ class Closure:
     """When this reason alone stops holding (``None``: a freeze, or beyond the horizon)."""
     when_closed: WhenClosed = "wait"
     freeze: Freeze | None = None
+    since: datetime | None = None
+    """When this reason began (a deny period's start, a freeze's), where known."""
 
 
 @dataclass(frozen=True)
@@ -123,7 +125,7 @@ class _Lane:
             if span is not None:
                 entry = line.entry
                 found.append(Closure("deny", name, entry.name or name, entry.time_zone,
-                                     span.end, spec.when_closed))  # fmt: skip
+                                     span.end, spec.when_closed, since=span.start))  # fmt: skip
         if self.allow and not any(line.covers(at) for line in self.allow):
             starts = [(b, line) for line in self.allow if (b := line.boundary(at)) is not None]
             first = min(starts, key=lambda pair: pair[0], default=None)
@@ -158,7 +160,7 @@ def evaluate(
         for w in windows
     ]
     names = tuple(w.name for w in windows)
-    held = [Closure("freeze", "", f.reason, UTC_NAME, None, "wait", f) for f in freezes]
+    held = [Closure("freeze", "", f.reason, UTC_NAME, None, "wait", f, f.since) for f in freezes]
     closed_by = [*held, *(c for lane in lanes for c in lane.closures(now))]
     if held:
         return WindowState(now, False, tuple(closed_by), decided_by=held[0], horizon=horizon,
@@ -191,10 +193,15 @@ def _next_change(
 
 def _ending(reasons: list[Closure], at: datetime, first: list[Closure]) -> Closure:
     """Of the reasons that held until ``at``, the one ending there; of several, one that
-    already held at the start (a holiday freeze over a weekend is what keeps it shut)."""
+    already held at the start, and of those the longest-standing (a holiday freeze, not
+    the weekend inside it, is what kept it shut)."""
     ending = [c for c in reasons if c.until == at] or [_latest(reasons)]
     held = {(c.cause, c.window, c.label) for c in first}
-    return next((c for c in ending if (c.cause, c.window, c.label) in held), ending[0])
+    far = datetime.max.replace(tzinfo=UTC)
+    return min(
+        ending,
+        key=lambda c: ((c.cause, c.window, c.label) not in held, c.since or far),
+    )
 
 
 def _latest(reasons: list[Closure]) -> Closure:

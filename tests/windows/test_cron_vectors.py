@@ -40,7 +40,9 @@ def _id(vector: dict[str, Any]) -> str:
 def _ours(vector: dict[str, Any]) -> list[datetime]:
     zone = ZoneInfo(vector["zone"])
     start = datetime.fromisoformat(vector["start"])
-    found = cron.activations(cron.parse(vector["spec"]), zone, start, start + timedelta(days=60 * 366))
+    found = cron.activations(
+        cron.parse(vector["spec"]), zone, start, start + timedelta(days=60 * 366)
+    )
     return list(itertools.islice(found, vector["n"]))
 
 
@@ -58,11 +60,7 @@ def _selects(schedule: cron.Schedule, reading: datetime) -> bool:
     weekday = (reading.weekday() + 1) % 7
     day_ok = reading.day in schedule.days
     dow_ok = weekday in schedule.weekdays
-    days = (
-        day_ok and dow_ok
-        if schedule.days_star or schedule.weekdays_star
-        else day_ok or dow_ok
-    )
+    days = day_ok and dow_ok if schedule.days_star or schedule.weekdays_star else day_ok or dow_ok
     return (
         reading.minute in schedule.minutes
         and reading.hour in schedule.hours
@@ -113,9 +111,7 @@ def test_activations_are_robfigs(vector: dict[str, Any]) -> None:
     assert _shown(_ours(vector), vector["zone"]) == vector["next"]
 
 
-@pytest.mark.parametrize(
-    "vector", [v for v in ACCEPTED if v["zone"] in HALF_HOUR_ZONES], ids=_id
-)
+@pytest.mark.parametrize("vector", [v for v in ACCEPTED if v["zone"] in HALF_HOUR_ZONES], ids=_id)
 def test_half_hour_zones_agree_until_the_clock_changes(vector: dict[str, Any]) -> None:
     """Where the clock moves by half an hour, robfig agrees up to the change; after it,
     promoflow fires exactly at the minutes the clock shows and the schedule selects."""
