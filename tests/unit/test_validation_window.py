@@ -143,8 +143,7 @@ def test_an_entry_is_a_schedule_or_a_range(ws: Workspace) -> None:
         "'duration' (a recurring window) or 'from' and 'to' (a one-off range)",
         "window.yaml:11:7: error: spec.deny[2]: a 'schedule' needs a 'duration': how long "
         "each window lasts",
-        "window.yaml:12:7: error: spec.deny[3]: a range needs both 'from' and 'to' (missing "
-        "'to')",
+        "window.yaml:12:7: error: spec.deny[3]: a range needs both 'from' and 'to' (missing 'to')",
         "window.yaml:13:8: error: spec.deny[4].from: 'Dec 20' is not a date and time; write "
         "YYYY-MM-DDTHH:MM in the window's timeZone (2026-12-20T08:00) or with an offset "
         "(2026-12-20T08:00+01:00)",

@@ -32,14 +32,27 @@ def window(name: str = "w", *, selector: Any = None, **spec: Any) -> PromotionWi
     return built
 
 
-WEEKEND = {"name": "weekend", "schedule": "0 16 * * 5", "duration": "64h",
-           "timeZone": "Europe/Berlin"}  # fmt: skip
-HOLIDAY = {"name": "holiday freeze", "from": "2026-12-20T00:00", "to": "2027-01-04T08:00",
-           "timeZone": "Europe/Berlin"}  # fmt: skip
-OFFICE = {"name": "office hours", "schedule": "0 8 * * 1-5", "duration": "9h",
-          "timeZone": "Europe/Berlin"}  # fmt: skip
-FREEZE = window("weekend-freeze", selector={"environments": {"production": True}},
-                deny=[WEEKEND, HOLIDAY])  # fmt: skip
+WEEKEND = {
+    "name": "weekend",
+    "schedule": "0 16 * * 5",
+    "duration": "64h",
+    "timeZone": "Europe/Berlin",
+}
+HOLIDAY = {
+    "name": "holiday freeze",
+    "from": "2026-12-20T00:00",
+    "to": "2027-01-04T08:00",
+    "timeZone": "Europe/Berlin",
+}
+OFFICE = {
+    "name": "office hours",
+    "schedule": "0 8 * * 1-5",
+    "duration": "9h",
+    "timeZone": "Europe/Berlin",
+}
+FREEZE = window(
+    "weekend-freeze", selector={"environments": {"production": True}}, deny=[WEEKEND, HOLIDAY]
+)
 
 
 def state(when: datetime, *windows: PromotionWindow, **kw: Any) -> WindowState:
@@ -78,8 +91,9 @@ def test_a_weekend_over_a_spring_forward_still_ends_monday_0800() -> None:
 
 
 def test_a_start_in_the_skipped_hour_does_not_happen_that_day() -> None:
-    nightly = window(deny=[{"schedule": "30 2 * * *", "duration": "1h",
-                            "timeZone": "Europe/Berlin"}])  # fmt: skip
+    nightly = window(
+        deny=[{"schedule": "30 2 * * *", "duration": "1h", "timeZone": "Europe/Berlin"}]
+    )
     # 2026-03-29: 02:00 CET jumps to 03:00 CEST; no 02:30, so no window that night
     assert state(at("2026-03-29T03:10"), nightly).open
     opened = state(at("2026-03-29T01:00"), nightly)
@@ -89,8 +103,16 @@ def test_a_start_in_the_skipped_hour_does_not_happen_that_day() -> None:
 def test_a_one_hour_window_across_the_fall_back_covers_both_readings() -> None:
     """02:30-03:30 on the night 03:00 CEST becomes 02:00 CET: it starts at the first
     02:30, starts again at the second, and ends when the clock reads 03:30: two hours."""
-    nightly = window(deny=[{"name": "night", "schedule": "30 2 * * *", "duration": "1h",
-                            "timeZone": "Europe/Berlin"}])  # fmt: skip
+    nightly = window(
+        deny=[
+            {
+                "name": "night",
+                "schedule": "30 2 * * *",
+                "duration": "1h",
+                "timeZone": "Europe/Berlin",
+            }
+        ]
+    )
     first = datetime(2026, 10, 25, 0, 30, tzinfo=UTC)  # 02:30 CEST
     closed = state(first, nightly)
     assert closed.opens_at == datetime(2026, 10, 25, 2, 30, tzinfo=UTC)  # 03:30 CET
@@ -99,8 +121,16 @@ def test_a_one_hour_window_across_the_fall_back_covers_both_readings() -> None:
 
 
 def test_a_window_crossing_midnight_and_spanning_days() -> None:
-    nights = window(deny=[{"name": "night", "schedule": "0 22 * * *", "duration": "10h",
-                           "timeZone": "Europe/Berlin"}])  # fmt: skip
+    nights = window(
+        deny=[
+            {
+                "name": "night",
+                "schedule": "0 22 * * *",
+                "duration": "10h",
+                "timeZone": "Europe/Berlin",
+            }
+        ]
+    )
     closed = state(at("2026-06-02T01:00"), nights)
     assert closed.opens_at == at("2026-06-02T08:00")
     assert state(at("2026-06-02T08:00"), nights).closes_at == at("2026-06-02T22:00")
@@ -145,8 +175,16 @@ def test_each_window_can_only_close() -> None:
 
 
 def test_a_one_off_range_is_read_in_its_zone_or_with_its_offset() -> None:
-    ny = window(deny=[{"name": "launch", "from": "2026-07-03T18:00", "to": "2026-07-06T09:00",
-                       "timeZone": "America/New_York"}])  # fmt: skip
+    ny = window(
+        deny=[
+            {
+                "name": "launch",
+                "from": "2026-07-03T18:00",
+                "to": "2026-07-06T09:00",
+                "timeZone": "America/New_York",
+            }
+        ]
+    )
     closed = state(datetime(2026, 7, 4, 12, tzinfo=UTC), ny)
     assert closed.opens_at == datetime(2026, 7, 6, 13, tzinfo=UTC)
     assert closed.message() == "frozen until Mon 09:00 America/New_York (launch)"
@@ -157,8 +195,9 @@ def test_a_one_off_range_is_read_in_its_zone_or_with_its_offset() -> None:
 
 
 def test_the_search_is_bounded() -> None:
-    forever = window("forever", deny=[{"name": "forever", "from": "2026-01-01T00:00",
-                                       "to": "2030-01-01T00:00"}])  # fmt: skip
+    forever = window(
+        "forever", deny=[{"name": "forever", "from": "2026-01-01T00:00", "to": "2030-01-01T00:00"}]
+    )
     closed = state(at("2026-06-01T00:00"), forever)
     assert closed.opens_at is None
     assert closed.message() == "frozen, not opening within 400 days (forever)"
@@ -177,8 +216,9 @@ def test_far_dates_show_the_year() -> None:
 
 def test_a_manual_freeze_holds_until_lifted() -> None:
     since = datetime(2026, 11, 27, 9, tzinfo=UTC)
-    freeze = Freeze("incident 42", "alice", since, PolicySelector.model_validate(
-        {"products": ["shop"]}))  # fmt: skip
+    freeze = Freeze(
+        "incident 42", "alice", since, PolicySelector.model_validate({"products": ["shop"]})
+    )
     frozen = state(datetime(2026, 11, 27, 10, tzinfo=UTC), FREEZE, freezes=[freeze])
     assert not frozen.open and frozen.frozen and frozen.opens_at is None
     assert frozen.message() == "frozen until unfrozen (incident 42; by alice since Fri 09:00 UTC)"
@@ -197,8 +237,7 @@ def test_matching_uses_the_policy_selector() -> None:
     labelled = Environment.model_validate(
         {"kind": "Environment", "metadata": {"name": "eu", "labels": {"region": "eu"}}}
     )
-    eu = window("eu", selector={"environments": {"matchLabels": {"region": "eu"}}},
-                deny=[WEEKEND])  # fmt: skip
+    eu = window("eu", selector={"environments": {"matchLabels": {"region": "eu"}}}, deny=[WEEKEND])
     shop = window("shop", selector={"products": ["shop"]}, deny=[WEEKEND])
     named = window("named", selector={"environments": {"names": ["dev"]}}, deny=[WEEKEND])
     everything = [FREEZE, eu, shop, named]
@@ -228,10 +267,10 @@ MIXED = [
             },
         ],
         allow=[{"schedule": "0 7 * * 1-5", "duration": "12h", "timeZone": "America/New_York"}],
-    ),  # fmt: skip
+    ),
     window(
         "lh", deny=[{"schedule": "0 2 * * *", "duration": "90m", "timeZone": "Australia/Lord_Howe"}]
-    ),  # fmt: skip
+    ),
 ]
 INSTANTS = st.datetimes(
     min_value=datetime(2026, 1, 1), max_value=datetime(2027, 12, 31), timezones=st.just(UTC)
