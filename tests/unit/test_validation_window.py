@@ -175,3 +175,35 @@ def test_a_window_that_closes_nothing_and_a_bad_when_closed(ws: Workspace) -> No
         "nothing; add a 'deny' entry such as {schedule: '0 16 * * 5', duration: 64h}",
         "window.yaml:11:3: error: spec.whenClosed: Input should be 'wait' or 'fail'",
     ]
+
+
+def test_a_window_in_python(ws: Workspace) -> None:
+    ws.write(
+        "windows.py",
+        """
+        from orchestrator import dsl
+
+        weekend = dsl.window(
+            "weekend",
+            selector={"environments": {"production": True}},
+            deny=[{"schedule": "0 16 * * FRI", "duration": "64h", "time_zone": "Europe/Berlin"}],
+        )
+        """,
+    )
+    (window,) = ws.config().of(PromotionWindow)
+    assert (window.name, window.source.origin.line) == ("weekend", 3)
+    assert window.spec.deny[0].time_zone == "Europe/Berlin"
+
+
+def test_a_broken_python_window_is_an_error_at_its_call(ws: Workspace) -> None:
+    ws.write(
+        "windows.py",
+        """
+        from orchestrator import dsl
+
+        weekend = dsl.window("weekend", deny=[{"schedule": "0 16 * * 7", "duration": "1h"}])
+        """,
+    )
+    (found,) = ws.problems()
+    assert found.startswith("windows.py:3:")
+    assert "day of week field '7'" in found
