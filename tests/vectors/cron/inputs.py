@@ -1,7 +1,7 @@
 """The inputs of the cron vectors: schedules, zones and start instants for robfig/cron v3.
 
-``python inputs.py | (cd tests/vectors/cron && GOFLAGS=-mod=mod nice go run .) > vectors.jsonl``
-regenerates the committed vectors with the real library (run from this directory). The
+``python inputs.py | GOFLAGS=-mod=mod nice go run . > vectors.jsonl``, run in this directory,
+regenerates the committed vectors with the real library (Go's own zone data, embedded). The
 schedules cover what a window's ``schedule`` may say (ranges, steps, lists, month and day
 names, day-of-month with day-of-week, descriptors), what it must refuse, and starts right
 before the daylight-saving transitions of zones that shift by an hour (Europe/Berlin,
