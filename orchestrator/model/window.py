@@ -149,7 +149,7 @@ class WindowEntry(Model):
         """The parsed schedule, ``None`` for a one-off range."""
         return cron.parse(self.schedule) if self.schedule is not None else None
 
-    def range(self) -> tuple[datetime, datetime] | None:
+    def one_off(self) -> tuple[datetime, datetime] | None:
         """The one-off range as instants (UTC), ``None`` for a recurring entry."""
         if self.from_ is None or self.to is None:
             return None

@@ -33,7 +33,7 @@ class Span:
 
 def spans(entry: WindowEntry, after: datetime, until: datetime) -> Iterator[Span]:
     """The entry's periods that end after ``after`` and start by ``until``, in start order."""
-    fixed = entry.range()
+    fixed = entry.one_off()
     if fixed is not None:
         if fixed[1] > after and fixed[0] <= until:
             yield Span(*fixed)
