@@ -26,6 +26,7 @@ from orchestrator.model import (
     PromotionFlow,
     PromotionPolicy,
     PromotionTemplate,
+    PromotionWindow,
     Resource,
 )
 from orchestrator.model.base import Position, SourceMap
@@ -158,6 +159,10 @@ def policy(name: str, *, labels: dict[str, str] | None = None, **spec: Any) -> P
     return _resource(PromotionPolicy, name, labels, spec)
 
 
+def window(name: str, *, labels: dict[str, str] | None = None, **spec: Any) -> PromotionWindow:
+    return _resource(PromotionWindow, name, labels, spec)
+
+
 def resources(*items: Resource | Iterable[Resource]) -> list[Resource]:
     """Group resources under one module-level name (the loader also finds bare globals)."""
     out: list[Resource] = []
@@ -176,4 +181,5 @@ __all__ = [
     "product",
     "resources",
     "template",
+    "window",
 ]

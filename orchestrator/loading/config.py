@@ -21,6 +21,7 @@ from orchestrator.model import (
     PromotionFlow,
     PromotionPolicy,
     PromotionTemplate,
+    PromotionWindow,
     Resource,
 )
 from orchestrator.model.base import Position
@@ -73,6 +74,10 @@ class Config:
     @property
     def policies(self) -> list[PromotionPolicy]:
         return self.of(PromotionPolicy)
+
+    @property
+    def windows(self) -> list[PromotionWindow]:
+        return self.of(PromotionWindow)
 
 
 def _display(path: Path) -> str:

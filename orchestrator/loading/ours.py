@@ -9,7 +9,7 @@ every flow without a word). The rule, documented in the README's Configuration s
 - an apiVersion that mentions ``promoflow`` in any other way (``promoflow.io/v1alpha1``,
   ``promoflow.dev/v1``, ``Promoflow.dev/v1alpha1``): ours, and an error;
 - a kind only promoflow uses (``PromotionTemplate``, ``PromotionFlow``,
-  ``PromotionPolicy``) under any other apiVersion (``v1``, ``apps/v1``,
+  ``PromotionPolicy``, ``PromotionWindow``) under any other apiVersion (``v1``, ``apps/v1``,
   ``argoproj.io/v1alpha1``) or none: ours, and an error. No other project is known to
   define these kinds, and a PromotionPolicy under ``v1`` used to take the production
   approvals away as silently as a typo did;
@@ -34,8 +34,15 @@ from typing import Any
 
 from orchestrator.model.base import API_GROUP, API_VERSION
 
-KINDS = ("Environment", "Product", "PromotionTemplate", "PromotionFlow", "PromotionPolicy")
-OWN_KINDS = ("PromotionTemplate", "PromotionFlow", "PromotionPolicy")
+KINDS = (
+    "Environment",
+    "Product",
+    "PromotionTemplate",
+    "PromotionFlow",
+    "PromotionPolicy",
+    "PromotionWindow",
+)
+OWN_KINDS = ("PromotionTemplate", "PromotionFlow", "PromotionPolicy", "PromotionWindow")
 """Kinds no other project is known to use: under any apiVersion, or none, they are ours."""
 SIMILARITY = 0.85
 """How close a group must be to ``promoflow.dev`` to be taken for a typo of it.

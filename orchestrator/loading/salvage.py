@@ -32,11 +32,12 @@ _DSL_FUNCTIONS = {
     "template": "PromotionTemplate",
     "flow": "PromotionFlow",
     "policy": "PromotionPolicy",
+    "window": "PromotionWindow",
 }
 _DSL_CALL = re.compile(
-    r"""\b(environment|product|template|flow|policy|"""
+    r"""\b(environment|product|template|flow|policy|window|"""
     r"""Environment\.build|Product\.build|PromotionTemplate\.build|PromotionFlow\.build|"""
-    r"""PromotionPolicy\.build)\(\s*(?:name\s*=\s*)?["']([^"'\n]+)["']"""
+    r"""PromotionPolicy\.build|PromotionWindow\.build)\(\s*(?:name\s*=\s*)?["']([^"'\n]+)["']"""
 )
 
 

@@ -36,6 +36,9 @@ if TYPE_CHECKING:
     from orchestrator.model.template import PromotionTemplate as PromotionTemplate
     from orchestrator.model.template import PromotionTemplateSpec as PromotionTemplateSpec
     from orchestrator.model.template import VersionSource as VersionSource
+    from orchestrator.model.window import PromotionWindow as PromotionWindow
+    from orchestrator.model.window import PromotionWindowSpec as PromotionWindowSpec
+    from orchestrator.model.window import WindowEntry as WindowEntry
 
     RESOURCE_KINDS: dict[str, type[Resource]]
 
@@ -65,8 +68,18 @@ _HOMES = {
     "PromotionTemplate": "template",
     "PromotionTemplateSpec": "template",
     "VersionSource": "template",
+    "PromotionWindow": "window",
+    "PromotionWindowSpec": "window",
+    "WindowEntry": "window",
 }
-_KINDS = ("Environment", "Product", "PromotionTemplate", "PromotionFlow", "PromotionPolicy")
+_KINDS = (
+    "Environment",
+    "Product",
+    "PromotionTemplate",
+    "PromotionFlow",
+    "PromotionPolicy",
+    "PromotionWindow",
+)
 
 
 def __getattr__(name: str) -> Any:

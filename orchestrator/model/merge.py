@@ -87,16 +87,7 @@ class EffectivePolicy:
 
 def matches(policy: PromotionPolicy, product: str, environment: Environment) -> bool:
     """True when ``policy``'s selector selects this product and environment."""
-    sel = policy.spec.selector
-    if sel.products is not None and product not in sel.products:
-        return False
-    env_sel = sel.environments
-    if env_sel.names is not None and environment.name not in env_sel.names:
-        return False
-    if env_sel.production is not None and env_sel.production != environment.spec.production:
-        return False
-    labels = environment.metadata.labels
-    return all(labels.get(k) == v for k, v in env_sel.match_labels.items())
+    return policy.spec.selector.selects(product, environment)
 
 
 VERIFICATION = "(verification)"

@@ -14,6 +14,7 @@ from pydantic import AfterValidator, create_model, model_validator
 from orchestrator.model import actions, gates
 from orchestrator.model.base import Model, Resource
 from orchestrator.model.checks import Priority
+from orchestrator.model.environment import Environment
 from orchestrator.model.gates import GateSettings
 from orchestrator.model.names import Name
 from orchestrator.problems import suggest
@@ -148,10 +149,23 @@ class EnvironmentSelector(Model):
 
 
 class PolicySelector(Model):
-    """Which (product, environment) pairs a policy applies to; empty matches all."""
+    """Which (product, environment) pairs a policy (or a PromotionWindow, or a freeze)
+    applies to; empty matches all."""
 
     environments: EnvironmentSelector = EnvironmentSelector()
     products: list[Name] | None = None
+
+    def selects(self, product: str, environment: Environment) -> bool:
+        """True when this selector selects ``product`` promoted into ``environment``."""
+        if self.products is not None and product not in self.products:
+            return False
+        wanted = self.environments
+        if wanted.names is not None and environment.name not in wanted.names:
+            return False
+        if wanted.production is not None and wanted.production != environment.spec.production:
+            return False
+        labels = environment.metadata.labels
+        return all(labels.get(k) == v for k, v in wanted.match_labels.items())
 
 
 class PromotionPolicySpec(Model):

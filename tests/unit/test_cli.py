@@ -59,7 +59,8 @@ def test_validate_the_example_configuration() -> None:
     result = promoflow("validate", "--config", "environments")
     assert (result.returncode, result.stderr) == (0, "")
     assert result.stdout == (
-        "valid: 4 Environment, 2 Product, 2 PromotionTemplate, 2 PromotionFlow, 2 PromotionPolicy\n"
+        "valid: 4 Environment, 2 Product, 2 PromotionTemplate, 2 PromotionFlow, "
+        "2 PromotionPolicy, 1 PromotionWindow\n"
     )
 
 

@@ -50,7 +50,9 @@ def test_a_mistyped_api_version_is_an_error_through_the_cli(
 
 
 @pytest.mark.parametrize("api_version", ["v1", "apps/v1", "argoproj.io/v1alpha1", "example.com/v2"])
-@pytest.mark.parametrize("kind", ["PromotionPolicy", "PromotionFlow", "PromotionTemplate"])
+@pytest.mark.parametrize(
+    "kind", ["PromotionPolicy", "PromotionFlow", "PromotionTemplate", "PromotionWindow"]
+)
 def test_a_promoflow_only_kind_under_another_api_version_is_an_error(
     ws: Workspace, api_version: str, kind: str
 ) -> None:

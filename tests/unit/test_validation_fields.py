@@ -312,7 +312,9 @@ def test_unknown_kind_suggests_a_kind_and_lists_them(ws: Workspace) -> None:
         metadata: {name: staging}
         """,
     )
-    kinds = "Environment, Product, PromotionFlow, PromotionPolicy, PromotionTemplate"
+    kinds = (
+        "Environment, Product, PromotionFlow, PromotionPolicy, PromotionTemplate, PromotionWindow"
+    )
     assert ws.problems() == [
         f"env.yaml:2:1: error: unknown kind 'Enviroment' (did you mean 'Environment'?); "
         f"one of: {kinds}",
