@@ -275,7 +275,9 @@ class Simulation:
         name, email = self._person()
         self.readme += 1
         if self.rng.random() < 0.5:
-            text = f"# gitops\n\nOne folder per environment under envs/.\n\nRevision {self.readme}.\n"
+            text = (
+                f"# gitops\n\nOne folder per environment under envs/.\n\nRevision {self.readme}.\n"
+            )
             path, message = "README.md", "docs: say how the folders are laid out\n"
         else:
             text = f"lint:\n  script: [yamllint envs]\n  retry: {self.readme % 3}\n"
