@@ -103,7 +103,8 @@ def repository() -> tuple[Path, Summary]:
         shutil.rmtree(old, ignore_errors=True)
     building = CACHE / f".{key}-{os.getpid()}"
     with console.status(f"generating {COMMITS:,} commits, {PRODUCTS} products"):
-        summary = generate(building / "gitops.git")
+        summary = history_repo.generate(building / "gitops.git", COMMITS, PRODUCTS, seed=SEED)
+        allow_partial_clones(building / "gitops.git")
     building.rename(root)
     summary.path = root / "gitops.git"
     marker.write_text(summary.to_json())
@@ -111,11 +112,10 @@ def repository() -> tuple[Path, Summary]:
     return root, summary
 
 
-def generate(bare: Path) -> Summary:
-    summary = history_repo.generate(bare, COMMITS, PRODUCTS, seed=SEED)
+def allow_partial_clones(bare: Path) -> None:
+    """As GitHub and GitLab serve repositories (git's defaults refuse filters)."""
     for key in ("uploadpack.allowFilter", "uploadpack.allowAnySHA1InWant"):
         _git("--git-dir", str(bare), "config", key, "true")
-    return summary
 
 
 def _git(*args: str) -> bytes:
