@@ -16,7 +16,7 @@ source environment; fast-import reports it (``get-mark``) on its ``--cat-blob-fd
 stream never waits for anything but that one line.
 
 ``python -m bench.history_repo DIR [--commits N ...]`` writes one; without DIR it times the
-generation of 20,000 commits, as a benchmark row.
+generation of 20,000 commits, as a benchmark row (information, no target).
 """
 
 from __future__ import annotations
@@ -303,13 +303,13 @@ def main(argv: Sequence[str] | None = None) -> None:
             f"({summary.failed_notes} failed) in {summary.seconds:.2f} s"
         )
         return
-    from bench._report import Row, below, finish
+    from bench._report import Row, finish
 
     with tempfile.TemporaryDirectory(prefix="promoflow-bench-") as tmp:
         summary = generate(Path(tmp) / "gitops.git", args.commits, args.products, envs, args.seed)
     detail = f"{summary.commits:,} commits, {summary.notes:,} notes, {len(envs)} x {args.products}"
-    rows = [Row("generate (s)", summary.seconds, detail, "< 10", below(10))]
-    finish("history repository", rows)
+    # Information only: the figure follows the machine's load more than anything written here.
+    finish("history repository", [Row("generate (s)", summary.seconds, detail)])
 
 
 if __name__ == "__main__":
