@@ -46,10 +46,6 @@ _GIT_ENV = {
     # fast-import deflates every object with a fresh zlib stream; glibc serves those buffers
     # with mmap and returns them at once, and the page faults took half of its time.
     "GLIBC_TUNABLES": "glibc.malloc.mmap_threshold=8388608:glibc.malloc.trim_threshold=67108864",
-    "GIT_AUTHOR_NAME": "bench",
-    "GIT_AUTHOR_EMAIL": "bench@example.com",
-    "GIT_COMMITTER_NAME": "bench",
-    "GIT_COMMITTER_EMAIL": "bench@example.com",
 }
 
 
@@ -111,7 +107,10 @@ class _FastImport:
     def sha(self, mark: int) -> str:
         self._out.write(b"get-mark :%d\n" % mark)
         self._out.flush()
-        return self._answers.readline().decode().strip()
+        answer = self._answers.readline().decode().strip()
+        if not answer:
+            raise RuntimeError(f"git fast-import stopped before naming mark :{mark}")
+        return answer
 
     def close(self) -> None:
         self._out.write(b"done\n")
@@ -209,6 +208,8 @@ def generate(
     """Write the bare repository at ``path`` (created; must not exist or be empty)."""
     start = time.perf_counter()
     path = Path(path)
+    if path.exists() and any(path.iterdir()):
+        raise ValueError(f"{path}: not empty; name a new folder for the repository")
     subprocess.run(
         ["git", "init", "--quiet", "--bare", "--initial-branch=main", str(path)], check=True
     )
@@ -295,7 +296,10 @@ def main(argv: Sequence[str] | None = None) -> None:
     args = _arguments(sys.argv[1:] if argv is None else argv)
     envs = tuple(args.environments.split(","))
     if args.path is not None:
-        summary = generate(args.path, args.commits, args.products, envs, args.seed)
+        try:
+            summary = generate(args.path, args.commits, args.products, envs, args.seed)
+        except ValueError as exc:
+            sys.exit(f"error: {exc}")
         print(
             f"{summary.path}: {summary.commits} commits ({summary.promotions} promotions, "
             f"{summary.rollbacks} rollbacks, {summary.hand_commits} by hand, "

@@ -168,3 +168,10 @@ def test_a_seed_gives_the_same_repository(tmp_path: Path) -> None:
 def test_the_summary_survives_its_json(repo: tuple[Summary, list[Commit]]) -> None:
     summary, _ = repo
     assert Summary.from_json(summary.to_json()) == summary
+
+
+def test_a_folder_in_use_is_refused(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("mine\n")
+    with pytest.raises(ValueError, match="not empty; name a new folder"):
+        generate(tmp_path, 10, 2)
+    assert [p.name for p in tmp_path.iterdir()] == ["notes.txt"]
