@@ -208,6 +208,9 @@ def generate(
     """Write the bare repository at ``path`` (created; must not exist or be empty)."""
     start = time.perf_counter()
     path = Path(path)
+    if commits < 1 or products < 1 or len(environments) < 1:
+        raise ValueError(f"{commits} commits, {products} products, {len(environments)} "
+                         "environments: at least one of each")  # fmt: skip
     if path.exists() and any(path.iterdir()):
         raise ValueError(f"{path}: not empty; name a new folder for the repository")
     subprocess.run(
