@@ -71,7 +71,7 @@ def history_command(repo_url: str, product: str, cache_dir: Path, config_dir: Pa
     del repo_url  # read from the configuration today; pass it here if the command takes it
     return [
         sys.executable, "-m", "orchestrator.entry", "history", "-p", product, "-o", "json",
-        "--config", str(config_dir), "--cache-dir", str(cache_dir),
+        "--config", str(config_dir), "--cache", str(cache_dir),
     ]  # fmt: skip
 
 

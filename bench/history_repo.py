@@ -171,7 +171,7 @@ def note_text(step: Step) -> str:
             lines.append(f"Promotion-Gate: {gate}: failed ({step.failure})")
             break
         lines.append(f"Promotion-Gate: {gate}: passed" + (" (10m)" if gate == "soak" else ""))
-    lines.append(f"Verified-At: {_iso(step.verified_at)}")
+    lines.append(f"Recorded-At: {_iso(step.verified_at)}")
     lines.append(f"Promotion-Run: {step.run}")
     return "\n".join(lines) + "\n"
 

@@ -211,25 +211,31 @@ class GitRemote:
         return self.repo.revparse_single(ref).peel(pygit2.Commit)
 
     def fetch_ref(self, name: str) -> str | None:
-        """The ref ``name`` (``refs/notes/...``) with everything it reaches, files too,
-        into the same name here; its tip, or None when the server has no such ref."""
+        """The tip of the ref ``name`` (``refs/notes/...``) with its whole tree, files
+        too, into the same name here, without its history (a note is read from the tip's
+        tree); later only what changed. None when the server has no such ref."""
+        known = self.repo.references.get(name)
         if self.native is not None:
             native = self.native
             tip = native.call(lambda w: w.ls_refs(name)).get(name)
             if tip is None:
                 return None
             if pygit2.Oid(hex=tip) not in self.repo.odb:
-                known = self.repo.references.get(name)
-                haves = [str(known.target)] if known is not None else []
-                native.call(lambda w: native.store(w, [tip], haves, depth=None, filter=None))
+                if known is not None and known.target in self.repo.odb:
+                    haves, shallows = [str(known.target)], gitobjects.shallow_commits(self.repo)
+                    native.call(lambda w: native.store(
+                        w, [tip], haves, depth=None, filter=None, shallows=shallows
+                    ))  # fmt: skip
+                else:
+                    native.call(lambda w: native.store(w, [tip], [], depth=1, filter=None))
             self.repo.references.create(name, pygit2.Oid(hex=tip), force=True)
             return tip
         listed = self.cli.git("ls-remote", REMOTE, name)
         if not listed.strip():
             return None
         self.cli.git(  # --no-filter: the remote's blob:none would leave the notes out
-            "fetch", "--quiet", "--no-tags", "--no-filter", "--no-write-fetch-head", REMOTE,
-            f"+{name}:{name}",
+            "fetch", "--quiet", "--no-tags", "--no-filter", "--no-write-fetch-head",
+            *(() if known is not None else ("--depth=1",)), REMOTE, f"+{name}:{name}",
         )  # fmt: skip
         return str(self.repo.references[name].target)
 

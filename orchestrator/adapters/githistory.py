@@ -60,12 +60,13 @@ class HistoryRepository:
         notes = self._remote.repo.notes(NOTES_REF)  # type: ignore[call-arg]  # the stub lacks ref
         return {str(n.annotated_id) for n in notes}
 
-    def changed(self, commit: pygit2.Commit, path: str) -> bool:
-        """Whether ``commit`` changed anything under ``path`` against its first parent."""
-        mine = _entry(commit.tree, path)
+    def changed(self, commit: pygit2.Commit, paths: list[str]) -> list[str]:
+        """Which of ``paths`` ``commit`` changed against its first parent. The trees are
+        compared from the root down, and only where they differ: a commit elsewhere in the
+        repository costs one comparison, not one lookup per path."""
         if not commit.parents:
-            return mine is not None
-        return mine != _entry(commit.parents[0].tree, path)
+            return [p for p in paths if _entry(commit.tree, p) is not None]
+        return _differ(commit.tree, commit.parents[0].tree, [p.split("/") for p in paths])
 
     def read_files(self, wanted: list[tuple[str, str]]) -> dict[tuple[str, str], bytes]:
         """``(commit, path) -> contents`` of each file that exists, fetched in one request."""
@@ -78,6 +79,36 @@ class HistoryRepository:
                 blobs[(sha, path)] = found
         self._remote.ensure_blobs(blobs.values())
         return {key: bytes(repo[oid].peel(pygit2.Blob).data) for key, oid in blobs.items()}
+
+
+def _differ(
+    mine: pygit2.Object | None, theirs: pygit2.Object | None, paths: list[list[str]]
+) -> list[str]:
+    """The paths (as parts, relative to these two trees) whose objects differ."""
+    if mine is not None and theirs is not None and mine.id == theirs.id:
+        return []
+    found: list[str] = []
+    below: dict[str, list[list[str]]] = {}
+    for parts in paths:
+        if not parts:
+            found.append("")
+        else:
+            below.setdefault(parts[0], []).append(parts[1:])
+    for name, rest in below.items():
+        a, b = _child(mine, name), _child(theirs, name)
+        if a is None and b is None:
+            continue
+        found += [f"{name}/{r}".rstrip("/") for r in _differ(a, b, rest)]
+    return found
+
+
+def _child(tree: pygit2.Object | None, name: str) -> pygit2.Object | None:
+    if not isinstance(tree, pygit2.Tree):
+        return None
+    try:
+        return tree / name
+    except KeyError:
+        return None
 
 
 def _entry(tree: pygit2.Tree, path: str) -> pygit2.Oid | None:

@@ -66,26 +66,26 @@ def read_history(
     for branch, places in by_branch.items():
         tip = repository.fetch(branch)
         named = {w.environment: w for w in places}
-        marker = f"Promotion-Product: {product}\n"
+        marker = f"Promotion-Product: {product}".encode()
+        paths = {w.path: w for w in places}
         for commit in repository.commits(tip, since):
-            sha = str(commit.id)
-            reached.add(sha)
+            reached.add(str(commit.id))
             if len(commit.parent_ids) > 1:
                 continue  # a merge: its promotion commits are walked themselves
-            message = commit.message
-            if "Promotion-Product:" in message:
-                if marker not in message and not message.endswith(marker.rstrip("\n")):
+            raw = commit.raw_message  # bytes: most messages are never decoded
+            if b"Promotion-Product:" in raw:
+                at = raw.find(marker)
+                if at < 0 or raw[at + len(marker) : at + len(marker) + 1] not in (b"\n", b""):
                     continue
-                promotion = _ours(commit, message, product, named, repository)
+                promotion = _ours(commit, commit.message, product, named, repository)
                 if promotion is not None:
                     found.promotions.append(promotion)
                 continue
-            for where in places:
-                if repository.changed(commit, where.path):
-                    promotion = _unmarked(commit, message, where, product, repository)
-                    found.promotions.append(promotion)
-                    if record.HAND in promotion.partial:
-                        hand.append(promotion)
+            for path in repository.changed(commit, list(paths)):
+                promotion = _unmarked(commit, commit.message, paths[path], product, repository)
+                found.promotions.append(promotion)
+                if record.HAND in promotion.partial:
+                    hand.append(promotion)
     _read_versions(hand, by_branch, plan, repository)
     found.orphaned_notes = len(repository.noted() - reached) if reached else 0
     if len(by_branch) > 1:  # each branch walked newest first: merged by time

@@ -6,7 +6,7 @@ import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TypeVar
+from typing import Any, TypeVar
 
 from orchestrator.loading.documents import Broken, resource_from
 from orchestrator.loading.files import NotRegular, Unlisted, candidates, read_regular
@@ -45,15 +45,30 @@ class Config:
     def is_broken(self, kind: type[Resource], name: str) -> bool:
         return (kind.KIND, name) in self.broken
 
+    _seen: dict[tuple[type[Resource], bool], tuple[int, Any]] = field(
+        default_factory=dict, repr=False, compare=False
+    )
+    """``of`` and ``by_name`` per kind, kept while ``resources`` keeps its length:
+    validation asks them thousands of times of a configuration of 200 products."""
+
     def of(self, kind: type[R]) -> list[R]:
-        return [r for r in self.resources if isinstance(r, kind)]
+        kept = self._seen.get((kind, False))
+        if kept is not None and kept[0] == len(self.resources):
+            return list(kept[1])
+        found = [r for r in self.resources if isinstance(r, kind)]
+        self._seen[(kind, False)] = (len(self.resources), found)
+        return list(found)
 
     def by_name(self, kind: type[R]) -> dict[str, R]:
         """First definition of each name wins; later ones are reported as duplicates."""
+        kept = self._seen.get((kind, True))
+        if kept is not None and kept[0] == len(self.resources):
+            return dict(kept[1])
         out: dict[str, R] = {}
         for r in self.of(kind):
             out.setdefault(r.name, r)
-        return out
+        self._seen[(kind, True)] = (len(self.resources), out)
+        return dict(out)
 
     @property
     def environments(self) -> dict[str, Environment]:
