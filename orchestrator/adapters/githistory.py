@@ -10,6 +10,7 @@ one request for all of them.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -35,13 +36,38 @@ class HistoryRepository:
         self._notes = self._remote.fetch_ref(NOTES_REF)
         return tip
 
-    def commits(self, tip: str, since: int = 0) -> Iterator[pygit2.Commit]:
-        """Every commit reachable from ``tip``, newest first, down to ``since``."""
+    @property
+    def notes_tip(self) -> str:
+        return self._notes or ""
+
+    def commits(self, tip: str, after: str = "") -> Iterator[pygit2.Commit]:
+        """Every commit reachable from ``tip`` and not from ``after``, newest first."""
         walker = self._remote.repo.walk(pygit2.Oid(hex=tip), SortMode.TOPOLOGICAL | SortMode.TIME)
-        for commit in walker:
-            if commit.commit_time < since:
-                return
-            yield commit
+        if after:
+            walker.hide(pygit2.Oid(hex=after))
+        yield from walker
+
+    def commit(self, sha: str) -> pygit2.Commit:
+        return self._remote.repo[sha].peel(pygit2.Commit)
+
+    def descends(self, commit: str, tip: str) -> bool:
+        """Whether ``commit`` is ``tip`` or one of its ancestors."""
+        return self._remote.descends(commit, tip)
+
+    def load_state(self, key: str) -> str | None:
+        """What a reader kept under ``key`` beside the repository (None: nothing)."""
+        try:
+            return (self._remote.path / "promoflow-history" / f"{key}.json").read_text()
+        except (FileNotFoundError, NotADirectoryError):
+            return None
+
+    def save_state(self, key: str, text: str) -> None:
+        """Kept atomically: a reader interrupted half-way leaves the old state."""
+        folder = self._remote.path / "promoflow-history"
+        folder.mkdir(exist_ok=True)
+        scratch = folder / f".{key}.{os.getpid()}"
+        scratch.write_text(text)
+        scratch.replace(folder / f"{key}.json")
 
     def note(self, sha: str) -> str:
         """Promoflow's note on ``sha`` (``""``: none)."""

@@ -19,7 +19,7 @@ from orchestrator.model import (
     Resource,
 )
 from orchestrator.model.base import Position
-from orchestrator.model.merge import merge
+from orchestrator.model.merge import EffectivePolicy, merge
 from orchestrator.problems import Problem, sort_problems, suggest
 
 _KINDS: tuple[type[Resource], ...] = (
@@ -44,12 +44,31 @@ def validate(config: Config) -> list[Problem]:
     problems.extend(_policy_conflicts(config))
     for resource in config.resources:
         problems.extend(_credentials(resource))
-    problems.extend(_unverified_production(config))
-    problems.extend(_revision_without_commit(config))
+    merged: dict[tuple[str, str], EffectivePolicy] = {}
+    problems.extend(_unverified_production(config, merged))
+    problems.extend(_revision_without_commit(config, merged))
     return sort_problems(problems)
 
 
-def _revision_without_commit(config: Config) -> Iterator[Problem]:
+def _merged(
+    config: Config,
+    merged: dict[tuple[str, str], EffectivePolicy],
+    product: Product,
+    env: Environment,
+    flow: PromotionFlow,
+) -> EffectivePolicy:
+    """The merged policy of (product, environment), worked out once per validation: two
+    checks ask it of every pair, and 200 products have a thousand pairs."""
+    key = (product.name, env.name)
+    if key not in merged:
+        step = flow.step(env.name)
+        merged[key] = merge(config.policies, product.name, env, step.policy if step else None)[0]
+    return merged[key]
+
+
+def _revision_without_commit(
+    config: Config, merged: dict[tuple[str, str], EffectivePolicy]
+) -> Iterator[Problem]:
     """``{revision}`` in a postAction of an environment that commits nothing (``action:
     none``): there is no commit to pass, and an empty value would read as one."""
     from orchestrator.model.actions import placeholders
@@ -62,7 +81,7 @@ def _revision_without_commit(config: Config) -> Iterator[Problem]:
             if env is None or flow is None:
                 continue
             step = flow.step(name)
-            effective, _ = merge(config.policies, product.name, env, step.policy if step else None)
+            effective = _merged(config, merged, product, env, flow)
             post = effective.post_action
             if effective.action != "none" or post is None:
                 continue
@@ -85,7 +104,9 @@ def _revision_without_commit(config: Config) -> Iterator[Problem]:
                 )
 
 
-def _unverified_production(config: Config) -> Iterator[Problem]:
+def _unverified_production(
+    config: Config, merged: dict[tuple[str, str], EffectivePolicy]
+) -> Iterator[Problem]:
     """A warning where a production environment is promoted without waiting for Argo CD
     (``verify: false``, or sync/health disabled): allowed, but "promoted" then only means
     "committed", and that should be a decision someone sees."""
@@ -97,8 +118,7 @@ def _unverified_production(config: Config) -> Iterator[Problem]:
             env = config.environments.get(name)
             if env is None or not env.production:
                 continue
-            step = flow.step(name)
-            effective, _ = merge(config.policies, product.name, env, step.policy if step else None)
+            effective = _merged(config, merged, product, env, flow)
             if effective.action == "none" or effective.verifies:
                 continue
             unit = next(

@@ -9,9 +9,12 @@ by the environment folders it changed, so nothing that changed what runs is left
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import json
 import re
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from orchestrator.history import note, record, trailers
 from orchestrator.history.record import CommitInfo, Promotion
@@ -21,6 +24,9 @@ if TYPE_CHECKING:
 
     from orchestrator.adapters.githistory import HistoryRepository
     from orchestrator.graph.plan import ProductPlan
+
+STATE_VERSION = 1
+"""Of what a read keeps for the next (:func:`_walked`): a change of its shape reads all."""
 
 # promoflow's default subject before it wrote Promotion-Version
 _SUBJECT = re.compile(r"^Promote (\S+) (\S+) to (\S+)$")
@@ -56,41 +62,95 @@ def read_history(
     version = plan.template.spec.version_source
     by_branch: dict[str, list[_Where]] = {}
     for env in plan.environments:
-        if environments and env.environment not in environments:
-            continue
         file = f"{env.app.path.rstrip('/')}/{version.file}" if version else ""
         where = _Where(env.environment, env.app.path.strip("/"), file)
         by_branch.setdefault(env.app.branch, []).append(where)
     reached: set[str] = set()
     hand: list[Promotion] = []
     for branch, places in by_branch.items():
-        tip = repository.fetch(branch)
+        hits, seen = _walked(repository, branch, product, places)
+        reached |= seen
         named = {w.environment: w for w in places}
-        marker = f"Promotion-Product: {product}".encode()
-        paths = {w.path: w for w in places}
-        for commit in repository.commits(tip, since):
-            reached.add(str(commit.id))
-            if len(commit.parent_ids) > 1:
-                continue  # a merge: its promotion commits are walked themselves
-            raw = commit.raw_message  # bytes: most messages are never decoded
-            if b"Promotion-Product:" in raw:
-                at = raw.find(marker)
-                if at < 0 or raw[at + len(marker) : at + len(marker) + 1] not in (b"\n", b""):
-                    continue
-                promotion = _ours(commit, commit.message, product, named, repository)
-                if promotion is not None:
-                    found.promotions.append(promotion)
+        for sha, environment in hits:
+            commit = repository.commit(sha)
+            if commit.commit_time < since or (environments and environment not in environments):
                 continue
-            for path in repository.changed(commit, list(paths)):
-                promotion = _unmarked(commit, commit.message, paths[path], product, repository)
-                found.promotions.append(promotion)
-                if record.HAND in promotion.partial:
-                    hand.append(promotion)
+            message = commit.message
+            if environment in named and "Promotion-Product:" in message:
+                promotion = _ours(commit, message, product, named, repository)
+            else:
+                promotion = _unmarked(commit, message, named[environment], product, repository)
+            if promotion is None:
+                continue
+            found.promotions.append(promotion)
+            if record.HAND in promotion.partial:
+                hand.append(promotion)
     _read_versions(hand, by_branch, plan, repository)
     found.orphaned_notes = len(repository.noted() - reached) if reached else 0
     if len(by_branch) > 1:  # each branch walked newest first: merged by time
         found.promotions.sort(key=lambda p: p.committed_at, reverse=True)
     return found
+
+
+def _walked(
+    repository: HistoryRepository, branch: str, product: str, places: list[_Where]
+) -> tuple[list[tuple[str, str]], set[str]]:
+    """``(commit, environment)`` of each of the product's changes on ``branch``, newest
+    first, and every commit of the branch. What an earlier read found is kept beside the
+    repository: a later one walks only the commits since (the branch only grows; after a
+    force-push it walks all again)."""
+    tip = repository.fetch(branch)
+    key = hashlib.sha256(
+        json.dumps(
+            [STATE_VERSION, branch, product, [(w.environment, w.path) for w in places]]
+        ).encode()
+    ).hexdigest()[:24]
+    kept: dict[str, Any] = {}
+    text = repository.load_state(key)
+    if text:
+        with contextlib.suppress(ValueError):
+            kept = json.loads(text)
+    old = str(kept.get("tip", ""))
+    if old and old != tip and not repository.descends(old, tip):
+        kept, old = {}, ""
+    if old == tip:
+        return [(str(a), str(b)) for a, b in kept["hits"]], set(kept["reached"])
+    hits, reached = _walk(repository, tip, old, product, places)
+    hits += [(str(a), str(b)) for a, b in kept.get("hits", [])]
+    reached += [str(r) for r in kept.get("reached", [])]
+    state = {"tip": tip, "hits": hits, "reached": reached}
+    repository.save_state(key, json.dumps(state, separators=(",", ":")))
+    return hits, set(reached)
+
+
+def _walk(
+    repository: HistoryRepository, tip: str, after: str, product: str, places: list[_Where]
+) -> tuple[list[tuple[str, str]], list[str]]:
+    """The product's changes between ``after`` and ``tip`` (see :func:`_walked`)."""
+    marker = f"Promotion-Product: {product}".encode()
+    environment_of = b"Promotion-Environment: "
+    named = {w.environment for w in places}
+    paths = {w.path: w.environment for w in places}
+    hits: list[tuple[str, str]] = []
+    reached: list[str] = []
+    for commit in repository.commits(tip, after):
+        sha = str(commit.id)
+        reached.append(sha)
+        if len(commit.parent_ids) > 1:
+            continue  # a merge: its promotion commits are walked themselves
+        raw = commit.raw_message  # bytes: most messages are never decoded
+        if b"Promotion-Product:" in raw:
+            at = raw.find(marker)
+            if at < 0 or raw[at + len(marker) : at + len(marker) + 1] not in (b"\n", b""):
+                continue
+            where = raw.find(environment_of)
+            line = raw[where + len(environment_of) :].split(b"\n", 1)[0] if where >= 0 else b""
+            environment = line.decode("utf-8", "replace").strip()
+            if environment in named:
+                hits.append((sha, environment))
+            continue
+        hits += [(sha, paths[path]) for path in repository.changed(commit, list(paths))]
+    return hits, reached
 
 
 def _info(commit: pygit2.Commit, message: str) -> CommitInfo:

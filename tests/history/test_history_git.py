@@ -143,3 +143,38 @@ def test_history_of_real_promotions(
         assert read_history(plan, repository).promotions == found.promotions
     finally:
         repository.close()
+
+
+def test_a_later_read_walks_only_what_is_new_and_sees_what_a_fresh_one_sees(
+    host: GitHost, tmp_path: Path
+) -> None:
+    """New promotions and notes since the last read, then a force-push that drops some:
+    each time the kept read agrees with one from an empty cache."""
+    host.allow_filter = True
+    remote, made = written(host)
+    plan = plan_product(load_config(EXAMPLES)[0], "shop")
+
+    def fresh() -> list[Any]:
+        cold = HistoryRepository(remote.url, host.credentials, tmp_path / f"c{len(made)}")
+        try:
+            return read_history(plan, cold).promotions
+        finally:
+            cold.close()
+
+    kept = HistoryRepository(remote.url, host.credentials, tmp_path / "kept")
+    try:
+        assert read_history(plan, kept).promotions == fresh()
+        w = Writer(host, remote)
+        made.append(w.promote("shop", "staging", "r6", version="1.4.0", rollback=True))
+        w.note(made[-1], "verified", *OK)
+        w.note(made[3], "verified", *OK)  # a note added later to an older commit
+        later = read_history(plan, kept).promotions
+        assert later == fresh()
+        assert later[0].commit == made[-1] and later[0].verified
+        remote.git("update-ref", "refs/heads/main", made[5])  # force-pushed back
+        made.append("-")  # a new cache folder for the fresh read
+        after = read_history(plan, kept).promotions
+        assert after == fresh()
+        assert made[6] not in {p.commit for p in after}
+    finally:
+        kept.close()
