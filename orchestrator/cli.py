@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import sys
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, cast
 
@@ -82,14 +83,28 @@ def validate_cmd(
             "check that the templates' paths exist in them.",
         ),
     ] = False,
+    at: Annotated[
+        str | None,
+        typer.Option(
+            metavar="WHEN",
+            help="Show the promotion windows as at this time (2026-12-24T09:00:00+01:00) "
+            "instead of now.",
+        ),
+    ] = None,
 ) -> None:
-    """Check the configuration; print FILE:LINE:COL: error: ... for each problem.
+    """Check the configuration; print FILE:LINE:COL: error: ... for each problem, then
+    whether each environment a promotion window applies to is open, and until when.
 
     Exit 0 when it is valid, 1 when it has problems (all of them are printed) or holds no
     promoflow resource at all.
+
+    Examples:
+      $ promoflow validate -c environments
+      $ promoflow validate -c environments --at 2026-12-24T09:00:00+01:00
     """
     from orchestrator.model import RESOURCE_KINDS
 
+    when = _moment(at)
     loaded = load_valid(config)
     if repo_check:
         from orchestrator.commands.repocheck import repository_problems
@@ -104,6 +119,27 @@ def validate_cmd(
         f"{len(loaded.of(cls))} {cls.KIND}" for cls in RESOURCE_KINDS.values() if loaded.of(cls)
     )
     out.print(f"valid: {counts}", markup=False)
+    if loaded.windows:
+        from orchestrator.windows.outlook import outlook
+
+        states = outlook(loaded, when)
+        if states:
+            out.print(f"promotion windows at {when.strftime('%a %d %b %Y %H:%M %Z')}:")
+        for state in states:
+            out.print(f"  {state.line()}", markup=False)
+
+
+def _moment(at: str | None) -> datetime:
+    """``--at``, or now: an aware time (a time without an offset is UTC)."""
+    if at is None:
+        return datetime.now(UTC)
+    try:
+        when = datetime.fromisoformat(at.replace("Z", "+00:00"))
+    except ValueError:
+        raise typer.BadParameter(
+            f"{at!r} is not a time such as 2026-12-24T09:00:00+01:00", param_hint="'--at'"
+        ) from None
+    return when if when.tzinfo is not None else when.replace(tzinfo=UTC)
 
 
 @app.command("graph")

@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 
     from orchestrator.commands.promotion import Promotion
     from orchestrator.graph.plan import ProductPlan
+    from orchestrator.loading import Config
     from orchestrator.model.gates import GateSettings
 
 
@@ -285,6 +286,7 @@ def demo_cmd(
         raise typer.BadParameter(
             f"{keep} exists and is not empty; choose a new directory", param_hint="--keep"
         )
+    loaded = _open_windows(loaded, product)
     plan = plan_product(loaded, product)
     check_environments(plan, "--fail", [fail_env] if fail_env else [])
     from orchestrator.model.gates.approval import ApprovalGate
@@ -320,3 +322,23 @@ def demo_cmd(
         fail(str(exc))
     if not succeeded(result):
         raise typer.Exit(1)
+
+
+def _open_windows(loaded: Config, product: str) -> Config:
+    """The demo is a demonstration, not a release: where a promotion window is closed now
+    (the example's year-end freeze), it would wait for days, so it runs without the
+    windows, and says so. ``promote --local`` always keeps them."""
+    from dataclasses import replace
+    from datetime import UTC, datetime
+
+    from orchestrator.model import PromotionWindow
+    from orchestrator.windows.outlook import outlook
+
+    closed = [o for o in outlook(loaded, datetime.now(UTC)) if o.product == product]
+    closed = [o for o in closed if not o.state.open]
+    if not closed:
+        return loaded
+    for found in closed:
+        err.print(f"{found.line()}: the demo runs without its promotion windows", markup=False)
+    kept = [r for r in loaded.resources if not isinstance(r, PromotionWindow)]
+    return replace(loaded, resources=kept)

@@ -16,6 +16,8 @@ from orchestrator.model import Product, PromotionFlow, PromotionTemplate
 from orchestrator.model.merge import EffectivePolicy, merge
 from orchestrator.model.product import ResolvedApp
 from orchestrator.model.template import image_spec
+from orchestrator.model.window import PromotionWindow
+from orchestrator.windows.state import matching
 
 
 class CompileError(Exception):
@@ -37,6 +39,8 @@ class EnvironmentPlan:
     checks_image: bool = False
     """After Synced and Healthy, the wait checks that the app runs the promoted image:
     the template names it, the policy waits for health and does not turn it off."""
+    windows: tuple[PromotionWindow, ...] = ()
+    """The promotion windows that apply here: the deploy waits while one is closed."""
 
     @property
     def is_trigger(self) -> bool:
@@ -99,6 +103,7 @@ def plan_product(config: Config, product_name: str) -> ProductPlan:
                 policy=effective,
                 production=env.production,
                 checks_image=image is not None and checks_images(effective),
+                windows=tuple(matching(config.windows, product.name, env)),
             )
         )
     return ProductPlan(product, flow, template, tuple(plans), image)

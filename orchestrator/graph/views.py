@@ -18,12 +18,13 @@ from orchestrator.model.gates.sync import SyncGate
 from orchestrator.model.merge import EffectivePolicy
 
 if TYPE_CHECKING:
-    from orchestrator.graph.plan import ProductPlan
+    from orchestrator.graph.plan import EnvironmentPlan, ProductPlan
 
 
-def describe(policy: EffectivePolicy, image: str = "") -> list[str]:
+def describe(policy: EffectivePolicy, image: str = "", windows: tuple[str, ...] = ()) -> list[str]:
     """Short words for what happens in one environment, in execution order; ``image``:
-    the repository whose promoted tag the wait checks is running."""
+    the repository whose promoted tag the wait checks is running; ``windows``: the
+    promotion windows the deploy waits at."""
     out: list[str] = []
     if policy.action != "commit":
         out.append(policy.action)
@@ -31,6 +32,8 @@ def describe(policy: EffectivePolicy, image: str = "") -> list[str]:
         out.append("approval")
     if policy.pre_action is not None:
         out.append(f"pre {policy.pre_action.workflow_template}")
+    if policy.action != "none":
+        out.extend(windows)
     for wait in (policy.gate(SyncGate), policy.gate(HealthGate)):
         if wait is not None:
             out.append(f"{wait.KIND} {format_duration(wait.timeout)}")
@@ -62,12 +65,22 @@ def product_view(product: Product, flow: PromotionFlow, config: Config) -> Graph
         env.environment: NodeInfo(
             production=env.production,
             app=env.app.argocd_app,
-            details=describe(env.policy, _checked_image(plan) if env.checks_image else ""),
+            details=describe(
+                env.policy, _checked_image(plan) if env.checks_image else "", _windows(env)
+            ),
         )
         for env in plan.environments
     }
     title = f"product {product.name} (flow {flow.name})"
     return GraphView(title, EnvironmentGraph.from_flow(flow), info)
+
+
+def _windows(env: EnvironmentPlan) -> tuple[str, ...]:
+    """The promotion windows a deploy there waits at (or fails at, ``whenClosed: fail``)."""
+    return tuple(
+        f"window {w.name}" + (" (fails when closed)" if w.spec.when_closed == "fail" else "")
+        for w in env.windows
+    )
 
 
 def _checked_image(plan: ProductPlan) -> str:

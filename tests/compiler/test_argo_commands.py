@@ -71,7 +71,7 @@ def test_apply_creates_then_reports_unchanged_then_updates(argo: FakeArgoServer)
         if any("container" in t for t in m["spec"]["templates"])
     )
     assert sorted(updated) == containers  # suspend templates and products unchanged
-    assert len(containers) == 8  # every step but the approval and the soak (suspend nodes)
+    assert len(containers) == 9  # every step but the approval and the soak (suspend nodes)
     promote = argo.store.get("WorkflowTemplate", "promotions", "promoflow-promote")
     assert promote["spec"]["templates"][0]["container"]["image"] == "registry.local/pf:2"
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 import shutil
 from pathlib import Path
@@ -13,6 +14,8 @@ from orchestrator.compiler.names import workflow_name
 from orchestrator.graph.build import EnvironmentGraph
 from orchestrator.runs import split_task
 from tests.compiler.helpers import CONFIGS, SCENARIOS, SETTINGS, compiled, dag_tasks, load
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _env_of(task: str) -> str:
@@ -246,3 +249,30 @@ def test_plan_orders_environments_topologically() -> None:
 def test_unknown_product_is_a_compile_error() -> None:
     with pytest.raises(CompileError, match="unknown product 'nope'"):
         plan_product(load(CONFIGS / "diamond"), "nope")
+
+
+def test_a_window_holds_the_deploy_of_the_environments_it_selects(tmp_path: Path) -> None:
+    """The window task runs right before the deploy (after the approval and the
+    preAction), only where a PromotionWindow selects the environment, with those windows
+    compiled in; the graph shows it in the same place."""
+    config = tmp_path / "config"
+    shutil.copytree(ROOT / "environments", config, ignore=shutil.ignore_patterns("__pycache__"))
+    window = config / "windows.yaml"
+    window.write_text(
+        window.read_text().replace("matchLabels: {promotion-window: year-end}", "production: true")
+    )
+    tasks = {t["name"]: t for t in dag_tasks(compiled(config, "shop")[0])}
+    assert [n for n in tasks if n.startswith("window-")] == ["window-prod-eu", "window-prod-us"]
+    assert tasks["window-prod-eu"]["depends"] == "pre-prod-eu.Succeeded"
+    assert tasks["deploy-prod-eu"]["depends"] == "window-prod-eu.Succeeded"
+    params = {p["name"]: p["value"] for p in tasks["window-prod-eu"]["arguments"]["parameters"]}
+    [compiled_window] = json.loads(params["windows"])
+    assert compiled_window["metadata"]["name"] == "year-end-freeze"
+    assert compiled_window["spec"]["deny"][0]["schedule"] == "0 0 24 DEC *"
+    from orchestrator.graph.views import views
+    from orchestrator.loading import load_config
+
+    [view] = views(load_config(config)[0], "shop")
+    details = view.info["prod-eu"].details
+    assert details.index("pre smoke-tests") + 1 == details.index("window year-end-freeze")
+    assert not any(d.startswith("window") for d in view.info["staging"].details)

@@ -29,7 +29,7 @@ def scratch() -> Iterator[None]:
 def test_every_kind_of_task_is_one_registered_module_in_the_kinds_order() -> None:
     found = contributions()
     assert [c.name for c in found] == [
-        "approval", "pre-action", "deploy", "merge", "verify", "soak", "http-check",
+        "approval", "pre-action", "window", "deploy", "merge", "verify", "soak", "http-check",
         "post-action", "record",
     ]  # fmt: skip
     ranks = {k.prefix: k.rank for k in registry.all_task_kinds()}
@@ -45,6 +45,7 @@ def test_every_kind_of_task_is_one_registered_module_in_the_kinds_order() -> Non
             "soak",
             "http_check",
             "record",
+            "window",
         )
     }
 

@@ -61,7 +61,38 @@ def test_validate_the_example_configuration() -> None:
     assert result.stdout == (
         "valid: 4 Environment, 2 Product, 2 PromotionTemplate, 2 PromotionFlow, "
         "2 PromotionPolicy, 1 PromotionWindow\n"
+    )  # the example window holds no example environment: nothing to show
+
+
+def test_validate_shows_the_windows_as_at_a_time_given(tmp_path: Path) -> None:
+    """With the example window on the production environments: before the freeze each
+    says when it closes, in it when it opens again; a time that is not one is refused
+    before anything is read."""
+    config = tmp_path / "config"
+    shutil.copytree("environments", config, ignore=shutil.ignore_patterns("__pycache__"))
+    window = config / "windows.yaml"
+    window.write_text(
+        window.read_text().replace("matchLabels: {promotion-window: year-end}", "production: true")
     )
+    before = promoflow("validate", "-c", str(config), "--at", "2026-11-27T10:00:00Z")
+    assert before.returncode == 0, before.stderr
+    assert before.stdout.splitlines()[1:] == [
+        "promotion windows at Fri 27 Nov 2026 10:00 UTC:",
+        *(
+            f"  {p}/{e}: open now, closes at Thu 24 Dec 00:00 Europe/Berlin (year-end freeze)"
+            for p in ("checkout", "shop")
+            for e in ("prod-eu", "prod-us")
+        ),
+    ]
+    result = promoflow("validate", "-c", str(config), "--at", "2026-12-31T23:30:00+01:00")
+    assert result.returncode == 0, result.stderr
+    assert "  shop/prod-eu: frozen until Sat 08:00 Europe/Berlin (year-end freeze)" in (
+        result.stdout.splitlines()
+    )
+    assert "shop/dev" not in result.stdout  # no window applies there
+    bad = promoflow("validate", "-c", str(config), "--at", "tomorrow")
+    assert bad.returncode == 2
+    assert "'tomorrow' is not a time such as 2026-12-24T09:00:00+01:00" in bad.stderr
 
 
 def test_validate_prints_one_line_per_problem_and_exits_1(ws: Workspace) -> None:

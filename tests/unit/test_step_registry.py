@@ -159,8 +159,8 @@ def test_a_registered_step_is_a_run_summary_kind(toy_step: Any) -> None:
 
 def test_run_summary_kinds_keep_their_order() -> None:
     assert runs.step_kinds() == (
-        "plan", "approve", "approver", "pre", "deploy", "merge", "sync", "soak", "check", "post",
-        "record",
+        "plan", "approve", "approver", "pre", "window", "deploy", "merge", "sync", "soak", "check",
+        "post", "record",
     )  # fmt: skip
     assert runs.split_task("notify-prod") is None  # the exit handler is no DAG task
 

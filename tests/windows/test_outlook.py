@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -13,9 +14,18 @@ from orchestrator.windows.outlook import outlook
 EXAMPLES = Path(__file__).resolve().parents[2] / "environments"
 
 
-def test_the_example_configuration_in_and_out_of_the_year_end_freeze() -> None:
-    config, problems = load_config(EXAMPLES)
+def test_the_example_configuration_in_and_out_of_the_year_end_freeze(tmp_path: Path) -> None:
+    """The example window, put on the production environments (it holds none as
+    shipped, so the demo is never held)."""
+    copy = tmp_path / "config"
+    shutil.copytree(EXAMPLES, copy, ignore=shutil.ignore_patterns("__pycache__"))
+    window = copy / "windows.yaml"
+    window.write_text(
+        window.read_text().replace("matchLabels: {promotion-window: year-end}", "production: true")
+    )
+    config, problems = load_config(copy)
     assert problems == []
+    assert outlook(load_config(EXAMPLES)[0], datetime(2026, 12, 28, 12, tzinfo=UTC)) == []
     before = [o.line() for o in outlook(config, datetime(2026, 12, 10, 12, tzinfo=UTC))]
     assert before
     assert all(
