@@ -229,6 +229,17 @@ class ArgoClient:
         )
         return [_plain(w) for w in found.items or []]
 
+    def list_archived_workflows(self, label_selector: str | None = None) -> list[Manifest]:
+        """The archived workflows (the archive needs a database: without one the server
+        refuses, and this raises :class:`ArgoError`)."""
+        found = self._call(
+            "list archived workflows",
+            lambda: self.service.list_archived_workflows(
+                label_selector=label_selector, namespace=self.namespace
+            ),
+        )
+        return [_plain(w) for w in found.items or []]
+
     def set_node(
         self,
         workflow: str,

@@ -8,6 +8,7 @@ look only brings what is new. Output as a table per environment, or as data
 
 from __future__ import annotations
 
+import contextlib
 import os
 import sys
 import time
@@ -17,9 +18,16 @@ from typing import TYPE_CHECKING, Annotated, Any
 
 import typer
 
-from orchestrator.commands.argo import data_text, output_option
+from orchestrator.commands.argo import (
+    ArgoServerOption,
+    NamespaceOption,
+    argo_settings,
+    client_for,
+    data_text,
+    output_option,
+)
 from orchestrator.commands.choices import check_product, output_format
-from orchestrator.commands.common import ConfigOption, fail, load_valid, out
+from orchestrator.commands.common import ConfigOption, err, fail, load_valid, out
 
 if TYPE_CHECKING:
     from orchestrator.history.read import History
@@ -57,6 +65,8 @@ def history_cmd(
             metavar="DIR", help="Where fetched history is kept (default: ~/.cache/promoflow)."
         ),
     ] = None,
+    argo_server: ArgoServerOption = None,
+    namespace: NamespaceOption = None,
 ) -> None:
     """Every promotion of a product, newest first: version, commit, who asked and approved,
     the gates and the outcome, from the GitOps repository alone.
@@ -93,10 +103,35 @@ def history_cmd(
         fail(f"{repository.url}: {exc}", 1)
     finally:
         repository.close()
+    _with_argo(found, product, argo_server, namespace)
     if fmt in ("json", "yaml"):
         sys.stdout.write(data_text(as_data(found), fmt))
         return
     _tables(found, [e for e in names if not environment or e in environment], fmt == "wide")
+
+
+def _with_argo(
+    found: History, product: str, argo_server: str | None, namespace: str | None
+) -> None:
+    """Where an Argo Server is configured, what it still knows of the runs (live and
+    archived); out of reach, a warning and the history from Git alone."""
+    if not argo_settings(argo_server, namespace).server or not found.promotions:
+        return
+    from orchestrator.adapters.argo import ArgoError
+    from orchestrator.history.enrich import enrich
+    from orchestrator.runs import summarize
+
+    client = client_for(argo_server, namespace)
+    selector = f"promoflow.dev/product={product}"
+    try:
+        workflows = client.list_workflows(selector)
+    except ArgoError as exc:
+        err.print(f"warning: runs not read from the Argo Server: {exc}", markup=False)
+        return
+    with contextlib.suppress(ArgoError):  # no archive (it needs a database): live runs only
+        workflows += client.list_archived_workflows(selector)
+    runs = {summary.name: summary for summary in map(summarize, workflows)}
+    enrich(found, runs, client.ui_link)
 
 
 def since_time(text: str) -> int:
