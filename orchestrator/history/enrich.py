@@ -5,17 +5,38 @@ reader knows the history is from Git alone there. Pure: the runs are handed over
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
+from typing import Protocol
 
 from orchestrator.history.read import History
-from orchestrator.runs import RunSummary
+
+
+class Node(Protocol):
+    """One node of a run, as :class:`orchestrator.runs.NodeState` has it."""
+
+    @property
+    def kind(self) -> str: ...
+    @property
+    def environment(self) -> str: ...
+    @property
+    def phase(self) -> str: ...
+    @property
+    def message(self) -> str: ...
+
+
+class Run(Protocol):
+    """A run summary (:class:`orchestrator.runs.RunSummary`): its nodes."""
+
+    @property
+    def nodes(self) -> Sequence[Node]: ...
+
 
 GATE_KINDS = {"sync": "sync", "soak": "soak", "check": "http", "post": "post-action"}
 """Task kinds that are post-commit gates, and the gate a note calls each."""
 NOT_IN_ARGO = "run-not-in-argo"
 
 
-def enrich(history: History, runs: dict[str, RunSummary], link: Callable[[str], str]) -> None:
+def enrich(history: History, runs: Mapping[str, Run], link: Callable[[str], str]) -> None:
     for promotion in history.promotions:
         if not promotion.run:
             continue
