@@ -28,6 +28,7 @@ from orchestrator.commands import (
     logs,
     plugin,
     reporter,
+    rollback,
     runs,
     serve,
     step,
@@ -232,6 +233,7 @@ app.command("status")(runs.status_cmd)
 app.command("logs")(logs.logs_cmd)
 app.command("diff")(diff.diff_cmd)
 app.command("history")(history.history_cmd)
+app.command("rollback")(rollback.rollback_cmd)
 app.command("approve")(approval.approve_cmd)
 app.command("demo")(local.demo_cmd)
 app.command("reject")(approval.reject_cmd)

@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from rich.console import Console
 
     from orchestrator.commands.promotion import Promotion
+    from orchestrator.compiler.workflow import RollbackOf
     from orchestrator.graph.plan import ProductPlan
     from orchestrator.loading import Config
     from orchestrator.model.gates import GateSettings
@@ -149,9 +150,11 @@ def promote_local(
     stand_ins: bool,
     runs_dir: Path,
     answer_as: str = "",
+    rollback: RollbackOf | None = None,
 ) -> None:
     """Run the promotion ``promote`` resolved (see orchestrator.commands.promotion) with the
-    local engine (see orchestrator.local), once the repository has answered."""
+    local engine (see orchestrator.local), once the repository has answered; with
+    ``rollback``, the rollback of one environment ``rollback`` resolved."""
     import os
     import secrets
 
@@ -207,6 +210,7 @@ def promote_local(
         requested_by,
         request_id or secrets.token_hex(4),
         asked.fields,
+        rollback,
     )
     console = _console()
     try:

@@ -77,6 +77,10 @@ class Pauses:
         self.wanted: dict[str, tuple[str, dict[str, str]]] = {}
 
     def add(self, step: str, name: str, values: dict[str, str]) -> str:
+        """The pause template ``name``; asked again with the same values (an environment's
+        rollback chain), the same one."""
+        if self.wanted.get(name) == (step, values):
+            return name
         if name in self.wanted:
             raise CompileError(f"two pause templates would both be named {name!r}")
         self.wanted[name] = (step, values)

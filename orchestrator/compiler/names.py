@@ -39,3 +39,8 @@ def workflow_name(product: str, version: str, request_id: str) -> str:
 def task(kind: str, environment: str, index: int | None = None) -> str:
     """DAG task names read as what they do: ``approve-prod-eu``, ``deploy-staging``."""
     return f"{kind}-{environment}" + (f"-{index}" if index is not None else "")
+
+
+def rollback_entrypoint(environment: str) -> str:
+    """The product template's DAG that rolls one environment back: ``rollback-prod-eu``."""
+    return f"rollback-{environment}"

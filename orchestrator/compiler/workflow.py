@@ -23,6 +23,7 @@ from hera.workflows.models import Mutex, Synchronization, WorkflowTemplateRef
 
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import Build, Chain, Pauses, contributions, ref
+from orchestrator.compiler.rollback import ROLLBACK_COMMIT, rollback_plan
 from orchestrator.graph.plan import CompileError, EnvironmentPlan, ProductPlan
 from orchestrator.settings import StepSettings
 
@@ -35,6 +36,10 @@ WORKFLOW_PARAMETERS = {
     "may be empty.",
     "requested-by": "Who asked for the promotion (user, webhook sender); shown in "
     "approvals and reports.",
+    "rollback-commit": "A rollback (entrypoint rollback-ENV): the environment's promotion "
+    "commit whose files are restored; empty for a promotion.",
+    "rollback-reason": "Why the rollback was asked for (and 'forced: ...' when the version "
+    "was never verified there); written in its commit.",
 }
 """The run's parameters with the descriptions the Argo UI shows beside them."""
 ENVIRONMENT_TASKS = "promoflow.dev/environment-tasks"
@@ -53,6 +58,8 @@ class PromotionRequest:
     request_id: str = ""
     version_fields: dict[str, str] = field(default_factory=dict)
     """Values of the version's fields (``image.digest``), written with it in the trigger."""
+    rollback: RollbackOf | None = None
+    """A rollback of one environment to an earlier promotion commit, not a promotion."""
 
     def missing_fields(self, plan: ProductPlan) -> list[str]:
         """Fields the product's template requires with a new version and this request lacks."""
@@ -67,9 +74,23 @@ class PromotionRequest:
 
     @property
     def run_name(self) -> str:
+        if self.rollback is not None:
+            return names.workflow_name(
+                self.product, f"rollback-{self.rollback.environment}-{self.version}",
+                self.request_id or self.rollback.commit,
+            )  # fmt: skip
         return names.workflow_name(
             self.product, self.version, self.request_id or self.source_commit
         )
+
+
+@dataclass(frozen=True)
+class RollbackOf:
+    """Which environment is rolled back, to the files of which promotion commit, why."""
+
+    environment: str
+    commit: str
+    reason: str = ""
 
 
 def _entry(deps: tuple[str, ...], last: dict[str, str]) -> str | None:
@@ -148,6 +169,18 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
                 _environment_tasks(plan, env, last, commits, settings, pauses)
                 owned[env.environment] = [str(t.name) for t in dag.tasks[before:]]
             dag.annotations = {ENVIRONMENT_TASKS: json.dumps(owned, separators=(",", ":"))}
+        for env in plan.environments:
+            if env.policy.action == "none":
+                continue  # nothing committed there: nothing to roll back
+            with DAG(name=names.rollback_entrypoint(env.environment), fail_fast=False) as back:
+                again = rollback_plan(env)
+                _environment_tasks(
+                    plan, again, {}, {env.environment: ROLLBACK_COMMIT}, settings, pauses
+                )
+                tasks = [str(t.name) for t in back.tasks]
+                back.annotations = {
+                    ENVIRONMENT_TASKS: json.dumps({env.environment: tasks}, separators=(",", ":"))
+                }
         pauses.build()
         with Steps(name="report"):
             Step(
@@ -168,8 +201,8 @@ def product_template(plan: ProductPlan, settings: StepSettings) -> WorkflowTempl
 
 
 def _check_unique_tasks(wt: WorkflowTemplate) -> None:
-    seen: set[str] = set()
     for template in wt.templates or []:
+        seen: set[str] = set()
         for task in getattr(template, "tasks", None) or []:
             if task.name in seen:
                 raise CompileError(
@@ -181,11 +214,14 @@ def _check_unique_tasks(wt: WorkflowTemplate) -> None:
 def promotion_workflow(
     plan: ProductPlan, request: PromotionRequest, settings: StepSettings
 ) -> Workflow:
-    """The Workflow that runs one promotion: a reference to the product template plus the
-    run's parameters, labels for filtering and the title/description the UI shows."""
+    """The Workflow that runs one promotion (or one rollback): a reference to the product
+    template plus the run's parameters, labels for filtering and the title/description
+    the UI shows. A rollback runs the template's ``rollback-ENV`` entrypoint: that
+    environment's chain alone, its policies and gates included."""
     product, flow = plan.product, plan.flow
     path = plan.route()
     by = f" · requested by {request.requested_by}" if request.requested_by else ""
+    back = request.rollback
     values = {
         "product": product.name,
         "version": request.version,
@@ -194,23 +230,35 @@ def promotion_workflow(
         else "",
         "source-commit": request.source_commit,
         "requested-by": request.requested_by,
+        "rollback-commit": back.commit if back else "",
+        "rollback-reason": back.reason if back else "",
     }
+    labels = {
+        "app.kubernetes.io/part-of": "promoflow",
+        "promoflow.dev/product": product.name,
+        "promoflow.dev/version": names.label_value(request.version),
+        "promoflow.dev/flow": flow.name,
+    }
+    title = f"{product.name} {request.version}"
+    description = f"{path}{by}"
+    if back is not None:
+        labels["promoflow.dev/rollback"] = back.environment
+        title = f"Roll {product.name} in {back.environment} back to {request.version}"
+        description = f"restores {back.commit[:12]}" + (f": {back.reason}" if back.reason else "")
+        description += by
     return Workflow(
         name=request.run_name,
-        labels={
-            "app.kubernetes.io/part-of": "promoflow",
-            "promoflow.dev/product": product.name,
-            "promoflow.dev/version": names.label_value(request.version),
-            "promoflow.dev/flow": flow.name,
-        },
+        entrypoint=names.rollback_entrypoint(back.environment) if back else None,
+        labels=labels,
         annotations={
             "promoflow.dev/version": request.version,
-            "workflows.argoproj.io/title": f"{product.name} {request.version}",
-            "workflows.argoproj.io/description": f"{path}{by}",
+            "workflows.argoproj.io/title": title,
+            "workflows.argoproj.io/description": description,
         },
         workflow_template_ref=WorkflowTemplateRef(name=_template_name(settings, product.name)),
         arguments=[
             Parameter(name=p, value=values[p], description=text)
             for p, text in WORKFLOW_PARAMETERS.items()
+            if back is not None or not p.startswith("rollback-")  # a promotion's form: none
         ],
     )

@@ -206,11 +206,17 @@ def _read_versions(
 ) -> None:
     """The version each hand commit left in its environment's version file."""
     version = plan.template.spec.version_source
-    if not hand or version is None or version.kustomize_image is not None:
+    if not hand or version is None:
         for promotion in hand:
             promotion.partial.append("version-unread")
         return
     from orchestrator import yamledit
+    from orchestrator.model.yamlpath import Selector, format_yaml_path
+
+    where = version.version_path
+    if version.kustomize_image is not None:  # the entry's newTag, found by its name
+        name = version.kustomize_image.name
+        where = format_yaml_path(("images", Selector("name", name), "newTag"))
 
     files = {w.environment: w.version_file for ws in by_branch.values() for w in ws}
     wanted = [(p.commit, files[p.environment]) for p in hand]
@@ -218,7 +224,7 @@ def _read_versions(
     for promotion in hand:
         data = contents.get((promotion.commit, files[promotion.environment]))
         try:
-            value = yamledit.read(data.decode(), version.version_path) if data else None
+            value = yamledit.read(data.decode(), where) if data else None
         except (UnicodeDecodeError, yamledit.YamlEditError):
             value = None
         if value is None or isinstance(value.data, dict | list):

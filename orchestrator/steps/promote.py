@@ -219,7 +219,7 @@ def commit_message(request: PromoteRequest, result: Plan, template: str | None) 
         template,
     )
     # what history and rollback read: a team's template cannot leave it out
-    trailers = [("Rollback", result.rollback)]
+    trailers = [("Rollback", result.rollback), ("Rollback-Reason", request.rollback_reason or "")]
     trailers += [
         ("Promotion-Product", request.product),
         ("Promotion-Environment", request.environment),

@@ -96,6 +96,8 @@ class PromoteRequest:
     rollback: str | None = None
     """``true``: this promotion may write an older version than the target holds (a
     deliberate downgrade); the commit then says so in a ``Rollback:`` trailer."""
+    rollback_reason: str | None = None
+    """Why the rollback was asked for: a ``Rollback-Reason:`` trailer of its commit."""
 
     def image_spec(self) -> ImageSpec | None:
         """The parsed ``--image`` (checked by :func:`build_request`)."""
@@ -141,7 +143,7 @@ _FIELDS = (
     "product", "environment", "source_environment", "source_commit", "version", "repo",
     "branch", "source_branch", "source_path", "target_path", "files", "version_file",
     "version_path", "version_fields", "version_field_paths", "version_kustomize_image",
-    "action", "requested_by", "run", "image", "version_order", "rollback",
+    "action", "requested_by", "run", "image", "version_order", "rollback", "rollback_reason",
 )  # fmt: skip
 
 

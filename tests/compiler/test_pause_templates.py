@@ -104,7 +104,8 @@ def test_what_the_ui_shows_carries_titles_and_descriptions() -> None:
         assert annotations["workflows.argoproj.io/title"].startswith(("Promote shop", "shop "))
         assert annotations["workflows.argoproj.io/description"]
         parameters = manifest["spec"]["arguments"]["parameters"]
+        rollbacks = ["rollback-commit", "rollback-reason"] if manifest is template else []
         assert [p["name"] for p in parameters] == [
-            "product", "version", "version-fields", "source-commit", "requested-by",
+            "product", "version", "version-fields", "source-commit", "requested-by", *rollbacks,
         ]  # fmt: skip
         assert all(len(p.get("description", "")) > 20 for p in parameters), parameters

@@ -23,6 +23,7 @@ RUN_VALUES = {
     "{{workflow.parameters.version-fields}}": "",
     "{{workflow.parameters.source-commit}}": "",
     "{{workflow.parameters.requested-by}}": "alice",
+    "{{workflow.parameters.rollback-reason}}": "",  # a promotion, not a rollback
 }
 SOURCE_SHA = "0123456789abcdef0123456789abcdef01234567"
 

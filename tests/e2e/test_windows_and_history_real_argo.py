@@ -102,3 +102,4 @@ def test_a_run_held_by_a_window_goes_on_when_it_opens_and_history_reads_it_back(
         assert [g["gate"] for g in promotion["gates"]] == ["sync", "health"], env
         assert promotion["run"] == name
         assert promotion["commit"] == node_output(done[f"deploy-{env}"], "commit"), env
+        assert promotion["link"].endswith(f"/{name}"), promotion  # the run, from Argo

@@ -7,6 +7,7 @@ import json
 
 from orchestrator.compiler import names
 from orchestrator.compiler.chain import Build, contributes, output
+from orchestrator.compiler.rollback import is_rollback
 from orchestrator.graph.plan import EnvironmentPlan, ProductPlan
 from orchestrator.steps.request import file_spec
 
@@ -49,9 +50,10 @@ def promote_args(
         # which image the version is: the step reads it from the promoted file
         **({"image": plan.image.to_json()} if plan.image is not None else {}),
         # how versions are ordered: the step refuses to write an older one than the
-        # target holds; a compiled promotion is never a rollback (that is asked for)
+        # target holds; only a rollback's chain (its environment its own source) may
         "version-order": plan.product.spec.triggers.order,
-        "rollback": "false",
+        "rollback": "true" if is_rollback(env) else "false",
+        "rollback-reason": "{{workflow.parameters.rollback-reason}}",  # a promotion's: empty
     }
 
 

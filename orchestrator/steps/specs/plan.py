@@ -56,6 +56,7 @@ class Inputs(NamedTuple):
     image: str
     version_order: str
     rollback: str
+    rollback_reason: str
     cache_dir: Path | None
     outputs: Path | None
 

@@ -63,6 +63,7 @@ class Inputs(NamedTuple):
     image: str
     version_order: str
     rollback: str
+    rollback_reason: str
     cache_dir: Path | None
     plan: bool
     outputs: Path | None
@@ -321,6 +322,12 @@ SPEC = register(
                 "false",
                 help="true: a deliberate downgrade, allowed to write an older version than the "
                 "target holds; the commit says so (Rollback: trailer).",
+            ),
+            Input(
+                "rollback-reason",
+                "",
+                help="Why the rollback was asked for; written in its commit "
+                "(Rollback-Reason: trailer).",
             ),
             Input(
                 "cache-dir",
