@@ -96,6 +96,11 @@ class GitopsRepo:
         self._git("fetch", "-q", self.url, f"refs/heads/{self.branch}")
         return self._git("show", f"{revision}:{path}")
 
+    def message(self, revision: str) -> str:
+        """The commit message of ``revision`` (fetched from the server first)."""
+        self._git("fetch", "-q", self.url, f"refs/heads/{self.branch}")
+        return self._git("log", "-1", "--format=%B", revision)
+
     def remove(self) -> None:
         if self._bare is not None:
             shutil.rmtree(self._bare, ignore_errors=True)

@@ -103,3 +103,46 @@ def test_a_run_held_by_a_window_goes_on_when_it_opens_and_history_reads_it_back(
         assert promotion["run"] == name
         assert promotion["commit"] == node_output(done[f"deploy-{env}"], "commit"), env
         assert promotion["link"].endswith(f"/{name}"), promotion  # the run, from Argo
+
+
+def test_a_rollback_runs_on_argo_and_argocd_runs_the_old_version_again(
+    e2e: E2ESettings,
+    apps: Apps,
+    new_repo: Callable[[], GitopsRepo],
+    flows: Callable[..., Flow],
+) -> None:
+    """1.0.0 then 1.1.0 everywhere, then prod rolled back: the real controller runs the
+    template's rollback-prod entrypoint, Argo CD syncs it, prod runs 1.0.0 again, and the
+    rollback's own commit is noted verified."""
+    repo = new_repo()
+    flow = flows(gates_only(), repo)
+    gitops_for(flow, repo, apps, e2e)
+    assert flow.promoflow("apply", "-c", str(flow.directory)).code == 0
+    argo = argo_client(e2e)
+    for version in ("1.0.0", "1.1.0"):
+        promoted = flow.promoflow(
+            "promote", "-c", str(flow.directory), "-p", flow.product, "-v", version,
+            "--request-id", short_id(),
+        )  # fmt: skip
+        assert promoted.code == 0, promoted
+        ended = wait_for_end(argo, promoted.stdout.split()[0], e2e.timeout * 2)
+        assert ended["status"]["phase"] == "Succeeded", ended["status"].get("message")
+    assert runs_version(apps, repo, flow, "prod", "1.1.0")
+
+    back = flow.promoflow(
+        "rollback", "-c", str(flow.directory), "-p", flow.product, "-e", "prod",
+        "--reason", "e2e: 1.1.0 misbehaves", GIT_USERNAME="git", GIT_TOKEN=e2e.git_token,
+    )  # fmt: skip
+    assert back.code == 0, back
+    assert "prod: 1.1.0 -> 1.0.0" in back.stdout, back.stdout
+    name = back.stdout.splitlines()[-2].split()[0]
+    workflow = wait_for_end(argo, name, e2e.timeout * 2)
+    done = nodes(workflow)
+    assert workflow["status"]["phase"] == "Succeeded", workflow["status"].get("message")
+    assert workflow["metadata"]["labels"]["promoflow.dev/rollback"] == "prod"
+    assert not any(n.startswith(("deploy-dev", "deploy-staging")) for n in done)
+    assert done["record-prod"]["phase"] == "Succeeded"
+    assert runs_version(apps, repo, flow, "prod", "1.0.0")
+    assert runs_version(apps, repo, flow, "staging", "1.1.0")  # only prod rolled back
+    commit = node_output(done["deploy-prod"], "commit")
+    assert commit and "Rollback-Reason: e2e: 1.1.0 misbehaves" in repo.message(commit)
