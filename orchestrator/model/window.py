@@ -93,6 +93,15 @@ class WindowEntry(Model):
     from_: LocalTime | None = Field(default=None, alias="from")
     to: LocalTime | None = None
 
+    @field_validator("name")
+    @classmethod
+    def _plain(cls, value: str | None) -> str | None:
+        """The window travels into the workflow as a parameter, where Argo would read
+        ``{{...}}`` as one of its expressions and change or refuse the text."""
+        if value is not None and ("{{" in value or "}}" in value):
+            raise ValueError("must not hold '{{' or '}}' (Argo reads them as an expression)")
+        return value
+
     @field_validator("duration")
     @classmethod
     def _positive(cls, value: timedelta | None) -> timedelta | None:

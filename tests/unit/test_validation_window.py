@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from orchestrator.loading import load_config
 from orchestrator.model import PromotionWindow
 from tests.unit.conftest import Workspace
 
@@ -207,3 +210,18 @@ def test_a_broken_python_window_is_an_error_at_its_call(ws: Workspace) -> None:
     (found,) = ws.problems()
     assert found.startswith("windows.py:3:")
     assert "day of week field '7'" in found
+
+
+def test_a_window_name_argo_would_read_as_an_expression_is_refused(tmp_path: Path) -> None:
+    """The window reaches the workflow as a parameter: ``{{...}}`` would be Argo's."""
+    (tmp_path / "w.yaml").write_text(
+        "apiVersion: promoflow.dev/v1alpha1\nkind: PromotionWindow\nmetadata: {name: w}\n"
+        "spec:\n  deny:\n    - name: 'freeze {{workflow.name}}'\n"
+        "      schedule: '0 16 * * 5'\n      duration: 64h\n"
+    )
+    _, problems = load_config(tmp_path)
+    assert [(Path(p.position.file).name, p.position.line, p.position.col, p.message)
+            for p in problems] == [
+        ("w.yaml", 6, 7, "spec.deny[0].name: must not hold '{{' or '}}' (Argo reads them "
+         "as an expression)"),
+    ]  # fmt: skip

@@ -16,7 +16,15 @@ def add(build: Build) -> None:
         return  # nothing is committed: nothing to hold
     if not env.windows:
         return
-    documents = [w.model_dump(mode="json", by_alias=True, exclude_none=True) for w in env.windows]
+    documents = [  # what the step reads: a window's labels and annotations are not
+        w.model_dump(
+            mode="json",
+            by_alias=True,
+            exclude_none=True,
+            exclude={"metadata": {"labels", "annotations"}},
+        )
+        for w in env.windows
+    ]
     build.chain.step(
         names.task("window", env.environment),
         build.settings,
