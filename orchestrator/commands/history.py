@@ -100,7 +100,7 @@ def history_cmd(
     try:
         found = read_history(plan, repository, environment, since_seconds)
     except GitError as exc:
-        fail(f"{repository.url}: {exc}", 1)
+        fail(f"history of {product}: {exc}", 1)
     finally:
         repository.close()
     _with_argo(found, product, argo_server, namespace)

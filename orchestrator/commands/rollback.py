@@ -116,7 +116,7 @@ def rollback_cmd(
     try:
         found = read_history(plan, repository, [environment])
     except GitError as exc:
-        fail(f"{repository.url}: {exc}")
+        fail(f"history of {product}: {exc}")
     finally:
         repository.close()
     try:

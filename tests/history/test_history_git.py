@@ -178,3 +178,27 @@ def test_a_later_read_walks_only_what_is_new_and_sees_what_a_fresh_one_sees(
         assert made[6] not in {p.commit for p in after}
     finally:
         kept.close()
+
+
+def test_the_command_shows_a_table_per_environment(host: GitHost, tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    host.allow_filter = True
+    remote, made = written(host)
+    done = subprocess.run(
+        [sys.executable, "-m", "orchestrator.entry", "history", "-c", str(EXAMPLES), "-p", "shop",
+         "--repo", remote.url, "--cache", str(tmp_path / "c"), "-o", "wide"],
+        capture_output=True, text=True, env=host.env(), check=False, timeout=120,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].strip() == "dev" and "staging" in [line.strip() for line in lines]
+    rollback = next(line for line in lines if made[7][:12] in line)
+    assert "1.4.0" in rollback and "verified" in rollback and "rollback 1.5.0 -> 1.4.0" in rollback
+    failed = next(line for line in lines if made[5][:12] in line)
+    assert "failed" in failed and "health FAILED" in failed
+    hand = next(line for line in lines if made[4][:12] in line)
+    assert "1.5.1-hotfix" in hand and "hand" in hand and "seed" in hand
+    assert "1 notes name commits no longer on the branch" in done.stdout
+    assert host.credentials.token not in done.stdout + done.stderr
