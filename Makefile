@@ -38,8 +38,9 @@ demo: $(RUN_STAMP)
 	$(BIN)/promoflow demo -c environments
 	$(BIN)/promoflow demo -c environments --webhook
 
-# The suite mostly waits on subprocesses, servers and git: four workers keep two cores busy.
-TEST_WORKERS ?= 4
+# The suite mostly waits on subprocesses, servers and git (on two cores, 8.7 CPU-minutes
+# in 10 minutes with four workers): six overlap the waits better, 9:20 against 9:58.
+TEST_WORKERS ?= 6
 
 test: $(STAMP) lint tools
 	$(BIN)/python -m pytest -q -n $(TEST_WORKERS)
