@@ -37,6 +37,8 @@ from orchestrator.manifest import Manifest
 
 if TYPE_CHECKING:
     from orchestrator.adapters.argo import ArgoClient
+    from orchestrator.compiler import PromotionRequest
+    from orchestrator.loading import Config
     from orchestrator.settings import ArgoSettings, StepSettings
 
 
@@ -299,15 +301,29 @@ def promote_cmd(
         )  # fmt: skip
         return
     asked = resolve_promotion(config, product, version, set_fields)
-    from orchestrator.adapters.argo import AlreadyRunning, ArgoError
-    from orchestrator.compiler import CompileError, PromotionRequest, compile_product
-    from orchestrator.compiler.compile import to_yaml
+    from orchestrator.compiler import PromotionRequest
 
     request = PromotionRequest(
         product, version, source_commit, requester(requested_by), request_id, asked.fields
     )
+    submit(asked.config, request, dry_run, argo_server, namespace)
+
+
+def submit(
+    config: Config,
+    request: PromotionRequest,
+    dry_run: bool,
+    argo_server: str | None,
+    namespace: str | None,
+) -> None:
+    """Compile ``request``'s Workflow and submit it (``--dry-run``: print it), as
+    ``promote`` and ``rollback`` both do; prints the run and its UI link."""
+    from orchestrator.adapters.argo import AlreadyRunning, ArgoError
+    from orchestrator.compiler import CompileError, compile_product
+    from orchestrator.compiler.compile import to_yaml
+
     try:
-        workflow = compile_product(asked.config, product, step_settings(), request).workflow
+        workflow = compile_product(config, request.product, step_settings(), request).workflow
     except CompileError as exc:
         fail(str(exc))
     assert workflow is not None

@@ -10,20 +10,12 @@ repository's history alone (``promoflow history``).
 from __future__ import annotations
 
 import secrets
-import sys
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
-from orchestrator.commands.argo import (
-    ArgoServerOption,
-    NamespaceOption,
-    client_for,
-    guarded,
-    requester,
-    step_settings,
-)
+from orchestrator.commands.argo import ArgoServerOption, NamespaceOption, requester, submit
 from orchestrator.commands.choices import check_product
 from orchestrator.commands.common import (
     RUNS_DIR,
@@ -90,7 +82,7 @@ def rollback_cmd(
     from orchestrator.adapters.git import Credentials, GitError
     from orchestrator.adapters.githistory import HistoryRepository
     from orchestrator.commands.history import default_cache
-    from orchestrator.compiler import CompileError, PromotionRequest, compile_product
+    from orchestrator.compiler import CompileError, PromotionRequest
     from orchestrator.compiler.workflow import RollbackOf
     from orchestrator.graph.plan import plan_product
     from orchestrator.history.choose import NoRollback, choose
@@ -152,25 +144,4 @@ def rollback_cmd(
         product, target.version, "", requester(requested_by), secrets.token_hex(4), {},
         rollback=back,
     )  # fmt: skip
-    try:
-        workflow = compile_product(loaded, product, step_settings(), request).workflow
-    except CompileError as exc:
-        fail(str(exc))
-    assert workflow is not None
-    guarded([workflow])
-    if dry_run:
-        from orchestrator.compiler.compile import to_yaml
-
-        sys.stdout.write(to_yaml(workflow))
-        return
-    from orchestrator.adapters.argo import ArgoError
-
-    client = client_for(argo_server, namespace)
-    name = workflow["metadata"]["name"]
-    try:
-        client.create_workflow(workflow)
-    except ArgoError as exc:
-        hint = "; run `promoflow apply` to install the templates" if "not found" in str(exc) else ""
-        fail(f"{exc}{hint}")
-    out.print(f"{name} submitted", markup=False)
-    out.print(client.ui_link(name), markup=False)
+    submit(loaded, request, dry_run, argo_server, namespace)
