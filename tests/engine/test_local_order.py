@@ -4,7 +4,6 @@ and the run's node says so with both versions."""
 
 from __future__ import annotations
 
-import os
 import threading
 from pathlib import Path
 
@@ -15,13 +14,13 @@ import yaml
 from orchestrator.engine.model import Phase, RunRecord
 from tests.support.local_runs import (
     Asked,
-    clean_env,
+    credentials,
     promote_in_process,
     served_config,
 )
 
 ENVIRONMENTS = ("dev", "staging", "prod-eu", "prod-us")
-__all__ = ["served_config"]  # the fixture, used by name
+__all__ = ["credentials", "served_config"]  # the fixture, used by name
 
 
 def _tags(bare: Path) -> dict[str, str]:
@@ -33,15 +32,6 @@ def _tags(bare: Path) -> dict[str, str]:
         ][0]["newTag"]
         for env in ENVIRONMENTS
     }
-
-
-@pytest.fixture
-def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    wanted = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
-    for key in set(os.environ) - set(wanted):
-        monkeypatch.delenv(key)
-    for key, value in wanted.items():
-        monkeypatch.setenv(key, value)
 
 
 @pytest.mark.usefixtures("credentials")

@@ -6,7 +6,6 @@ refused unless forced, and then recorded as forced."""
 from __future__ import annotations
 
 import io
-import os
 import subprocess
 import sys
 from pathlib import Path
@@ -22,22 +21,14 @@ from orchestrator.loading import load_config
 from tests.support.local_runs import (
     Asked,
     clean_env,
+    credentials,
     promote_in_process,
     served_config,
 )
 
-__all__ = ["served_config"]  # the fixture, used by name
+__all__ = ["credentials", "served_config"]  # the fixture, used by name
 PROMOFLOW = Path(sys.executable).parent / "promoflow"
 OVERLAY = "overlays/prod-eu/checkout"
-
-
-@pytest.fixture
-def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    wanted = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
-    for key in set(os.environ) - set(wanted):
-        monkeypatch.delenv(key)
-    for key, value in wanted.items():
-        monkeypatch.setenv(key, value)
 
 
 def files_at(bare: Path, commit: str, folder: str) -> dict[str, bytes]:

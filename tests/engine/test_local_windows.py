@@ -4,7 +4,6 @@ environment with when it opens, and nothing is committed there."""
 
 from __future__ import annotations
 
-import os
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -14,18 +13,14 @@ import pytest
 import yaml
 
 from orchestrator.engine.model import Phase
-from tests.support.local_runs import Asked, clean_env, promote_in_process, served_config
+from tests.support.local_runs import (
+    Asked,
+    credentials,
+    promote_in_process,
+    served_config,
+)
 
-__all__ = ["served_config"]  # the fixture, used by name
-
-
-@pytest.fixture
-def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    wanted = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
-    for key in set(os.environ) - set(wanted):
-        monkeypatch.delenv(key)
-    for key, value in wanted.items():
-        monkeypatch.setenv(key, value)
+__all__ = ["credentials", "served_config"]  # the fixture, used by name
 
 
 def freeze_production(config_dir: Path, until: datetime, when_closed: str) -> None:

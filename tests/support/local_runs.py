@@ -31,6 +31,17 @@ def clean_env(**extra: str) -> dict[str, str]:
     return {**env, "NO_COLOR": "1", "COLUMNS": "200", **extra}
 
 
+@pytest.fixture
+def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
+    """This process's environment as a step's: the served repository's token, nothing of
+    the developer's own Git, Argo or promoflow settings."""
+    wanted = clean_env(GIT_USERNAME="bot", GIT_TOKEN="t0ken-xyz")
+    for key in set(os.environ) - set(wanted):
+        monkeypatch.delenv(key)
+    for key, value in wanted.items():
+        monkeypatch.setenv(key, value)
+
+
 def point_example_at(config_dir: Path, url: str, status: str) -> None:
     """The example configuration copied to ``config_dir``, pointed at the repository
     ``url`` and the status page ``status``, its pull-request action turned into a commit
