@@ -31,10 +31,12 @@ class HistoryRepository:
         self._remote.close()
 
     def fetch(self, branch: str) -> str:
-        """``branch``'s tip, after fetching what is new of it and of the notes."""
-        tip = str(self._remote.fetch_whole(branch).id)
+        """``branch``'s tip, after fetching what is new of it."""
+        return str(self._remote.fetch_whole(branch).id)
+
+    def fetch_notes(self) -> None:
+        """What is new of promoflow's notes: one ref for every branch, fetched once a read."""
         self._notes = self._remote.fetch_ref(NOTES_REF)
-        return tip
 
     @property
     def notes_tip(self) -> str:

@@ -67,6 +67,7 @@ def read_history(
         by_branch.setdefault(env.app.branch, []).append(where)
     reached: set[str] = set()
     hand: list[Promotion] = []
+    repository.fetch_notes()
     for branch, places in by_branch.items():
         hits, seen = _walked(repository, branch, product, places)
         reached |= seen
@@ -156,9 +157,8 @@ def _walk(
 def _info(commit: pygit2.Commit, message: str) -> CommitInfo:
     author = commit.author
     return CommitInfo(
-        str(commit.id), f"{author.name} <{author.email}>", commit.commit_time, message,
-        len(commit.parent_ids),
-    )  # fmt: skip
+        str(commit.id), f"{author.name} <{author.email}>", commit.commit_time, message
+    )
 
 
 def _ours(

@@ -18,7 +18,7 @@ from orchestrator.history.note import Verification
 
 _REVERTS = re.compile(r"^This reverts commit ([0-9a-f]{7,64})", re.MULTILINE)
 
-HAND, NO_NOTE, FAILED, UNVERIFIED = "hand", "no-note", "failed", "unverified"
+HAND, NO_NOTE = "hand", "no-note"
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,6 @@ class CommitInfo:
     committed_at: int
     """Seconds since the epoch (the committer's date: when it landed)."""
     message: str
-    parents: int = 1
 
 
 @dataclass

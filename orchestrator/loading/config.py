@@ -46,10 +46,11 @@ class Config:
         return (kind.KIND, name) in self.broken
 
     _seen: dict[tuple[type[Resource], bool], tuple[int, Any]] = field(
-        default_factory=dict, repr=False, compare=False
+        default_factory=dict, init=False, repr=False, compare=False
     )
     """``of`` and ``by_name`` per kind, kept while ``resources`` keeps its length:
-    validation asks them thousands of times of a configuration of 200 products."""
+    validation asks them thousands of times of a configuration of 200 products. Not an
+    init field, so ``dataclasses.replace`` starts a copy without it."""
 
     def of(self, kind: type[R]) -> list[R]:
         kept = self._seen.get((kind, False))
