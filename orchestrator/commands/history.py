@@ -30,6 +30,7 @@ from orchestrator.commands.choices import check_product, output_format
 from orchestrator.commands.common import ConfigOption, err, fail, load_valid, out
 
 if TYPE_CHECKING:
+    from orchestrator.graph.plan import ProductPlan
     from orchestrator.history.read import History
 
 FORMATS = ("table", "wide", "json", "yaml")
@@ -75,10 +76,7 @@ def history_cmd(
       $ promoflow history -c environments -p shop
       $ promoflow history -c environments -p shop -e prod-eu --since 30d -o json
     """
-    from orchestrator.adapters.git import Credentials, GitError
-    from orchestrator.adapters.githistory import HistoryRepository
     from orchestrator.graph.plan import CompileError, plan_product
-    from orchestrator.history.read import read_history
 
     fmt = output_format(output, FORMATS)
     since_seconds = since_time(since) if since else 0
@@ -95,19 +93,43 @@ def history_cmd(
                 f"{name!r} is not an environment of {product} ({', '.join(names)})",
                 param_hint="'--environment'",
             )
-    url = repo or plan.product.spec.repo.url
-    repository = HistoryRepository(url, Credentials.from_env(), cache or default_cache())
-    try:
-        found = read_history(plan, repository, environment, since_seconds)
-    except GitError as exc:
-        fail(f"history of {product}: {exc}", 1)
-    finally:
-        repository.close()
+    found = history_of(plan, repo, cache, environment, since_seconds)
     _with_argo(found, product, argo_server, namespace)
     if fmt in ("json", "yaml"):
         sys.stdout.write(data_text(as_data(found), fmt))
         return
     _tables(found, [e for e in names if not environment or e in environment], fmt == "wide")
+
+
+def history_of(
+    plan: ProductPlan,
+    repo: str | None,
+    cache: Path | None,
+    environments: list[str] | None = None,
+    since: int = 0,
+) -> History:
+    """The product's history from its repository (or ``repo``), kept under ``cache``;
+    what cannot be read is one ``error:`` line (exit 1), never a traceback."""
+    from orchestrator.adapters.git import Credentials, GitError
+    from orchestrator.adapters.githistory import HistoryRepository
+    from orchestrator.history.read import read_history
+
+    folder = cache or default_cache()
+    product = plan.product.name
+    try:
+        repository = HistoryRepository(
+            repo or plan.product.spec.repo.url, Credentials.from_env(), folder
+        )
+    except OSError as exc:
+        fail(f"--cache {folder}: {exc.strerror or exc}")
+    try:
+        return read_history(plan, repository, environments, since)
+    except GitError as exc:
+        fail(f"history of {product}: {exc}")
+    except OSError as exc:
+        fail(f"history of {product}: --cache {folder}: {exc.strerror or exc}")
+    finally:
+        repository.close()
 
 
 def _with_argo(

@@ -79,14 +79,11 @@ def rollback_cmd(
       $ promoflow rollback -c environments -p shop -e prod-eu --to 1.4.1 --dry-run
       $ promoflow rollback --local -c environments -p shop -e dev --auto-approve
     """
-    from orchestrator.adapters.git import Credentials, GitError
-    from orchestrator.adapters.githistory import HistoryRepository
-    from orchestrator.commands.history import default_cache
+    from orchestrator.commands.history import history_of
     from orchestrator.compiler import CompileError, PromotionRequest
     from orchestrator.compiler.workflow import RollbackOf
     from orchestrator.graph.plan import plan_product
     from orchestrator.history.choose import NoRollback, choose
-    from orchestrator.history.read import read_history
 
     loaded = load_valid(config)
     check_product(loaded, product)
@@ -102,15 +99,7 @@ def rollback_cmd(
         )
     if plan.environment(environment).policy.action == "none":
         fail(f"{product} commits nothing in {environment} (action: none): nothing to roll back")
-    repository = HistoryRepository(
-        plan.product.spec.repo.url, Credentials.from_env(), cache or default_cache()
-    )
-    try:
-        found = read_history(plan, repository, [environment])
-    except GitError as exc:
-        fail(f"history of {product}: {exc}")
-    finally:
-        repository.close()
+    found = history_of(plan, None, cache, [environment])
     try:
         choice = choose(found.promotions, environment, to, force)
     except NoRollback as exc:
