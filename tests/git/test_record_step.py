@@ -63,6 +63,11 @@ def test_bad_input_is_refused_before_anything_is_pushed(host: GitHost) -> None:
     assert code == 2 and "--commit must be the promotion commit's full id" in err
     code, _, err = record(remote, host, remote.head(), changed="yes")
     assert code == 2 and "--changed" in err
+    wrong = run_step(
+        "record", "--environment", "dev", "--repo", "not a url", "--commit", remote.head(),
+        env=host.env(),
+    )  # fmt: skip
+    assert wrong.returncode == 2 and "--repo" in wrong.stderr, wrong.stderr
     denied = run_step(
         "record", "--environment", "dev", "--repo", remote.url, "--commit", remote.head(),
         env=host.env(GIT_TOKEN="wrong-token"),

@@ -48,6 +48,12 @@ def run(inputs: Inputs) -> None:
     commit = inputs.commit.strip()
     if len(commit) != 40 or any(c not in "0123456789abcdef" for c in commit):
         support.usage("--commit must be the promotion commit's full id", "--commit")
+    from orchestrator.urls import UrlError, check_git_url
+
+    try:  # as the promote step checks it: user:token@ is moved out of the URL
+        check_git_url(inputs.repo, allow_credentials=True)
+    except UrlError as exc:
+        support.usage(str(exc), "--repo")
     gates = [g for g in inputs.gates.split(",") if g]
     note = verified_note(gates, inputs.run)
     who = pygit2.Signature("promoflow", "promoflow@users.noreply.promoflow.dev")
